@@ -1,0 +1,3 @@
+"""actui: state-scoped observation and action on desktop and browser UIs for AI agents."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,218 @@
+"""The backend seam: what every platform backend provides, in plain data.
+
+The cut exists so that the runtime (states, refs, folding, diffs, conditions,
+MCP) never learns how a platform is reached, and a platform backend never
+learns about refs, folding or the agent. Everything that crosses it is a frozen
+dataclass of plain values. Adding macOS or Windows means writing one more
+``Backend``; nothing above this module changes.
+
+A backend must bound every call it makes to an application with a timeout and
+raise :class:`actui.errors.ActuiError` subclasses (never platform exceptions)
+when something goes wrong.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+Outcome = Literal["worked", "didnt", "unknown"]
+DeliveryPolicy = Literal["ax_only", "background", "default", "foreground"]
+CAPABILITIES = (
+    "press",
+    "toggle",
+    "setText",
+    "typeText",
+    "setValue",
+    "increment",
+    "decrement",
+    "select",
+    "focus",
+    "scroll",
+    "expand",
+)
+
+RootKind = Literal["window", "dialog", "menu", "popover", "tooltip", "browser_page"]
+
+
+@dataclass(frozen=True)
+class Rect:
+    """An axis-aligned rectangle in screen pixels (or image pixels once mapped)."""
+
+    x: int
+    y: int
+    w: int
+    h: int
+
+    @property
+    def center(self) -> tuple[int, int]:
+        return (self.x + self.w // 2, self.y + self.h // 2)
+
+    @property
+    def empty(self) -> bool:
+        return self.w <= 0 or self.h <= 0
+
+
+@dataclass(frozen=True)
+class RootInfo:
+    """One top-level surface: a window, dialog, transient or browser page.
+
+    ``native_id`` is the backend's stable identity for the surface (for AT-SPI
+    the bus name and object path); the runtime keys its ``@r`` registry on it.
+    """
+
+    native_id: str
+    pid: int
+    app_name: str
+    title: str
+    kind: RootKind
+    raw_role: str
+    frame: Rect | None = None
+    window_id: int | None = None
+    is_focused: bool = False
+    is_minimized: bool = False
+    is_modal: bool = False
+    is_onscreen: bool = True
+    z_order: int = 0
+    toolkit: str = ""
+    url: str = ""
+    resource_key: str = ""
+
+
+@dataclass(frozen=True)
+class RawNode:
+    """One accessible element as the platform reports it.
+
+    ``value`` is already capped by the backend (``value_length`` tells the full
+    length so the runtime can offer paging); it is ``None`` for secure
+    (password) fields, whose text a backend must never read. ``caps`` are the
+    neutral capabilities the backend can deliver semantically (see
+    :data:`CAPABILITIES`), derived from interfaces, action names and states.
+    """
+
+    native_id: str
+    raw_role: str
+    name: str = ""
+    description: str = ""
+    value: str | None = None
+    value_length: int = 0
+    states: frozenset[str] = frozenset()
+    interfaces: frozenset[str] = frozenset()
+    actions: tuple[str, ...] = ()
+    caps: frozenset[str] = frozenset()
+    rect: Rect | None = None
+    secure: bool = False
+    truncated: bool = False
+    children: tuple[RawNode, ...] = ()
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One observation of one root: its tree and when it was taken."""
+
+    root: RootInfo
+    tree: RawNode
+    captured_at: float
+    node_count: int
+    truncated: bool = False
+    source: str = ""
+    timings_ms: Mapping[str, float] = field(default_factory=dict)
+
+
+ActionKind = Literal[
+    "press",
+    "click",
+    "toggle",
+    "setText",
+    "typeText",
+    "keypress",
+    "setValue",
+    "select",
+    "focus",
+    "scroll",
+    "expand",
+    "collapse",
+    "drag",
+    "moveMouse",
+]
+
+
+@dataclass(frozen=True)
+class ActionRequest:
+    """One step to deliver to one root.
+
+    ``target`` is the element's ``native_id`` for semantic delivery, or None
+    for coordinate / current-focus delivery (``point`` in screen pixels).
+    """
+
+    kind: ActionKind
+    root: RootInfo
+    policy: DeliveryPolicy
+    target: str | None = None
+    point: tuple[int, int] | None = None
+    text: str = ""
+    keys: tuple[str, ...] = ()
+    button: Literal["left", "right", "middle"] = "left"
+    click_count: int = 1
+    scroll: tuple[int, int] = (0, 0)
+    path: tuple[tuple[int, int], ...] = ()
+    value: float | None = None
+    timeout_s: float = 15.0
+
+
+@dataclass(frozen=True)
+class ActionResult:
+    """What a backend can honestly say about one delivered step.
+
+    ``worked`` only with read-back evidence of the intended effect, ``didnt``
+    when evidence shows nothing changed, otherwise ``unknown``.
+    """
+
+    outcome: Outcome
+    delivery: Literal["ax", "pid", "hid"]
+    policy: DeliveryPolicy
+    mechanism: str = ""
+    evidence: Mapping[str, object] = field(default_factory=dict)
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class TextSlice:
+    text: str
+    offset: int
+    total_chars: int
+
+
+class Backend(abc.ABC):
+    """A platform: lists roots, snapshots them, delivers actions, reads text."""
+
+    name: str = "backend"
+
+    @abc.abstractmethod
+    async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
+        """Every top-level surface, optionally of one process."""
+
+    @abc.abstractmethod
+    async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
+        """The root's accessible tree, capped at ``max_nodes`` / ``max_depth``.
+
+        Raises :class:`actui.errors.TargetGone` when the root no longer exists.
+        """
+
+    @abc.abstractmethod
+    async def act(self, request: ActionRequest) -> ActionResult:
+        """Deliver one step and report its outcome with evidence.
+
+        Raises :class:`actui.errors.ForegroundRequired` when the step can only
+        be delivered with physical input under a policy that forbids it.
+        """
+
+    @abc.abstractmethod
+    async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
+        """The element's full live text from ``offset`` (characters)."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Release every connection and subscription the backend holds."""

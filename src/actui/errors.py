@@ -1,0 +1,90 @@
+"""The errors an agent can see.
+
+Each class carries a machine-readable ``code`` and a message written for the
+agent: what was wrong and what to do next. Platform exceptions (D-Bus, X11,
+CDP) never cross the backend seam; backends translate them into these.
+"""
+
+from __future__ import annotations
+
+
+class ActuiError(Exception):
+    """Base class: ``code`` for programs, the message for the agent."""
+
+    code = "error"
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class InvalidParams(ActuiError):
+    """A tool argument broke the contract; ``field`` names it."""
+
+    code = "invalid_params"
+
+    def __init__(self, field: str, problem: str, fix: str = "") -> None:
+        text = f"{field}: {problem}"
+        if fix:
+            text += f" {fix}"
+        super().__init__(text)
+        self.field = field
+
+
+class UnknownState(ActuiError):
+    code = "unknown_state"
+
+
+class UnknownRef(ActuiError):
+    code = "stale_ref"
+
+
+class StaleResourceStateError(ActuiError):
+    """A write (or pinned read) from an epoch that is no longer current."""
+
+    code = "stale_state"
+
+    def __init__(self, resource_key: str, expected_epoch: int, current_epoch: int) -> None:
+        super().__init__(
+            f"stale state: {resource_key} has changed since this state was observed "
+            f"(state epoch {expected_epoch}, current epoch {current_epoch}). Nothing was "
+            "sent. Use the newest stateId returned for this window, or call observe_ui again."
+        )
+        self.resource_key = resource_key
+        self.expected_epoch = expected_epoch
+        self.current_epoch = current_epoch
+
+
+class SchedulerClosed(ActuiError):
+    code = "shutting_down"
+
+
+class TargetGone(ActuiError):
+    code = "target_gone"
+
+
+class ForegroundRequired(ActuiError):
+    code = "foreground_required"
+
+
+class CoordinateBlocked(ActuiError):
+    code = "coordinate_blocked"
+
+
+class SecureTextUnreadable(ActuiError):
+    code = "secure_text_unreadable"
+
+    def __init__(self, ref: str) -> None:
+        super().__init__(f"{ref} is a password field; its text is never read or shown.")
+
+
+class BackendUnavailable(ActuiError):
+    code = "backend_unavailable"
+
+
+class CallTimeout(ActuiError):
+    code = "timeout"
+
+
+class UnsupportedAction(ActuiError):
+    code = "unsupported_action"

@@ -1,0 +1,170 @@
+"""The outline: an immutable, ref-addressed tree built from one snapshot.
+
+This module owns the node model and its construction from backend data
+(breadth-first ``@e`` numbering, neutral roles, window-relative rects). It must
+not render, fold, diff or talk to a platform.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+
+from actui.backends.base import RawNode, Rect
+from actui.outline.roles import neutral_role
+
+
+@dataclass(frozen=True)
+class Node:
+    """One element of an outline. ``wire`` is the backend's native id."""
+
+    ref: str
+    wire: str | None
+    role: str
+    raw_role: str
+    name: str = ""
+    description: str = ""
+    value: str = ""
+    value_length: int = 0
+    states: frozenset[str] = frozenset()
+    actions: tuple[str, ...] = ()
+    caps: frozenset[str] = frozenset()
+    rect: Rect | None = None
+    secure: bool = False
+    truncated: bool = False
+    picture_only: bool = False
+    parent: str | None = None
+    children: tuple[str, ...] = ()
+    depth: int = 0
+
+    @property
+    def label(self) -> str:
+        """The first non-empty of name, description, value."""
+        return self.name or self.description or self.value
+
+    @property
+    def focused(self) -> bool:
+        return "focused" in self.states
+
+
+def ref_number(ref: str) -> int:
+    return int(ref[2:])
+
+
+@dataclass(frozen=True)
+class Outline:
+    """An immutable tree; ``nodes`` is in breadth-first order."""
+
+    root: str
+    nodes: Mapping[str, Node] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.nodes, MappingProxyType):
+            object.__setattr__(self, "nodes", MappingProxyType(dict(self.nodes)))
+
+    def __len__(self) -> int:
+        return len(self.nodes)
+
+    def __iter__(self) -> Iterator[Node]:
+        return iter(self.nodes.values())
+
+    def get(self, ref: str) -> Node | None:
+        return self.nodes.get(ref)
+
+    @property
+    def root_node(self) -> Node:
+        return self.nodes[self.root]
+
+    @property
+    def max_ref(self) -> int:
+        return max((ref_number(r) for r in self.nodes), default=0)
+
+    def by_wire(self) -> dict[str, Node]:
+        return {n.wire: n for n in self.nodes.values() if n.wire}
+
+    def children(self, node: Node) -> list[Node]:
+        return [self.nodes[c] for c in node.children]
+
+    def ancestors(self, node: Node) -> list[Node]:
+        """From the root down to the node's parent."""
+        chain: list[Node] = []
+        cur = node.parent
+        while cur is not None:
+            parent = self.nodes[cur]
+            chain.append(parent)
+            cur = parent.parent
+        chain.reverse()
+        return chain
+
+    def subtree(self, node: Node) -> Iterator[Node]:
+        """The node and all its descendants, pre-order."""
+        stack = [node]
+        while stack:
+            cur = stack.pop()
+            yield cur
+            stack.extend(reversed(self.children(cur)))
+
+    def descendant_count(self, node: Node) -> int:
+        return sum(1 for _ in self.subtree(node)) - 1
+
+
+def build_outline(tree: RawNode, origin: Rect | None) -> Outline:
+    """Number ``tree`` breadth-first from ``@e1`` with rects relative to ``origin``.
+
+    ``origin`` is the root's frame in screen pixels; rects become
+    window-relative so they match the observed image's pixel space.
+    """
+    ox, oy = (origin.x, origin.y) if origin else (0, 0)
+    queue: list[tuple[RawNode, str | None, int]] = [(tree, None, 0)]
+    ordered: list[tuple[RawNode, str | None, int, str]] = []
+    index = 0
+    while index < len(queue):
+        raw, parent, depth = queue[index]
+        index += 1
+        ref = f"@e{index}"
+        ordered.append((raw, parent, depth, ref))
+        queue.extend((child, ref, depth + 1) for child in raw.children)
+    children: dict[str, list[str]] = {}
+    for _, parent, _, ref in ordered:
+        if parent is not None:
+            children.setdefault(parent, []).append(ref)
+    nodes: dict[str, Node] = {}
+    for raw, parent, depth, ref in ordered:
+        rect = None
+        if raw.rect is not None and not raw.rect.empty:
+            rect = Rect(raw.rect.x - ox, raw.rect.y - oy, raw.rect.w, raw.rect.h)
+        nodes[ref] = Node(
+            ref=ref,
+            wire=raw.native_id,
+            role=neutral_role(raw.raw_role),
+            raw_role=raw.raw_role,
+            name=raw.name.strip(),
+            description=raw.description.strip(),
+            value="" if raw.secure or raw.value is None else raw.value,
+            value_length=0 if raw.secure else raw.value_length,
+            states=raw.states,
+            actions=raw.actions,
+            caps=raw.caps,
+            rect=rect,
+            secure=raw.secure,
+            truncated=raw.truncated,
+            parent=parent,
+            children=tuple(children.get(ref, ())),
+            depth=depth,
+        )
+    return Outline(root="@e1", nodes=nodes)
+
+
+def renumbered(outline: Outline, mapping: Mapping[str, str]) -> Outline:
+    """The same tree with refs renamed by ``mapping`` (old ref → new ref)."""
+    nodes: dict[str, Node] = {}
+    for node in outline:
+        new_ref = mapping[node.ref]
+        nodes[new_ref] = replace(
+            node,
+            ref=new_ref,
+            parent=mapping[node.parent] if node.parent else None,
+            children=tuple(mapping[c] for c in node.children),
+        )
+    return Outline(root=mapping[outline.root], nodes=nodes)
