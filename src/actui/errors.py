@@ -88,3 +88,18 @@ class CallTimeout(ActuiError):
 
 class UnsupportedAction(ActuiError):
     code = "unsupported_action"
+
+
+class PreconditionFailed(ActuiError):
+    """``require`` did not hold in time: nothing was delivered, no epoch consumed."""
+
+    code = "precondition_failed"
+
+    def __init__(self, condition: str, timeout_ms: int, closest: list[str]) -> None:
+        text = (
+            f"precondition_failed: {condition} did not hold within {timeout_ms} ms; "
+            "nothing was sent and the state is still current."
+        )
+        if closest:
+            text += " Closest: " + "; ".join(closest) + "."
+        super().__init__(text)

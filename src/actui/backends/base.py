@@ -14,12 +14,16 @@ when something goes wrong.
 from __future__ import annotations
 
 import abc
+import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 Outcome = Literal["worked", "didnt", "unknown"]
 DeliveryPolicy = Literal["ax_only", "background", "default", "foreground"]
+POLL_INTERVAL_S = 0.15
+"""The polling fallback's interval, for toolkits that emit no usable events."""
+
 CAPABILITIES = (
     "press",
     "toggle",
@@ -212,6 +216,30 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
         """The element's full live text from ``offset`` (characters)."""
+
+    def change_mark(self, root: RootInfo) -> int:
+        """A counter of change events seen for ``root`` (0 without events).
+
+        Waits take a mark, check their condition on a fresh snapshot, then call
+        :meth:`wait_for_change` with the mark, so an event that arrives between
+        the snapshot and the wait is never lost.
+        """
+        return 0
+
+    async def wait_for_change(self, root: RootInfo, since: int, timeout_s: float) -> int:
+        """Return the new mark once ``root`` changed after ``since``, or at the timeout.
+
+        The default is the declared polling fallback: it sleeps
+        :data:`POLL_INTERVAL_S` (or the timeout, if shorter) and reports a change.
+        Backends with events override this to wake on the first relevant event.
+        """
+        await asyncio.sleep(min(POLL_INTERVAL_S, max(0.0, timeout_s)))
+        return since + 1
+
+    @property
+    def waits_are_event_driven(self) -> bool:
+        """Whether :meth:`wait_for_change` wakes on events rather than polling."""
+        return False
 
     @abc.abstractmethod
     async def close(self) -> None:

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Installs what actui needs on a fresh Debian machine: system packages (only the
+# missing ones) and the project in a virtual environment at .venv.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SYSTEM_PACKAGES=(
+  xvfb dbus dbus-x11 at-spi2-core at-spi2-common x11-utils x11-xserver-utils openbox
+  fonts-dejavu-core fonts-liberation
+  zenity gnome-calculator gtk-3-examples gtk-4-examples mousepad xfce4-appfinder
+  libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 libegl1 libgl1
+  chromium
+)
+
+missing=()
+for pkg in "${SYSTEM_PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+if ((${#missing[@]})); then
+  echo "bootstrap: installing system packages: ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" != 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+PYTHON="${PYTHON:-python3}"
+if [ ! -x .venv/bin/python ]; then
+  if ! "$PYTHON" -m venv .venv 2>/dev/null; then
+    rm -rf .venv
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+    "$PYTHON" -m venv .venv
+  fi
+fi
+stamp=".venv/.actui-installed"
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "bootstrap: installing actui into .venv"
+  .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING" || true
+  .venv/bin/python -m pip install -q -e '.[dev]' 2>&1 | grep -v "^WARNING" || true
+  .venv/bin/python -c "import actui, dbus_fast, Xlib, mcp" 
+  touch "$stamp"
+fi

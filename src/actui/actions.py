@@ -1,0 +1,232 @@
+"""Preparing transaction steps and delivering them under the delivery policy.
+
+Owns the reference's preparation rules (targets, ``establishesFocus``,
+``usesCurrentFocus``, ``needsForeground``) and the background-first rule with
+its one safe foreground retry (``can_retry_in_foreground``). It turns a
+contract step plus a stored state into a backend request and a trace entry;
+it never renders text and never touches a platform API directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from actui.backends.base import ActionKind, ActionRequest, ActionResult, Backend, DeliveryPolicy
+from actui.contract import ActionStep
+from actui.errors import ActuiError, ForegroundRequired, InvalidParams
+from actui.outline.model import Node
+from actui.runtime.store import State
+
+_KEYBOARD = ("typeText", "keypress")
+_POINTER = ("click", "drag", "moveMouse", "scroll")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """One step ready for a backend, plus the flags that choose its policy."""
+
+    request: ActionRequest
+    ref: str | None
+    needs_foreground: bool
+    uses_current_focus: bool
+    establishes_focus: bool
+
+
+def can_retry_in_foreground(kind: str, outcome: str, headless: bool) -> bool:
+    """Only side-effect-free input whose background attempt verifiably did nothing."""
+    return not headless and outcome == "didnt" and kind in _KEYBOARD
+
+
+def _node(state: State, ref: str, field: str) -> Node:
+    node = state.outline.get(ref)
+    if node is None:
+        raise InvalidParams(
+            field,
+            f"{ref} is not an element of state {state.state_id}.",
+            "Use a ref from this state's outline, or observe again.",
+        )
+    return node
+
+
+def _screen_point(state: State, x: float, y: float, field: str) -> tuple[int, int]:
+    """Map image pixels of the state to screen pixels, rejecting points outside."""
+    size = state.image_size
+    frame = state.root.frame
+    if size is None or frame is None or frame.empty:
+        raise InvalidParams(
+            field,
+            "this state has no image or window geometry, so coordinates cannot be used.",
+            "Use an @e ref, or observe with mode 'visual' to get an image first.",
+        )
+    width, height = size
+    if not (0 <= x < width and 0 <= y < height):
+        raise InvalidParams(
+            field,
+            f"point ({x:g}, {y:g}) lies outside the state's image of {width}x{height} pixels.",
+            "Use coordinates inside the image.",
+        )
+    return (frame.x + round(x * frame.w / width), frame.y + round(y * frame.h / height))
+
+
+def _node_point(state: State, node: Node, field: str) -> tuple[int, int]:
+    if node.rect is None or node.rect.empty:
+        raise InvalidParams(
+            field, f"{node.ref} has no on-screen rectangle.", "Act on it by ref semantically."
+        )
+    cx, cy = node.rect.center
+    return _screen_point(state, cx, cy, field)
+
+
+def prepare(
+    step: ActionStep,
+    index: int,
+    state: State,
+    *,
+    headless: bool,
+    focus_established: bool,
+) -> Prepared:
+    """Resolve one step's target against ``state`` (reference §5.2, SPEC §4)."""
+    field = f"actions[{index}]"
+    kind: ActionKind = "press" if step.action == "wait" else step.action
+    node = _node(state, step.ref, f"{field}.ref") if step.ref else None
+    target: str | None = None
+    point: tuple[int, int] | None = None
+    needs_foreground = uses_current_focus = False
+    if node is not None:
+        semantic_click = (
+            kind == "click" and step.button in (None, "left") and step.clickCount in (None, 1)
+        )
+        if kind == "click" and semantic_click and ("press" in node.caps or "focus" in node.caps):
+            kind = "press" if "press" in node.caps else "focus"
+        if kind in ("click", "drag", "moveMouse") or node.picture_only or not node.wire:
+            point = _node_point(state, node, f"{field}.ref")
+        else:
+            target = node.wire
+    elif step.x is not None and step.y is not None:
+        point = _screen_point(state, step.x, step.y, field)
+    elif step.path:
+        point = _screen_point(state, step.path[0]["x"], step.path[0]["y"], f"{field}.path[0]")
+    elif kind in _KEYBOARD:
+        uses_current_focus = not headless and focus_established
+    if point is not None and kind in ("click", "press"):
+        needs_foreground = not headless
+    path = tuple(
+        _screen_point(state, p["x"], p["y"], f"{field}.path[{i}]")
+        for i, p in enumerate(step.path or ())
+    )
+    establishes = (
+        not headless
+        and kind in ("click", "press", "focus")
+        and node is not None
+        and any("setText" in n.caps or "text" in n.role for n in state.outline.subtree(node))
+    )
+    request = ActionRequest(
+        kind=kind,
+        root=state.root,
+        policy="ax_only",
+        target=target,
+        point=point,
+        text=step.text or "",
+        keys=tuple(step.keys or ()),
+        button=step.button or "left",
+        click_count=step.clickCount or 1,
+        scroll=(round(step.scrollX or 0), round(step.scrollY or 0)),
+        path=path,
+        value=step.value,
+        timeout_s=max(15.0, 0.025 * len(step.text or "") + 4.0),
+    )
+    return Prepared(request, step.ref, needs_foreground, uses_current_focus, establishes)
+
+
+def _with_policy(request: ActionRequest, policy: DeliveryPolicy) -> ActionRequest:
+    return replace(request, policy=policy)
+
+
+def _result_json(result: ActionResult) -> dict[str, Any]:
+    out: dict[str, Any] = {"outcome": result.outcome, "delivery": result.delivery}
+    if result.mechanism:
+        out["mechanism"] = result.mechanism
+    if result.reason:
+        out["reason"] = result.reason
+    if result.evidence:
+        out["evidence"] = dict(result.evidence)
+    return out
+
+
+async def deliver(
+    backend: Backend, prepared: Prepared, *, headless: bool, policy: DeliveryPolicy
+) -> dict[str, Any]:
+    """Deliver one step background-first and return its trace entry.
+
+    Errors become a ``didnt`` entry with ``error{code,message}``: the
+    transaction stops there, and nothing falls through to physical input
+    silently (G32).
+    """
+    request = prepared.request
+    trace: dict[str, Any] = {"action": request.kind}
+    if prepared.ref:
+        trace["ref"] = prepared.ref
+    if headless or policy == "ax_only":
+        initial: DeliveryPolicy = "ax_only"
+    elif policy == "foreground" or prepared.needs_foreground or prepared.uses_current_focus:
+        initial = "foreground"
+    else:
+        initial = policy
+    trace["backgroundFirst"] = initial not in ("foreground",)
+    trace["escalatedToForeground"] = False
+    try:
+        result = await backend.act(_with_policy(request, initial))
+        trace["deliveryPolicy"] = initial
+        if initial != "foreground" and can_retry_in_foreground(
+            request.kind, result.outcome, headless
+        ):
+            first = result
+            result = await backend.act(_with_policy(request, "foreground"))
+            trace.update(
+                deliveryPolicy="foreground",
+                escalatedToForeground=True,
+                escalationReason="side_effect_free_didnt",
+                backgroundAttempt={"outcome": "didnt", "reason": first.reason},
+            )
+    except ForegroundRequired as exc:
+        if headless or initial in ("ax_only", "foreground"):
+            return _failed(trace, initial, exc)
+        trace.update(
+            escalatedToForeground=True,
+            escalationReason="foreground_required",
+            backgroundAttempt={"outcome": "foreground_required", "reason": exc.message},
+            deliveryPolicy="foreground",
+        )
+        try:
+            result = await backend.act(_with_policy(request, "foreground"))
+        except ActuiError as retry_exc:
+            return _failed(trace, "foreground", retry_exc)
+    except ActuiError as exc:
+        return _failed(trace, initial, exc)
+    trace.update(_result_json(result))
+    return trace
+
+
+def _failed(trace: dict[str, Any], policy: DeliveryPolicy, exc: ActuiError) -> dict[str, Any]:
+    trace.setdefault("deliveryPolicy", policy)
+    trace.update(outcome="didnt", error={"code": exc.code, "message": exc.message})
+    return trace
+
+
+def aggregate(outcomes: list[str], stopped: bool) -> str:
+    """A transaction's outcome from its steps': didnt if stopped, else the weakest."""
+    if stopped or "didnt" in outcomes:
+        return "didnt"
+    if "unknown" in outcomes:
+        return "unknown"
+    return "worked"
+
+
+def reconcile(outcome: str, status: str | None, stopped: bool) -> str:
+    """Combine the steps' outcome with the postcondition (reference §12.6; fixes G18)."""
+    if status == "failed":
+        return "didnt"
+    if status == "verified" and not stopped:
+        return "worked"
+    return outcome

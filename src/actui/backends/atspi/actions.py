@@ -1,0 +1,422 @@
+"""Semantic action delivery with outcomes proven by reading the element back.
+
+Owns the step kinds AT-SPI can deliver without physical input (press, toggle,
+setText, typeText at the caret, setValue, select, focus, scroll into view,
+expand/collapse) and their evidence: a D-Bus ``true`` is never enough for
+``worked``; the element (or the application's windows, or its events) must
+show the effect. Kinds that need a pointer or keyboard are refused with
+``ForegroundRequired`` / ``CoordinateBlocked``; the X11 backend delivers them.
+Typed text is never echoed for password fields.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from dbus_fast import Variant
+
+from actui.backends.atspi.address import Address
+from actui.backends.atspi.bus import AtspiBus
+from actui.backends.atspi.caps import EXPAND_WORDS, PRESS_ORDER, named_index, press_index
+from actui.backends.atspi.events import EventWatch
+from actui.backends.atspi.reader import (
+    IFACE_PREFIX,
+    Basics,
+    format_number,
+    read_actions,
+    read_basics,
+    read_children,
+    read_extents,
+    read_states,
+    read_text,
+    read_value,
+)
+from actui.backends.base import ActionRequest, ActionResult, Outcome
+from actui.errors import CallTimeout, CoordinateBlocked, ForegroundRequired, TargetGone
+
+SETTLE_S = 0.4  # GTK 4 emits ~250 ms after a button's DoAction
+POLL_S = 0.05  # re-read interval when a toolkit sends no event
+EVIDENCE_CAP = 200
+ACTION = IFACE_PREFIX + "Action"
+EDITABLE = IFACE_PREFIX + "EditableText"
+TEXT = IFACE_PREFIX + "Text"
+COMPONENT = IFACE_PREFIX + "Component"
+SCROLL_ANYWHERE = 6
+TOGGLE_STATES = ("checked", "pressed", "indeterminate")
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= EVIDENCE_CAP else text[:EVIDENCE_CAP] + "…"
+
+
+def refuse_physical(request: ActionRequest, why: str) -> None:
+    """Raise the policy's error for a step that needs pointer or keyboard input."""
+    if request.policy == "ax_only":
+        raise CoordinateBlocked(
+            f"{why}: that needs physical input (pointer or keyboard), which the ax_only "
+            "policy never sends."
+        )
+    raise ForegroundRequired(
+        f"{why}: physical input (pointer or keyboard) is needed; retry with the foreground "
+        "delivery policy."
+    )
+
+
+class ActionDelivery:
+    def __init__(self, bus: AtspiBus) -> None:
+        self._bus = bus
+
+    async def act(self, request: ActionRequest) -> ActionResult:
+        kind = request.kind
+        semantic_click = (
+            kind == "click"
+            and request.point is None
+            and request.button == "left"
+            and request.click_count == 1
+        )
+        if request.target is None or kind in ("keypress", "drag", "moveMouse"):
+            refuse_physical(request, f"{kind} without an element target")
+        if kind == "click" and not semantic_click:
+            refuse_physical(request, "a click at a point or with another button or count")
+        assert request.target is not None
+        at = Address.parse(request.target)
+        steps: Mapping[str, Callable[[ActionRequest, Address, Basics], Awaitable[ActionResult]]]
+        steps = {
+            "press": self._press,
+            "click": self._press,
+            "toggle": self._toggle,
+            "setText": self._set_text,
+            "typeText": self._type_text,
+            "setValue": self._set_value,
+            "select": self._select,
+            "focus": self._focus,
+            "scroll": self._scroll,
+            "expand": self._expand,
+            "collapse": self._expand,
+        }
+        try:
+            async with asyncio.timeout(request.timeout_s):
+                basics = await read_basics(self._bus, at)
+                return await steps[kind](request, at, basics)
+        except TimeoutError as exc:
+            raise CallTimeout(
+                f"{kind} did not finish within {request.timeout_s:g} s; the application may "
+                "be busy. Observe again before retrying."
+            ) from exc
+
+    def _result(
+        self,
+        request: ActionRequest,
+        outcome: Outcome,
+        mechanism: str,
+        evidence: Mapping[str, object],
+        reason: str = "",
+    ) -> ActionResult:
+        return ActionResult(
+            outcome=outcome,
+            delivery="ax",
+            policy=request.policy,
+            mechanism=mechanism,
+            evidence=dict(evidence),
+            reason=reason,
+        )
+
+    async def _until(
+        self, watch: EventWatch, check: Callable[[], Awaitable[bool]], budget_s: float = SETTLE_S
+    ) -> bool:
+        """Re-read after each event (or every POLL_S) until ``check`` holds or time runs out."""
+        deadline = time.monotonic() + budget_s
+        while True:
+            if await check():
+                return True
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return False
+            await watch.next(min(POLL_S, remaining))
+
+    async def _observable(self, at: Address) -> dict[str, Any]:
+        """What a press might change: the element's states and name, the app's windows."""
+        app = Address(at.bus, "/org/a11y/atspi/accessible/root")
+        try:
+            basics, windows = await asyncio.gather(
+                read_basics(self._bus, at), read_children(self._bus, app)
+            )
+        except TargetGone:
+            return {"target": "gone"}
+        return {
+            "states": sorted(basics.states - {"focused", "armed"}),
+            "name": basics.name,
+            "windows": sorted(w.native_id for w in windows),
+        }
+
+    async def _do_action(self, at: Address, index: int) -> bool:
+        body = await self._bus.call(at.bus, at.path, ACTION, "DoAction", "i", (index,))
+        return bool(body[0])
+
+    async def _press(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+        actions = await read_actions(self._bus, at) if "Action" in basics.interfaces else ()
+        index = press_index(actions)
+        if index is None:
+            refuse_physical(request, f"the {basics.role} has no accessible action to press")
+            raise AssertionError  # unreachable: refuse_physical raises
+        mechanism = f"Action.DoAction({actions[index]})"
+        before = await self._observable(at)
+        with EventWatch(self._bus, at.bus) as watch:
+            if not await self._do_action(at, index):
+                return self._result(request, "didnt", mechanism, {}, "the toolkit refused")
+            after: dict[str, Any] = before
+
+            async def changed() -> bool:
+                nonlocal after
+                after = await self._observable(at)
+                return after != before or bool(watch.seen)
+
+            seen_change = await self._until(watch, changed)
+        evidence: dict[str, object] = {"events": list(watch.seen)}
+        for key in ("states", "name", "windows", "target"):
+            if before.get(key) != after.get(key):
+                evidence[key] = {"before": before.get(key), "after": after.get(key)}
+        if seen_change:
+            return self._result(request, "worked", mechanism, evidence)
+        return self._result(
+            request, "unknown", mechanism, evidence, "the action ran but nothing observable changed"
+        )
+
+    async def _state_step(
+        self,
+        request: ActionRequest,
+        at: Address,
+        basics: Basics,
+        wanted_actions: tuple[str, ...],
+        done: Callable[[frozenset[str]], bool],
+        watched: tuple[str, ...],
+    ) -> ActionResult:
+        """DoAction, then read the states back until ``done`` holds or the settle ends."""
+        actions = await read_actions(self._bus, at) if "Action" in basics.interfaces else ()
+        index = named_index(actions, wanted_actions)
+        if index is None:
+            index = press_index(actions)
+        if index is None:
+            refuse_physical(
+                request, f"the {basics.role} has no accessible action for {request.kind}"
+            )
+            raise AssertionError
+        mechanism = f"Action.DoAction({actions[index]})"
+        before = {s for s in basics.states if s in watched}
+        states = basics.states
+        with EventWatch(self._bus, at.bus) as watch:
+            if not await self._do_action(at, index):
+                return self._result(request, "didnt", mechanism, {}, "the toolkit refused")
+
+            async def check() -> bool:
+                nonlocal states
+                states = await read_states(self._bus, at)
+                return done(states)
+
+            ok = await self._until(watch, check)
+        after = {s for s in states if s in watched}
+        evidence = {"before": sorted(before), "after": sorted(after), "events": watch.seen}
+        if ok:
+            return self._result(request, "worked", mechanism, evidence)
+        return self._result(request, "didnt", mechanism, evidence, f"{'/'.join(watched)} unchanged")
+
+    async def _toggle(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+        before = {s for s in basics.states if s in TOGGLE_STATES}
+        return await self._state_step(
+            request,
+            at,
+            basics,
+            ("toggle", *PRESS_ORDER),
+            lambda states: {s for s in states if s in TOGGLE_STATES} != before,
+            TOGGLE_STATES,
+        )
+
+    async def _expand(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+        want = request.kind == "expand"
+        if ("expanded" in basics.states) == want:
+            return self._result(
+                request, "worked", "none", {"already": "expanded" if want else "collapsed"}
+            )
+        return await self._state_step(
+            request,
+            at,
+            basics,
+            (*EXPAND_WORDS, *PRESS_ORDER),
+            lambda states: ("expanded" in states) == want,
+            ("expanded",),
+        )
+
+    async def _set_text(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+        return await self._write_text(request, at, basics, request.text)
+
+    async def _write_text(
+        self, request: ActionRequest, at: Address, basics: Basics, text: str
+    ) -> ActionResult:
+        if "EditableText" not in basics.interfaces:
+            refuse_physical(request, f"the {basics.role} has no editable text interface")
+        mechanism = "EditableText.SetTextContents"
+        before, _ = await self._text(at, basics)
+        current = before
+        with EventWatch(self._bus, at.bus) as watch:
+            body = await self._bus.call(at.bus, at.path, EDITABLE, "SetTextContents", "s", (text,))
+
+            async def check() -> bool:
+                nonlocal current
+                current, _ = await self._text(at, basics)
+                return current == self._expected(basics, text)
+
+            ok = await self._until(watch, check)
+        evidence = self._text_evidence(basics, current)
+        if ok:
+            return self._result(request, "worked", mechanism, evidence)
+        if current == before:
+            reason = "the text did not change" + ("" if body[0] else " (the toolkit refused)")
+            return self._result(request, "didnt", mechanism, evidence, reason)
+        return self._result(
+            request, "unknown", mechanism, evidence, "the text changed but differs from the request"
+        )
+
+    async def _text(self, at: Address, basics: Basics) -> tuple[str, int]:
+        """The live text, or for a password field only its length (as bullets)."""
+        text, count = await read_text(self._bus, at, 0, 1 << 20) if not basics.secure else ("", 0)
+        if basics.secure:
+            count = int(await self._bus.get(at.bus, at.path, TEXT, "CharacterCount"))
+            return "\u25cf" * count, count
+        return text, count
+
+    def _expected(self, basics: Basics, text: str) -> str:
+        return "\u25cf" * len(text) if basics.secure else text
+
+    def _text_evidence(self, basics: Basics, current: str) -> dict[str, object]:
+        if basics.secure:
+            return {"length": len(current)}
+        return {"value": _cap(current), "length": len(current)}
+
+    async def _type_text(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+        if "EditableText" not in basics.interfaces:
+            refuse_physical(request, f"the {basics.role} has no editable text interface")
+        before, count = await self._text(at, basics)
+        caret = int(await self._bus.get(at.bus, at.path, TEXT, "CaretOffset"))
+        if caret < 0 or caret > count:
+            caret = count
+        text = request.text
+        mechanism = "EditableText.InsertText"
+        expected = before[:caret] + self._expected(basics, text) + before[caret:]
+        current = before
+        with EventWatch(self._bus, at.bus) as watch:
+            await self._bus.call(
+                at.bus, at.path, EDITABLE, "InsertText", "isi", (caret, text, len(text.encode()))
+            )
+
+            async def check() -> bool:
+                nonlocal current
+                current, _ = await self._text(at, basics)
+                return current == expected
+
+            ok = await self._until(watch, check)
+        evidence = {"caret": caret, **self._text_evidence(basics, current)}
+        if ok:
+            return self._result(request, "worked", mechanism, evidence)
+        outcome: Outcome = "didnt" if current == before else "unknown"
+        return self._result(request, outcome, mechanism, evidence, "inserted text not found")
+
+    async def _set_value(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+        if "Value" not in basics.interfaces or request.value is None:
+            text = request.text or (
+                format_number(request.value) if request.value is not None else ""
+            )
+            return await self._write_text(request, at, basics, text)
+        wanted = float(request.value)
+        before = await read_value(self._bus, at)
+        current = before
+        with EventWatch(self._bus, at.bus) as watch:
+            await self._bus.set(
+                at.bus, at.path, IFACE_PREFIX + "Value", "CurrentValue", Variant("d", wanted)
+            )
+
+            async def check() -> bool:
+                nonlocal current
+                current = await read_value(self._bus, at)
+                return abs(current - wanted) <= 1e-9 * max(1.0, abs(wanted))
+
+            ok = await self._until(watch, check)
+        evidence = {"before": before, "after": current}
+        outcome: Outcome = "worked" if ok else ("didnt" if current == before else "unknown")
+        return self._result(request, outcome, "Value.CurrentValue", evidence)
+
+    async def _select(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+        if "selected" in basics.states:
+            return self._result(request, "worked", "none", {"already": "selected"})
+        parent = Address.of(
+            await self._bus.get(at.bus, at.path, IFACE_PREFIX + "Accessible", "Parent")
+        )
+        parent_basics = await read_basics(self._bus, parent) if not parent.is_null else None
+        if parent_basics is None or "Selection" not in parent_basics.interfaces:
+            return await self._state_step(
+                request,
+                at,
+                basics,
+                ("select", *PRESS_ORDER),
+                lambda s: "selected" in s,
+                ("selected",),
+            )
+        body = await self._bus.call(
+            at.bus, at.path, IFACE_PREFIX + "Accessible", "GetIndexInParent"
+        )
+        mechanism = "Selection.SelectChild"
+        states = basics.states
+        with EventWatch(self._bus, at.bus) as watch:
+            await self._bus.call(
+                parent.bus,
+                parent.path,
+                IFACE_PREFIX + "Selection",
+                "SelectChild",
+                "i",
+                (int(body[0]),),
+            )
+
+            async def check() -> bool:
+                nonlocal states
+                states = await read_states(self._bus, at)
+                return "selected" in states
+
+            ok = await self._until(watch, check)
+        evidence = {"selected": "selected" in states, "events": watch.seen}
+        return self._result(request, "worked" if ok else "didnt", mechanism, evidence)
+
+    async def _focus(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+        if "Component" not in basics.interfaces:
+            refuse_physical(request, f"the {basics.role} cannot take focus semantically")
+        if "focused" in basics.states:
+            return self._result(request, "worked", "none", {"already": "focused"})
+        states = basics.states
+        with EventWatch(self._bus, at.bus) as watch:
+            await self._bus.call(at.bus, at.path, COMPONENT, "GrabFocus")
+
+            async def check() -> bool:
+                nonlocal states
+                states = await read_states(self._bus, at)
+                return "focused" in states
+
+            ok = await self._until(watch, check)
+        outcome: Outcome = "worked" if ok else "didnt"
+        return self._result(request, outcome, "Component.GrabFocus", {"focused": ok})
+
+    async def _scroll(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+        """Scroll the element into view; wheel amounts need the foreground path."""
+        if "Component" not in basics.interfaces:
+            refuse_physical(request, f"the {basics.role} cannot be scrolled semantically")
+        before = await read_extents(self._bus, at, (0, 0))
+        await self._bus.call(at.bus, at.path, COMPONENT, "ScrollTo", "u", (SCROLL_ANYWHERE,))
+        after = await read_extents(self._bus, at, (0, 0))
+        evidence: dict[str, object] = {"moved": before != after}
+        if request.scroll != (0, 0):
+            evidence["ignored"] = "wheel amounts; the element was scrolled into view instead"
+        if before != after:
+            return self._result(request, "worked", "Component.ScrollTo", evidence)
+        return self._result(
+            request, "unknown", "Component.ScrollTo", evidence, "already in view or not scrollable"
+        )

@@ -1,0 +1,42 @@
+"""An accessible's address on the bus and its string form.
+
+AT-SPI identifies an element by (bus name, object path). actui's ``native_id``
+is the two concatenated (``:1.23/org/a11y/atspi/accessible/7``), which is
+stable for the element's lifetime and splits unambiguously at the first ``/``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from actui.errors import TargetGone
+
+NULL_PATH = "/org/a11y/atspi/null"
+
+
+class Address(NamedTuple):
+    bus: str
+    path: str
+
+    @property
+    def native_id(self) -> str:
+        return f"{self.bus}{self.path}"
+
+    @property
+    def is_null(self) -> bool:
+        return not self.bus or self.path in ("", "/", NULL_PATH)
+
+    @classmethod
+    def parse(cls, native_id: str) -> Address:
+        """The address inside a ``native_id``; a malformed id is reported as gone."""
+        slash = native_id.find("/")
+        if slash <= 0:
+            raise TargetGone(
+                f"{native_id!r} is not an AT-SPI element id; observe again to get fresh refs."
+            )
+        return cls(native_id[:slash], native_id[slash:])
+
+    @classmethod
+    def of(cls, pair: Any) -> Address:
+        """From a D-Bus ``(so)`` pair."""
+        return cls(str(pair[0]), str(pair[1]))

@@ -1,0 +1,87 @@
+"""``AtspiBackend``: the AT-SPI half of the Linux desktop backend.
+
+Composes the bus connections, root listing, snapshots, semantic actions and
+text reads behind the ``Backend`` seam. It holds the only state (the two
+connections and a read-only X connection for window origins) and knows
+nothing of refs, folding or policies beyond refusing physical input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from actui.backends.atspi.actions import ActionDelivery
+from actui.backends.atspi.address import Address
+from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
+from actui.backends.atspi.reader import read_basics, read_extents, read_text
+from actui.backends.atspi.roots import RootLister
+from actui.backends.atspi.snapshot import SnapshotReader
+from actui.backends.atspi.window_origin import WindowOrigins
+from actui.backends.base import ActionRequest, ActionResult, Backend, RootInfo, Snapshot, TextSlice
+from actui.errors import SecureTextUnreadable, TargetGone
+
+MAX_NODES = 4096
+MAX_DEPTH = 64
+
+
+class AtspiBackend(Backend):
+    """Reads and operates applications over AT-SPI2, with one persistent a11y-bus connection."""
+
+    name = "atspi"
+
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        *,
+        call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+    ) -> None:
+        self._bus = AtspiBus(env, call_timeout_s=call_timeout_s)
+        self._origins = WindowOrigins(env)
+        self._roots = RootLister(self._bus, self._origins)
+        self._snapshots = SnapshotReader(self._bus)
+        self._actions = ActionDelivery(self._bus)
+
+    async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
+        return await self._roots.list_roots(pid)
+
+    async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
+        origin = await self._origin(root)
+        return await self._snapshots.snapshot(
+            root,
+            origin,
+            max_nodes=min(max_nodes, MAX_NODES),
+            max_depth=min(max_depth, MAX_DEPTH),
+        )
+
+    async def _origin(self, root: RootInfo) -> tuple[int, int]:
+        """The offset to add to this root's extents (window-relative toolkits only)."""
+        at = Address.parse(root.native_id)
+        try:
+            frame = await read_extents(self._bus, at, (0, 0))
+        except TargetGone as exc:
+            raise TargetGone(
+                f"the window {root.title!r} of {root.app_name} is gone; call find_roots again."
+            ) from exc
+        if frame is None:
+            return (0, 0)
+        placement = await self._origins.placement(root.pid, root.title, frame)
+        return placement.offset if placement is not None else (0, 0)
+
+    async def act(self, request: ActionRequest) -> ActionResult:
+        return await self._actions.act(request)
+
+    async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
+        at = Address.parse(node_id)
+        basics = await read_basics(self._bus, at)
+        if basics.secure:
+            raise SecureTextUnreadable(node_id)
+        start = max(0, offset)
+        if "Text" not in basics.interfaces:
+            # Qt labels carry their text only as the name.
+            return TextSlice(basics.name[start : start + limit], start, len(basics.name))
+        text, count = await read_text(self._bus, at, start, limit)
+        return TextSlice(text, start, count)
+
+    async def close(self) -> None:
+        await self._bus.close()
+        await self._origins.close()

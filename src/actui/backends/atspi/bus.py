@@ -1,0 +1,254 @@
+"""The connections to the session bus and the accessibility bus.
+
+Owns the two persistent dbus-fast connections, the bound on calls in flight
+(dbus-fast closes its socket on EAGAIN when ~1,500 calls are queued; 64 never
+failed), the per-call timeout, the one-time event registration and the signal
+fan-out. It translates every D-Bus failure into an ``actui.errors`` class, so no
+dbus-fast exception leaves this module. It knows nothing of roles, trees or
+actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from dbus_fast import Message, MessageType, Variant
+from dbus_fast.aio import MessageBus
+
+from actui.errors import BackendUnavailable, CallTimeout, TargetGone
+
+MAX_IN_FLIGHT = 64
+DEFAULT_CALL_TIMEOUT_S = 3.0
+REGISTRY = "org.a11y.atspi.Registry"
+REGISTRY_ROOT = "/org/a11y/atspi/accessible/root"
+PROPERTIES = "org.freedesktop.DBus.Properties"
+# Events registered once per connection: they make toolkits emit what action
+# evidence waits for, and GTK3 / Chromium only offer Cache.GetItems after any
+# registration.
+EVENTS = (
+    "object:state-changed",
+    "object:text-changed",
+    "object:children-changed",
+    "object:property-change",
+    "window:",
+)
+_GONE_ERRORS = frozenset(
+    {
+        "org.freedesktop.DBus.Error.ServiceUnknown",
+        "org.freedesktop.DBus.Error.UnknownObject",
+        "org.freedesktop.DBus.Error.NameHasNoOwner",
+        "org.freedesktop.DBus.Error.NoReply",
+        "org.freedesktop.DBus.Error.Disconnected",
+    }
+)
+
+Signal = Callable[[Message], None]
+
+
+class CallFailed(BackendUnavailable):
+    """The application answered a call with a D-Bus error it did not explain."""
+
+    def __init__(self, member: str, error_name: str, detail: str) -> None:
+        super().__init__(f"AT-SPI call {member} failed: {error_name} {detail}".strip())
+        self.error_name = error_name
+
+
+class AtspiBus:
+    """One session-bus and one accessibility-bus connection, opened on first use."""
+
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        *,
+        call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+    ) -> None:
+        source = os.environ if env is None else env
+        self._address = source.get("DBUS_SESSION_BUS_ADDRESS", "")
+        self.call_timeout_s = call_timeout_s
+        self._session: MessageBus | None = None
+        self._a11y: MessageBus | None = None
+        self._connecting = asyncio.Lock()
+        self._in_flight = asyncio.Semaphore(MAX_IN_FLIGHT)
+        self._listeners: list[Signal] = []
+        self._events_registered = False
+
+    async def a11y(self) -> MessageBus:
+        """The accessibility bus, connecting (again) when needed."""
+        if self._a11y is not None and self._a11y.connected:
+            return self._a11y
+        async with self._connecting:
+            if self._a11y is None or not self._a11y.connected:
+                self._a11y = await self._connect_a11y()
+                self._events_registered = False
+        return self._a11y
+
+    async def _connect_a11y(self) -> MessageBus:
+        if not self._address:
+            raise BackendUnavailable(
+                "AT-SPI is unavailable: DBUS_SESSION_BUS_ADDRESS is not set. Run inside a "
+                "desktop session or `actui sandbox run`."
+            )
+        try:
+            async with asyncio.timeout(self.call_timeout_s):
+                if self._session is None or not self._session.connected:
+                    self._session = await MessageBus(bus_address=self._address).connect()
+                reply = await self._session.call(
+                    Message(
+                        destination="org.a11y.Bus",
+                        path="/org/a11y/bus",
+                        interface="org.a11y.Bus",
+                        member="GetAddress",
+                    )
+                )
+                if reply.message_type == MessageType.ERROR:
+                    raise BackendUnavailable(
+                        f"AT-SPI bus launcher not reachable on the session bus ({reply.error_name}). "
+                        "Start at-spi-bus-launcher or run inside `actui sandbox run`."
+                    )
+                bus = await MessageBus(bus_address=str(reply.body[0])).connect()
+        except TimeoutError as exc:
+            raise CallTimeout(
+                f"connecting to the AT-SPI bus took longer than {self.call_timeout_s:g} s"
+            ) from exc
+        except (OSError, ValueError) as exc:
+            raise BackendUnavailable(f"cannot connect to the AT-SPI bus: {exc}") from exc
+        bus.add_message_handler(self._dispatch)
+        return bus
+
+    async def call(
+        self,
+        destination: str,
+        path: str,
+        interface: str,
+        member: str,
+        signature: str = "",
+        body: Sequence[Any] = (),
+        *,
+        timeout_s: float | None = None,
+    ) -> list[Any]:
+        """One method call on the accessibility bus; its reply body."""
+        bus = await self.a11y()
+        limit = self.call_timeout_s if timeout_s is None else timeout_s
+        message = Message(
+            destination=destination,
+            path=path,
+            interface=interface,
+            member=member,
+            signature=signature,
+            body=list(body),
+        )
+        try:
+            async with self._in_flight, asyncio.timeout(limit):
+                reply = await bus.call(message)
+        except TimeoutError as exc:
+            raise CallTimeout(
+                f"{destination} did not answer {interface}.{member} within {limit:g} s; the "
+                "application may be busy or hung."
+            ) from exc
+        except (OSError, EOFError) as exc:
+            raise BackendUnavailable(f"the AT-SPI bus connection failed: {exc}") from exc
+        except Exception as exc:  # dbus-fast raises plain Exception on a closed connection
+            raise BackendUnavailable(f"the AT-SPI bus connection failed: {exc}") from exc
+        if reply.message_type == MessageType.ERROR:
+            detail = str(reply.body[0]) if reply.body else ""
+            if reply.error_name in _GONE_ERRORS:
+                raise TargetGone(
+                    f"{destination}{path} is gone ({detail or reply.error_name}); the "
+                    "application closed it or exited. Observe again."
+                )
+            raise CallFailed(f"{interface}.{member}", reply.error_name or "", detail)
+        return list(reply.body)
+
+    async def get(self, destination: str, path: str, interface: str, name: str) -> Any:
+        """One property's value."""
+        body = await self.call(destination, path, PROPERTIES, "Get", "ss", (interface, name))
+        return _plain(body[0])
+
+    async def get_all(self, destination: str, path: str, interface: str) -> dict[str, Any]:
+        """All of an interface's properties in one call."""
+        body = await self.call(destination, path, PROPERTIES, "GetAll", "s", (interface,))
+        return {key: _plain(value) for key, value in body[0].items()}
+
+    async def set(
+        self, destination: str, path: str, interface: str, name: str, value: Variant
+    ) -> None:
+        await self.call(destination, path, PROPERTIES, "Set", "ssv", (interface, name, value))
+
+    async def connection_pid(self, bus_name: str) -> int:
+        """The process id behind a unique name on the accessibility bus, 0 if unknown."""
+        try:
+            body = await self.call(
+                "org.freedesktop.DBus",
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus",
+                "GetConnectionUnixProcessID",
+                "s",
+                (bus_name,),
+            )
+        except (TargetGone, CallFailed):
+            return 0
+        return int(body[0])
+
+    async def ensure_events(self) -> None:
+        """Register the events actui listens to, once per connection.
+
+        Registrations belong to the registering connection, so they end with it.
+        """
+        await self.a11y()
+        if self._events_registered:
+            return
+        self._events_registered = True
+        rules = (
+            "type='signal',interface='org.a11y.atspi.Event.Object'",
+            "type='signal',interface='org.a11y.atspi.Event.Window'",
+        )
+        for rule in rules:
+            await self.call(
+                "org.freedesktop.DBus",
+                "/org/freedesktop/DBus",
+                "org.freedesktop.DBus",
+                "AddMatch",
+                "s",
+                (rule,),
+            )
+        for event in EVENTS:
+            await self.call(
+                REGISTRY,
+                "/org/a11y/atspi/registry",
+                "org.a11y.atspi.Registry",
+                "RegisterEvent",
+                "sass",
+                (event, [], ""),
+            )
+
+    def subscribe(self, listener: Signal) -> Callable[[], None]:
+        """Receive every AT-SPI event signal until the returned function is called."""
+        self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with contextlib.suppress(ValueError):
+                self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def _dispatch(self, message: Message) -> bool:
+        if message.message_type == MessageType.SIGNAL:
+            for listener in tuple(self._listeners):
+                listener(message)
+        return False
+
+    async def close(self) -> None:
+        for bus in (self._a11y, self._session):
+            if bus is not None and bus.connected:
+                bus.disconnect()
+        self._a11y = None
+        self._session = None
+        self._listeners.clear()
+
+
+def _plain(value: Any) -> Any:
+    return value.value if isinstance(value, Variant) else value

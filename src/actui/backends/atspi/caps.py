@@ -1,0 +1,86 @@
+"""Which neutral capabilities an element offers, from what AT-SPI says about it.
+
+Pure logic over interfaces, action names, states and role, shared by the
+snapshot (to advertise ``caps``) and by action delivery (to choose the action
+index). It makes no calls.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+# Reference §9.7: the first of these names wins when an element has several actions.
+PRESS_ORDER = ("activate", "click", "press", "invoke", "open")
+PRESS_WORDS = frozenset({*PRESS_ORDER, "jump", "toggle", "select", "switch"})
+EXPAND_WORDS = ("expand or contract", "expand or collapse", "expand", "collapse", "open", "toggle")
+TOGGLE_ROLES = frozenset(
+    {
+        "check box",
+        "toggle button",
+        "radio button",
+        "check menu item",
+        "radio menu item",
+        "switch",
+    }
+)
+READ_ONLY_VALUE_ROLES = frozenset({"progress bar", "level bar", "scroll bar"})
+SCROLL_ROLES = frozenset({"scroll pane", "viewport", "document web", "document frame", "terminal"})
+
+_SEPARATORS = re.compile(r"[\s_\-]+")
+
+
+def normalize_action(name: str) -> str:
+    """Trimmed, lowercased, ``-``/``_`` as spaces, whitespace collapsed."""
+    return _SEPARATORS.sub(" ", name.strip().lower()).strip()
+
+
+def press_index(actions: Sequence[str]) -> int | None:
+    """The action a press uses: the first of :data:`PRESS_ORDER` present, else 0."""
+    if not actions:
+        return None
+    names = [normalize_action(a) for a in actions]
+    for wanted in PRESS_ORDER:
+        if wanted in names:
+            return names.index(wanted)
+    return 0
+
+
+def named_index(actions: Sequence[str], wanted: Iterable[str]) -> int | None:
+    """The index of the first action named in ``wanted`` (in ``wanted``'s order)."""
+    names = [normalize_action(a) for a in actions]
+    for word in wanted:
+        if word in names:
+            return names.index(word)
+    return None
+
+
+def derive_caps(
+    role: str,
+    interfaces: frozenset[str],
+    actions: Sequence[str],
+    states: frozenset[str],
+    *,
+    parent_selects: bool = False,
+    in_scroll_area: bool = False,
+) -> frozenset[str]:
+    """The neutral capabilities (``base.CAPABILITIES``) the element can take semantically."""
+    caps: set[str] = set()
+    names = {normalize_action(a) for a in actions}
+    if "Action" in interfaces and names & PRESS_WORDS:
+        caps.add("press")
+    if ("Action" in interfaces and names) and (role in TOGGLE_ROLES or "checkable" in states):
+        caps.add("toggle")
+    if "EditableText" in interfaces and "read_only" not in states:
+        caps.update(("setText", "typeText"))
+    if "Value" in interfaces and role not in READ_ONLY_VALUE_ROLES:
+        caps.update(("setValue", "increment", "decrement"))
+    if parent_selects or "selectable" in states:
+        caps.add("select")
+    if "focusable" in states and "Component" in interfaces:
+        caps.add("focus")
+    if "Component" in interfaces and (in_scroll_area or role in SCROLL_ROLES):
+        caps.add("scroll")
+    if "expandable" in states or named_index(actions, EXPAND_WORDS[:4]) is not None:
+        caps.add("expand")
+    return frozenset(caps)

@@ -1,0 +1,61 @@
+"""Waiting for an application's AT-SPI events while an action settles.
+
+Owns one short-lived subscription per action: it records the events one
+application (by unique bus name) emits and lets the caller wait for the next
+one. The events are evidence that something happened; what exactly changed
+is always re-read from the element, never taken from the event's payload
+(GTK 4 sends wrong text offsets).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from types import TracebackType
+
+from dbus_fast import Message
+
+from actui.backends.atspi.bus import AtspiBus
+
+# State changes that follow any interaction and prove nothing about its effect.
+NOISE = frozenset({"focused", "armed", "active"})
+
+
+class EventWatch:
+    def __init__(self, bus: AtspiBus, sender: str) -> None:
+        self._bus = bus
+        self._sender = sender
+        self._arrived = asyncio.Event()
+        self.seen: list[str] = []
+        self._unsubscribe = bus.subscribe(self._on_signal)
+
+    def _on_signal(self, message: Message) -> None:
+        if message.sender != self._sender:
+            return
+        detail = str(message.body[0]) if message.body else ""
+        if message.member == "StateChanged" and detail in NOISE:
+            return
+        label = f"{message.member}:{detail}" if detail else str(message.member)
+        if len(self.seen) < 32:
+            self.seen.append(label)
+        self._arrived.set()
+
+    async def next(self, timeout_s: float) -> bool:
+        """Wait for an event (or ``timeout_s``); whether one arrived."""
+        try:
+            async with asyncio.timeout(max(0.0, timeout_s)):
+                await self._arrived.wait()
+        except TimeoutError:
+            return False
+        self._arrived.clear()
+        return True
+
+    def __enter__(self) -> EventWatch:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._unsubscribe()

@@ -1,0 +1,164 @@
+"""Reading one element's fields over the bus, in as few calls as possible.
+
+Owns the per-node call plan: ``basics`` (name, description, child count, role,
+states, interfaces: four concurrent calls, or none when the toolkit cache
+supplied them) and ``details`` (extents, capped text, value, action names: one
+call each, only for elements with that interface). Password fields never have
+their text read. It does not decide the tree's shape or caps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any
+
+from actui.backends.atspi.address import Address
+from actui.backends.atspi.bus import AtspiBus, CallFailed
+from actui.backends.atspi.tables import SECURE_ROLES, role_name, state_names
+from actui.backends.base import Rect
+
+ACCESSIBLE = "org.a11y.atspi.Accessible"
+IFACE_PREFIX = "org.a11y.atspi."
+VALUE_CAP = 2000
+MAX_ACTIONS = 64
+SCREEN = 0
+
+
+@dataclass(frozen=True)
+class Basics:
+    """What the cache or four calls tell about an element."""
+
+    role: str
+    name: str
+    description: str
+    states: frozenset[str]
+    interfaces: frozenset[str]
+    child_count: int
+
+    @property
+    def secure(self) -> bool:
+        return self.role in SECURE_ROLES
+
+
+@dataclass(frozen=True)
+class Details:
+    rect: Rect | None
+    value: str | None
+    value_length: int
+    actions: tuple[str, ...]
+
+
+def short_interfaces(names: Any) -> frozenset[str]:
+    """``org.a11y.atspi.Text`` → ``Text``."""
+    return frozenset(str(n).removeprefix(IFACE_PREFIX) for n in names)
+
+
+async def read_basics(bus: AtspiBus, at: Address) -> Basics:
+    props, role, state, interfaces = await asyncio.gather(
+        bus.get_all(at.bus, at.path, ACCESSIBLE),
+        bus.call(at.bus, at.path, ACCESSIBLE, "GetRole"),
+        bus.call(at.bus, at.path, ACCESSIBLE, "GetState"),
+        bus.call(at.bus, at.path, ACCESSIBLE, "GetInterfaces"),
+    )
+    return Basics(
+        role=role_name(int(role[0])),
+        name=str(props.get("Name", "")),
+        description=str(props.get("Description", "")),
+        states=state_names(state[0]),
+        interfaces=short_interfaces(interfaces[0]),
+        child_count=int(props.get("ChildCount", -1)),
+    )
+
+
+async def read_children(bus: AtspiBus, at: Address) -> list[Address]:
+    body = await bus.call(at.bus, at.path, ACCESSIBLE, "GetChildren")
+    children = (Address.of(pair) for pair in body[0])
+    return [child for child in children if not child.is_null]
+
+
+async def read_states(bus: AtspiBus, at: Address) -> frozenset[str]:
+    body = await bus.call(at.bus, at.path, ACCESSIBLE, "GetState")
+    return state_names(body[0])
+
+
+async def read_extents(bus: AtspiBus, at: Address, origin: tuple[int, int]) -> Rect | None:
+    """Screen extents plus ``origin`` (non-zero for toolkits that report window-relative ones)."""
+    body = await bus.call(at.bus, at.path, IFACE_PREFIX + "Component", "GetExtents", "u", (SCREEN,))
+    x, y, w, h = (int(v) for v in body[0])
+    if w <= 0 or h <= 0:
+        return None
+    return Rect(x + origin[0], y + origin[1], w, h)
+
+
+async def read_text(bus: AtspiBus, at: Address, start: int, limit: int) -> tuple[str, int]:
+    """Characters ``start``..``start+limit`` and the full character count.
+
+    The end offset is always explicit: GTK 4 answers ``GetText(0, -1)`` with ''.
+    """
+    text_iface = IFACE_PREFIX + "Text"
+    count = int(await bus.get(at.bus, at.path, text_iface, "CharacterCount"))
+    end = min(count, start + max(0, limit))
+    if end <= start:
+        return "", count
+    body = await bus.call(at.bus, at.path, text_iface, "GetText", "ii", (start, end))
+    return str(body[0]), count
+
+
+async def read_actions(bus: AtspiBus, at: Address) -> tuple[str, ...]:
+    """Action names; toolkits without ``GetActions`` are asked one by one (at most 64)."""
+    action = IFACE_PREFIX + "Action"
+    try:
+        body = await bus.call(at.bus, at.path, action, "GetActions")
+        return tuple(str(entry[0]) for entry in body[0][:MAX_ACTIONS])
+    except CallFailed:
+        count = int(await bus.get(at.bus, at.path, action, "NActions"))
+        names = await asyncio.gather(
+            *(
+                bus.call(at.bus, at.path, action, "GetName", "i", (i,))
+                for i in range(min(count, MAX_ACTIONS))
+            )
+        )
+        return tuple(str(n[0]) for n in names)
+
+
+def format_number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+async def read_value(bus: AtspiBus, at: Address) -> float:
+    return float(await bus.get(at.bus, at.path, IFACE_PREFIX + "Value", "CurrentValue"))
+
+
+async def read_details(
+    bus: AtspiBus, at: Address, basics: Basics, origin: tuple[int, int], *, want_rect: bool
+) -> Details:
+    """Extents, value and actions for the interfaces the element has."""
+    ifaces = basics.interfaces
+    rect_task = read_extents(bus, at, origin) if want_rect and "Component" in ifaces else None
+    actions_task = read_actions(bus, at) if "Action" in ifaces else None
+    value: str | None = None
+    length = 0
+    results = await asyncio.gather(
+        rect_task or _none(),
+        actions_task or _none(),
+        _value(bus, at, basics),
+    )
+    rect, actions, (value, length) = results
+    return Details(rect=rect, value=value, value_length=length, actions=actions or ())
+
+
+async def _value(bus: AtspiBus, at: Address, basics: Basics) -> tuple[str | None, int]:
+    if basics.secure:
+        return None, 0
+    if "Text" in basics.interfaces:
+        text, count = await read_text(bus, at, 0, VALUE_CAP)
+        return text, count
+    if "Value" in basics.interfaces:
+        shown = format_number(await read_value(bus, at))
+        return shown, len(shown)
+    return None, 0
+
+
+async def _none() -> Any:
+    return None

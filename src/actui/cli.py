@@ -1,0 +1,75 @@
+"""The ``actui`` command: the MCP server, the sandbox, schemas, doctor, demo.
+
+A thin dispatcher: each subcommand delegates to the module that owns the
+work. People can also run any tool once with ``actui call TOOL '{json}'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections.abc import Sequence
+
+
+def _call(tool: str, arguments: str) -> int:
+    from actui.tools import Computer
+
+    async def run() -> int:
+        computer = Computer()
+        try:
+            result = await computer.call(tool, json.loads(arguments or "{}"))
+        finally:
+            await computer.close()
+        print(result.text)
+        return 1 if result.is_error else 0
+
+    return asyncio.run(run())
+
+
+def _schema(fmt: str) -> int:
+    from actui.contract import export_schemas
+
+    print(json.dumps(export_schemas(fmt), indent=2))  # type: ignore[arg-type]
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args and args[0] == "sandbox":
+        from actui.sandbox import sandbox_main
+
+        return sandbox_main(args[1:])
+    parser = argparse.ArgumentParser(prog="actui", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    sub.add_parser("mcp", help="serve the eleven tools over MCP on stdio")
+    sub.add_parser("sandbox", help="run a command in a private virtual desktop (see --help)")
+    schema = sub.add_parser("schema", help="print the tool schemas")
+    schema.add_argument("--format", choices=("mcp", "openai", "anthropic"), default="mcp")
+    sub.add_parser("doctor", help="show the configuration and check the session")
+    sub.add_parser("demo", help="drive gnome-calculator and zenity through MCP in a sandbox")
+    call = sub.add_parser("call", help="run one tool: actui call TOOL '{json arguments}'")
+    call.add_argument("tool")
+    call.add_argument("arguments", nargs="?", default="{}")
+    ns = parser.parse_args(args)
+    if ns.command == "mcp":
+        from actui.mcp_server import main as mcp_main
+
+        mcp_main()
+        return 0
+    if ns.command == "schema":
+        return _schema(ns.format)
+    if ns.command == "doctor":
+        from actui.doctor import doctor
+
+        return asyncio.run(doctor())
+    if ns.command == "demo":
+        from actui.demo import main as demo_main
+
+        return demo_main()
+    return _call(ns.tool, ns.arguments)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,362 @@
+"""UI conditions: what an agent expects to see, checked against an outline.
+
+One condition type serves every place that waits or verifies (``wait_for``,
+``act_ui.expect`` and ``require``, ``wait`` steps), and one matcher decides it,
+so "preexisting", "verified" and "found" can never disagree. Text is a
+case-insensitive substring of an element's name, description or value, never
+of its role (so "button" does not match every button); roles compare through
+the neutral vocabulary; a value compares whole, trimmed, ignoring case.
+Password values are never read, so they are never matched or shown.
+
+This module validates and evaluates; it must not wait, observe or talk to a
+backend.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from actui.errors import InvalidParams
+from actui.outline.model import Node, Outline
+from actui.outline.roles import roles_equal
+
+Until = Literal["present", "absent"]
+
+DEFAULT_TIMEOUT_MS = 10_000
+MIN_TIMEOUT_MS = 100
+MAX_TIMEOUT_MS = 60_000
+FIELDS = ("ref", "scopeRef", "scopeExact", "text", "role", "value", "until", "gone", "timeoutMs")
+_MAX_CHARS = {"ref": 128, "scopeRef": 128, "text": 512, "role": 128, "value": 4096}
+_SHOWN_CHARS = 60
+_COMPARED_CHARS = 160
+
+
+@dataclass(frozen=True)
+class UiCondition:
+    """A validated condition; ``ref`` (or ``scope_ref`` with ``scope_exact``) is one element.
+
+    ``value`` is already trimmed; ``""`` means "the element's value is empty",
+    ``None`` means no value is expected.
+    """
+
+    ref: str | None = None
+    scope_ref: str | None = None
+    scope_exact: bool = False
+    text: str | None = None
+    role: str | None = None
+    value: str | None = None
+    until: Until = "present"
+    timeout_ms: int = DEFAULT_TIMEOUT_MS
+
+    @property
+    def anchor(self) -> str | None:
+        """The element the condition is confined to, if any."""
+        return self.ref if self.ref is not None else self.scope_ref
+
+    @property
+    def exact(self) -> bool:
+        """Whether only the anchor itself may match (not its descendants)."""
+        return self.ref is not None or self.scope_exact
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """``satisfied`` is ``present`` for ``until: present`` and its negation for absent."""
+
+    satisfied: bool
+    present: bool
+    matches: tuple[str, ...]
+
+
+def _at(field: str, key: str) -> str:
+    return f"{field}.{key}" if field else key
+
+
+def _string(raw: Mapping[str, object], field: str, key: str) -> str | None:
+    """The trimmed string under ``key``; None when missing, null or blank."""
+    value = raw.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise InvalidParams(_at(field, key), f"must be a string, not {_json_type(value)}.")
+    limit = _MAX_CHARS[key]
+    if len(value) > limit:
+        raise InvalidParams(
+            _at(field, key), f"is {len(value)} characters long; at most {limit} are allowed."
+        )
+    return value.strip() or None
+
+
+def _bool(raw: Mapping[str, object], field: str, key: str) -> bool | None:
+    value = raw.get(key)
+    if value is None or isinstance(value, bool):
+        return value
+    raise InvalidParams(_at(field, key), f"must be true or false, not {_json_type(value)}.")
+
+
+def _timeout(raw: Mapping[str, object], field: str) -> int:
+    value = raw.get("timeoutMs")
+    if value is None:
+        return DEFAULT_TIMEOUT_MS
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise InvalidParams(
+            _at(field, "timeoutMs"),
+            f"must be a number of milliseconds, not {_json_type(value)}.",
+            f"It is clamped to {MIN_TIMEOUT_MS}..{MAX_TIMEOUT_MS}.",
+        )
+    return int(min(max(value, MIN_TIMEOUT_MS), MAX_TIMEOUT_MS))
+
+
+def _json_type(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "an array"
+    return type(value).__name__
+
+
+def parse_condition(raw: object, *, field: str) -> UiCondition:
+    """Validate a wire condition; every violation names its field (``field.key``)."""
+    if not isinstance(raw, Mapping):
+        raise InvalidParams(
+            field or "condition",
+            f"must be an object with {', '.join(FIELDS)}; got {_json_type(raw)}.",
+        )
+    for key in raw:
+        if key not in FIELDS:
+            near = difflib.get_close_matches(str(key), FIELDS, n=1, cutoff=0.6)
+            fix = f"Did you mean {near[0]}?" if near else f"Use only {', '.join(FIELDS)}."
+            raise InvalidParams(_at(field, str(key)), "is not a condition field.", fix)
+    ref = _string(raw, field, "ref")
+    scope_ref = _string(raw, field, "scopeRef")
+    text = _string(raw, field, "text")
+    role = _string(raw, field, "role")
+    raw_value = raw.get("value")
+    value = None if raw_value is None else (_string(raw, field, "value") or "")
+    scope_exact = _bool(raw, field, "scopeExact")
+    gone = _bool(raw, field, "gone")
+    until = raw.get("until")
+    if until is not None and until not in ("present", "absent"):
+        raise InvalidParams(_at(field, "until"), 'must be "present" or "absent".')
+    if ref is not None and scope_ref is not None:
+        raise InvalidParams(
+            _at(field, "scopeRef"),
+            "cannot be combined with ref.",
+            "Use ref for the element itself, or scopeRef for the element and its descendants.",
+        )
+    if scope_exact and ref is None and scope_ref is None:
+        raise InvalidParams(
+            _at(field, "scopeExact"), "needs scopeRef.", "Name the element with scopeRef or ref."
+        )
+    if text is None and role is None and value is None:
+        raise InvalidParams(
+            _at(field, "text"),
+            "is missing: a condition needs at least one of text, role or value.",
+        )
+    exact = ref is not None or (scope_ref is not None and bool(scope_exact))
+    if text is None and value is None and ref is None and scope_ref is None:
+        raise InvalidParams(
+            _at(field, "role"),
+            "alone would match any such element anywhere; it needs ref or scopeRef.",
+            "Add text, or say where to look with ref or scopeRef.",
+        )
+    if value is not None and not exact:
+        raise InvalidParams(
+            _at(field, "value"),
+            "needs ref (or scopeRef with scopeExact: true): a value belongs to one element.",
+        )
+    if gone is not None and until is not None and gone != (until == "absent"):
+        raise InvalidParams(
+            _at(field, "gone"),
+            f'conflicts with until: "{until}".',
+            'Give one of them: gone: true means until: "absent".',
+        )
+    resolved: Until = "absent" if until == "absent" or gone else "present"
+    return UiCondition(
+        ref=ref,
+        scope_ref=scope_ref,
+        scope_exact=bool(scope_exact),
+        text=text,
+        role=role,
+        value=value,
+        until=resolved,
+        timeout_ms=_timeout(raw, field),
+    )
+
+
+def _resolve(outline: Outline, ref: str) -> Node | None:
+    """An element by model ref (``@eN``) or by the backend's wire ref."""
+    node = outline.get(ref)
+    return node if node is not None else outline.by_wire().get(ref)
+
+
+def check_scope(cond: UiCondition, outline: Outline, *, field: str) -> None:
+    """The anchor must exist in the state the condition is checked against."""
+    anchor = cond.anchor
+    if anchor is None:
+        return
+    node = _resolve(outline, anchor)
+    key = "ref" if cond.ref is not None else "scopeRef"
+    if node is None:
+        raise InvalidParams(
+            _at(field, key),
+            f"{anchor} is not an element of this state.",
+            "Use a ref from the same stateId, or call observe_ui again.",
+        )
+    if cond.value is not None and node.secure:
+        raise InvalidParams(
+            _at(field, "value"),
+            f"{anchor} is a password field; its value is never read, so it cannot be compared.",
+            "Check its name or role instead.",
+        )
+
+
+def _fold(text: str) -> str:
+    """Case- and whitespace-insensitive form: labels wrap and re-space freely."""
+    return " ".join(text.split()).casefold()
+
+
+def _scope(cond: UiCondition, outline: Outline) -> Iterable[Node]:
+    anchor = cond.anchor
+    if anchor is None:
+        return iter(outline)
+    node = _resolve(outline, anchor)
+    if node is None:
+        return ()
+    return (node,) if cond.exact else outline.subtree(node)
+
+
+def _texts(node: Node) -> tuple[str, ...]:
+    return (
+        (node.name, node.description) if node.secure else (node.name, node.description, node.value)
+    )
+
+
+def _matches(cond: UiCondition, node: Node) -> bool:
+    if cond.role is not None and not roles_equal(cond.role, node.role):
+        return False
+    if cond.text is not None:
+        needle = _fold(cond.text)
+        if not any(needle in _fold(text) for text in _texts(node)):
+            return False
+    if cond.value is not None:
+        return not node.secure and _fold_value(node.value) == _fold_value(cond.value)
+    return True
+
+
+def _fold_value(value: str) -> str:
+    return value.strip().casefold()
+
+
+def evaluate(cond: UiCondition, outline: Outline) -> Evaluation:
+    """Whether the outline shows what the condition expects, and which elements match.
+
+    A vanished anchor confines the condition to nothing: present fails, absent holds.
+    """
+    matches = tuple(node.ref for node in _scope(cond, outline) if _matches(cond, node))
+    present = bool(matches)
+    return Evaluation(
+        satisfied=present != (cond.until == "absent"), present=present, matches=matches
+    )
+
+
+def _similarity(needle: str, texts: Iterable[str]) -> float:
+    best = 0.0
+    for text in texts:
+        folded = _fold(text)
+        if not folded:
+            continue
+        if needle in folded:
+            return 1.0
+        ratio = difflib.SequenceMatcher(None, needle, folded[:_COMPARED_CHARS]).ratio()
+        best = max(best, ratio)
+    return best
+
+
+def _nearness(cond: UiCondition, node: Node) -> float:
+    parts: list[float] = []
+    if cond.text is not None:
+        parts.append(_similarity(_fold(cond.text)[:_COMPARED_CHARS], _texts(node)))
+    if cond.role is not None:
+        parts.append(1.0 if roles_equal(cond.role, node.role) else 0.0)
+    if cond.value is not None:
+        values = () if node.secure else (node.value,)
+        parts.append(_similarity(_fold(cond.value)[:_COMPARED_CHARS], values))
+    return sum(parts) / len(parts) if parts else 0.0
+
+
+def _quote(text: str) -> str:
+    short = text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
+    return json.dumps(short, ensure_ascii=False)
+
+
+def describe_node(node: Node) -> str:
+    """``@e5 button "Save"``: enough to tell the agent what is there; no password value."""
+    words = [node.ref, node.role]
+    if node.name or node.description:
+        words.append(_quote(node.name or node.description))
+    if node.secure:
+        words.append("(password field)")
+    elif node.value and node.value != node.name:
+        words.append(f"value {_quote(node.value)}")
+    return " ".join(words)
+
+
+def closest(cond: UiCondition, outline: Outline, limit: int = 3) -> list[str]:
+    """What the UI shows instead: the offending matches of an absent condition,
+    else the elements nearest to the expectation, best first."""
+    anchor = cond.anchor
+    if anchor is not None and _resolve(outline, anchor) is None:
+        return [f"{anchor} is no longer in the UI"]
+    if cond.until == "absent":
+        matches = evaluate(cond, outline).matches[:limit]
+        if matches:
+            return [describe_node(outline.nodes[ref]) for ref in matches]
+    ranked = sorted(
+        enumerate(_scope(cond, outline)),
+        key=lambda item: (-_nearness(cond, item[1]), not item[1].label, item[0]),
+    )
+    return [describe_node(node) for _, node in ranked[:limit]]
+
+
+def describe(cond: UiCondition) -> str:
+    """One line such as ``button with text "Save" inside @e3 to be present``."""
+    subject = cond.role or "element"
+    if cond.exact and cond.anchor is not None:
+        subject += f" {cond.anchor}"
+    if cond.text is not None:
+        subject += f" with text {_quote(cond.text)}"
+    if cond.value is not None:
+        subject += f" with value {_quote(cond.value)}"
+    if not cond.exact and cond.anchor is not None:
+        subject += f" inside {cond.anchor}"
+    return f"{subject} to be {'gone' if cond.until == 'absent' else 'present'}"
+
+
+def condition_json(cond: UiCondition) -> dict[str, object]:
+    """The condition in wire names, for traces and verification details."""
+    fields: dict[str, object | None] = {
+        "ref": cond.ref,
+        "scopeRef": cond.scope_ref,
+        "scopeExact": cond.scope_exact if cond.scope_ref is not None else None,
+        "text": cond.text,
+        "role": cond.role,
+        "value": cond.value,
+        "until": cond.until,
+        "gone": cond.until == "absent",
+        "timeoutMs": cond.timeout_ms,
+    }
+    return {key: value for key, value in fields.items() if value is not None}

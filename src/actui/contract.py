@@ -1,0 +1,421 @@
+"""The tool contract: the eleven tools, their parameters, bounds and schemas.
+
+This is the single source for the MCP tool list, the exported OpenAI /
+Anthropic function schemas, the Python API's argument checking and the docs.
+It validates shapes, types and bounds and turns every violation into an
+:class:`~actui.errors.InvalidParams` naming the field; semantic rules that need
+a state (refs, scopes, coordinates) are checked where the state is known.
+It must not touch a backend.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from actui.errors import InvalidParams
+
+TOOL_NAMES = (
+    "find_roots",
+    "observe_ui",
+    "search_ui",
+    "expand_ui",
+    "inspect_ui",
+    "act_ui",
+    "read_text",
+    "wait_for",
+    "launch_browser",
+    "navigate_browser",
+    "evaluate_browser",
+)
+
+MAX_ACTIONS = 20
+StateId = Annotated[str, Field(min_length=1, max_length=128, description="From the latest result.")]
+ElementRefDoc = Annotated[str, Field(pattern=r"^@e\d+$", max_length=16, description="An @e ref.")]
+
+
+class _Params(BaseModel):
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=False)
+
+
+class FindRoots(_Params):
+    text: str | None = Field(None, max_length=256, description="Ranked match on app and title.")
+    app: str | None = Field(None, max_length=256, description="Exact app name.")
+    bundleId: str | None = Field(None, max_length=256)
+    pid: int | None = Field(None, ge=0)
+    kind: Literal["window", "menu", "sheet", "popover", "dialog", "browser_page"] | None = None
+
+
+class ObserveUi(_Params):
+    root: str | None = Field(None, pattern=r"^@r\d+$", description="@r ref; default: focused.")
+    mode: Literal["semantic", "fused", "visual"] = Field(
+        "fused", description="fused adds a screenshot only when the tree is poor."
+    )
+
+
+class SearchUi(_Params):
+    stateId: StateId
+    text: str | None = Field(None, max_length=256)
+    role: str | None = Field(None, max_length=128)
+    capability: str | None = Field(
+        None, max_length=128, description="press, toggle, setText, select, scroll, ..."
+    )
+
+    @model_validator(mode="after")
+    def _one_predicate(self) -> SearchUi:
+        if not any((v or "").strip() for v in (self.text, self.role, self.capability)):
+            raise ValueError("give at least one of text, role or capability")
+        return self
+
+
+class ExpandUi(_Params):
+    stateId: StateId
+    ref: ElementRefDoc
+    depth: int = Field(3, ge=1, le=8, description="Levels below ref.")
+
+
+class InspectUi(_Params):
+    stateId: StateId
+    ref: ElementRefDoc
+
+
+class Condition(_Params):
+    """A UI condition; the same shape for expect, require, wait steps and wait_for."""
+
+    ref: str | None = Field(None, max_length=128, description="This exact element.")
+    scopeRef: str | None = Field(None, max_length=128, description="Within this subtree.")
+    scopeExact: bool | None = None
+    text: str | None = Field(None, max_length=512, description="Substring of name/value.")
+    role: str | None = Field(None, max_length=128)
+    value: str | None = Field(None, max_length=4096, description="Exact value; needs ref.")
+    until: Literal["present", "absent"] | None = None
+    gone: bool | None = Field(None, description="Same as until: absent.")
+    timeoutMs: int | None = Field(None, ge=0, le=600_000, description="Default 10000.")
+
+
+Point = Annotated[dict[str, float], Field(description="{x, y} image pixels")]
+
+
+class ActionStep(_Params):
+    action: Literal[
+        "press",
+        "click",
+        "toggle",
+        "setText",
+        "typeText",
+        "keypress",
+        "setValue",
+        "select",
+        "focus",
+        "scroll",
+        "expand",
+        "collapse",
+        "drag",
+        "moveMouse",
+        "wait",
+    ]
+    ref: str | None = Field(None, pattern=r"^@e\d+$", max_length=16)
+    x: float | None = None
+    y: float | None = None
+    text: str | None = Field(None, max_length=100_000)
+    keys: list[Annotated[str, Field(min_length=1, max_length=32)]] | None = Field(
+        None, max_length=8, description='One chord, e.g. ["ctrl","s"].'
+    )
+    button: Literal["left", "right", "middle"] | None = None
+    clickCount: int | None = Field(None, ge=1, le=3)
+    scrollX: float | None = None
+    scrollY: float | None = None
+    path: list[Point] | None = Field(None, min_length=2, max_length=100)
+    value: float | None = None
+    ms: int | None = Field(None, ge=0, le=60_000, description="wait: pause.")
+    until: Condition | None = Field(None, description="wait: until this holds.")
+
+    @model_validator(mode="after")
+    def _fields_fit_action(self) -> ActionStep:
+        rule = _ACTION_RULES[self.action]
+        given = {k for k, v in self.__dict__.items() if v is not None and k != "action"}
+        stray = given - rule.allowed
+        if stray:
+            takes = ", ".join(sorted(rule.allowed)) or "no other fields"
+            raise ValueError(
+                f"{self.action} does not take {', '.join(sorted(stray))}; it takes {takes}"
+            )
+        if (self.x is None) != (self.y is None):
+            raise ValueError("x and y come together or not at all")
+        has_point = self.x is not None
+        if rule.target == "ref" and self.ref is None:
+            raise ValueError(f"{self.action} needs ref (an @e ref from the state)")
+        if rule.target == "ref_or_point" and (self.ref is None) == (not has_point):
+            raise ValueError(f"{self.action} needs exactly one target: ref, or x and y")
+        for name in rule.required:
+            if getattr(self, name) is None:
+                raise ValueError(f"{self.action} needs {name}")
+        if self.action == "scroll" and not (round(self.scrollX or 0) or round(self.scrollY or 0)):
+            raise ValueError("scroll needs a non-zero scrollX or scrollY")
+        if self.action == "wait" and (self.ms is None) == (self.until is None):
+            raise ValueError("wait needs exactly one of ms or until")
+        if self.path is not None:
+            for point in self.path:
+                if set(point) != {"x", "y"}:
+                    raise ValueError("each path point is an object {x, y}")
+        return self
+
+
+@dataclass(frozen=True)
+class _Rule:
+    target: Literal["ref", "ref_or_point", "optional_ref", "point", "none"]
+    allowed: frozenset[str]
+    required: tuple[str, ...] = ()
+
+
+def _rule(target: str, *fields: str, required: tuple[str, ...] = ()) -> _Rule:
+    base = {"ref"} if target in ("ref", "optional_ref", "ref_or_point") else set()
+    if target in ("ref_or_point", "point"):
+        base |= {"x", "y"}
+    return _Rule(target, frozenset(base | set(fields) | set(required)), required)  # type: ignore[arg-type]
+
+
+_ACTION_RULES: dict[str, _Rule] = {
+    "press": _rule("ref"),
+    "click": _rule("ref_or_point", "button", "clickCount"),
+    "toggle": _rule("ref"),
+    "setText": _rule("ref", required=("text",)),
+    "typeText": _rule("optional_ref", required=("text",)),
+    "keypress": _rule("optional_ref", required=("keys",)),
+    "setValue": _rule("ref", required=("value",)),
+    "select": _rule("ref"),
+    "focus": _rule("ref"),
+    "scroll": _rule("optional_ref", "scrollX", "scrollY", "x", "y"),
+    "expand": _rule("ref"),
+    "collapse": _rule("ref"),
+    "drag": _rule("none", required=("path",)),
+    "moveMouse": _rule("point", required=("x", "y")),
+    "wait": _rule("none", "ms", "until"),
+}
+
+
+class ActUi(_Params):
+    stateId: StateId
+    actions: list[ActionStep] = Field(
+        min_length=1,
+        max_length=MAX_ACTIONS,
+        description="Steps run in order; stops at first failure.",
+    )
+    expect: Condition | None = Field(None, description="Postcondition checked after the steps.")
+    require: Condition | None = Field(
+        None, description="Precondition; nothing runs unless it holds."
+    )
+
+
+class ReadText(_Params):
+    ref: str = Field(pattern=r"^@[eo]\d+$", max_length=16, description="@e element or @o output.")
+    offset: int = Field(0, ge=0)
+    stateId: str | None = Field(None, max_length=128, description="Required for @e.")
+
+
+class WaitFor(Condition):
+    stateId: StateId
+
+
+class LaunchBrowser(_Params):
+    url: str | None = Field(None, max_length=8192, description="Default about:blank.")
+
+
+class NavigateBrowser(_Params):
+    stateId: StateId
+    url: str = Field(max_length=8192, description="Absolute http(s), file: or data: URL.")
+
+
+class EvaluateBrowser(_Params):
+    stateId: StateId
+    expression: str = Field(min_length=1, max_length=65_536)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    name: str
+    params: type[_Params]
+    description: str
+
+
+TOOLS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "find_roots",
+        FindRoots,
+        "List windows, dialogs and browser pages as @r refs. Start here to pick a target.",
+    ),
+    ToolSpec(
+        "observe_ui",
+        ObserveUi,
+        "Snapshot a root: a folded outline with @e refs and a stateId. Use before acting.",
+    ),
+    ToolSpec(
+        "search_ui",
+        SearchUi,
+        "Find elements in a stored state by text, role or capability. No live call.",
+    ),
+    ToolSpec(
+        "expand_ui",
+        ExpandUi,
+        "Show the subtree under a folded @e ref of a stored state.",
+    ),
+    ToolSpec(
+        "inspect_ui",
+        InspectUi,
+        "All details of one @e ref: states, rect, actions, capabilities.",
+    ),
+    ToolSpec(
+        "act_ui",
+        ActUi,
+        "Run 1-20 steps on a state as one transaction, with optional require/expect "
+        "conditions. Returns outcome worked/didnt/unknown, the check, and a diff + new stateId.",
+    ),
+    ToolSpec(
+        "read_text",
+        ReadText,
+        "Read an element's full text (@e + stateId) or continue long output (@o).",
+    ),
+    ToolSpec(
+        "wait_for",
+        WaitFor,
+        "Wait until a condition holds (or is gone); returns a new state either way.",
+    ),
+    ToolSpec(
+        "launch_browser",
+        LaunchBrowser,
+        "Start a private Chromium and observe its page.",
+    ),
+    ToolSpec(
+        "navigate_browser",
+        NavigateBrowser,
+        "Load a URL in a browser page state; returns the new state.",
+    ),
+    ToolSpec(
+        "evaluate_browser",
+        EvaluateBrowser,
+        "Run JavaScript in a browser page state; returns its JSON value.",
+    ),
+)
+SPECS: Mapping[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
+
+
+def _simplify(schema: Any, defs: Mapping[str, Any]) -> Any:
+    """Inline $refs, drop titles, and turn ``anyOf [X, null]`` into X.
+
+    Agents read these schemas on every turn, so every token counts; the
+    optional-null pattern carries nothing an omitted key does not.
+    """
+    if isinstance(schema, list):
+        return [_simplify(item, defs) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:
+        target = defs[schema["$ref"].rsplit("/", 1)[-1]]
+        merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
+        return _simplify(merged, defs)
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key in ("title", "$defs") or (key == "default" and value is None):
+            continue
+        if key == "properties":
+            out[key] = {name: _simplify(prop, defs) for name, prop in value.items()}
+            continue
+        out[key] = _simplify(value, defs)
+    any_of = out.get("anyOf")
+    if isinstance(any_of, list):
+        kept = [s for s in any_of if s != {"type": "null"}]
+        if len(kept) == 1:
+            del out["anyOf"]
+            out = {**kept[0], **out}
+    return out
+
+
+def input_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema of a tool's arguments (no tuple-style arrays, no $refs)."""
+    raw = SPECS[name].params.model_json_schema(by_alias=True)
+    schema = _simplify(raw, raw.get("$defs", {}))
+    assert isinstance(schema, dict)
+    schema.pop("description", None)
+    return schema
+
+
+def export_schemas(fmt: Literal["mcp", "openai", "anthropic"]) -> list[dict[str, Any]]:
+    """Tool definitions in the shape each client family expects."""
+    out: list[dict[str, Any]] = []
+    for spec in TOOLS:
+        schema = input_schema(spec.name)
+        if fmt == "mcp":
+            out.append({"name": spec.name, "description": spec.description, "inputSchema": schema})
+        elif fmt == "openai":
+            out.append(
+                {
+                    "type": "function",
+                    "function": {
+                        "name": spec.name,
+                        "description": spec.description,
+                        "parameters": schema,
+                    },
+                }
+            )
+        else:
+            out.append({"name": spec.name, "description": spec.description, "input_schema": schema})
+    return copy.deepcopy(out)
+
+
+def catalog_size_bytes() -> int:
+    return len(json.dumps(export_schemas("mcp"), separators=(",", ":")))
+
+
+def _field_path(loc: tuple[int | str, ...]) -> str:
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        elif part.startswith("function-") or part in ("function-after",):
+            continue
+        else:
+            path += f".{part}" if path else part
+    return path or "arguments"
+
+
+def validate(name: str, arguments: Mapping[str, Any] | None) -> _Params:
+    """Check a tool call's arguments; raise InvalidParams naming the first bad field."""
+    spec = SPECS.get(name)
+    if spec is None:
+        raise InvalidParams(
+            "tool", f"unknown tool {name!r}.", f"Use one of: {', '.join(TOOL_NAMES)}."
+        )
+    try:
+        return spec.params.model_validate(dict(arguments or {}))
+    except ValidationError as exc:
+        raise _invalid(name, exc) from None
+
+
+def _model_at(tool: str, loc: tuple[int | str, ...]) -> type[BaseModel]:
+    """The parameter model that owns the last named key of ``loc``."""
+    model: type[BaseModel] = SPECS[tool].params
+    for part in loc[:-1]:
+        if isinstance(part, str) and part in ("expect", "require", "until"):
+            model = Condition
+        elif part == "actions":
+            model = ActionStep
+    return model
+
+
+def _invalid(tool: str, exc: ValidationError) -> InvalidParams:
+    errors = exc.errors(include_url=False)
+    error = min(errors, key=lambda e: e["type"] != "extra_forbidden")
+    field = _field_path(tuple(error["loc"]))
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        allowed = ", ".join(_model_at(tool, tuple(error["loc"])).model_fields)
+        return InvalidParams(field, "is not a parameter here.", f"Allowed: {allowed}.")
+    if kind == "missing":
+        return InvalidParams(field, "is required.", "")
+    message = str(error["msg"]).removeprefix("Value error, ")
+    return InvalidParams(field, message.rstrip(".") + ".", "")

@@ -1,0 +1,131 @@
+"""``make demo``: an agent's session, end to end, on a private desktop.
+
+Starts a sandbox with gnome-calculator and a zenity entry dialog, starts
+``actui mcp`` as a real MCP server over stdio, and drives both apps through a
+real MCP client exactly as an agent would: find the window, observe, search,
+act with a postcondition. It prints every call and the text the agent sees,
+and exits 0 only if the calculator showed 42 and zenity returned the phrase.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from actui.sandbox import Sandbox
+
+PHRASE = "actui was here"
+
+
+class Agent:
+    """Calls tools through an MCP session and prints what an agent would see."""
+
+    def __init__(self, session: ClientSession) -> None:
+        self.session = session
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+        print(f"\n>>> {tool} {json.dumps(arguments, ensure_ascii=False)}")
+        result = await self.session.call_tool(tool, arguments, read_timeout_seconds=60)
+        for block in result.content:
+            if isinstance(block, types.TextContent):
+                print(block.text)
+        if result.is_error:
+            print("(the tool reported an error)")
+        return result
+
+    async def details(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        result = await self.call(tool, arguments)
+        if result.is_error or not isinstance(result.structured_content, dict):
+            raise RuntimeError(f"{tool} failed")
+        return result.structured_content
+
+    async def find_ref(self, state: str, text: str, role: str) -> str:
+        found = await self.details("search_ui", {"stateId": state, "text": text, "role": role})
+        matches = found["matches"]
+        if not matches:
+            raise RuntimeError(f"no {role} {text!r} found")
+        return str(matches[0]["ref"])
+
+
+async def _calculator(agent: Agent) -> bool:
+    roots = await agent.details("find_roots", {"text": "calculator"})
+    root = roots["windows"][0]["windowRef"]
+    state = (await agent.details("observe_ui", {"root": root, "mode": "semantic"}))["stateId"]
+    steps = [
+        {"action": "press", "ref": await agent.find_ref(state, key, "button")}
+        for key in ("1", "2", "+", "3", "0", "=")
+    ]
+    act = await agent.details(
+        "act_ui", {"stateId": state, "actions": steps, "expect": {"text": "42", "timeoutMs": 5000}}
+    )
+    verification = act["execution"]["verification"] or {}
+    new_state = act["stateId"]
+    display = await agent.details("search_ui", {"stateId": new_state, "text": "42"})
+    shown = [m["label"] for m in display["matches"]]
+    ok = act["outcome"] == "worked" and verification.get("status") == "verified"
+    print(
+        f"\n== calculator: outcome {act['outcome']}, check {verification.get('status')}, "
+        f"display shows {shown}"
+    )
+    return ok and any("42" in label for label in shown)
+
+
+async def _zenity(agent: Agent) -> bool:
+    roots = await agent.details("find_roots", {"text": "actui demo"})
+    root = roots["windows"][0]["windowRef"]
+    state = (await agent.details("observe_ui", {"root": root, "mode": "semantic"}))["stateId"]
+    found = await agent.details("search_ui", {"stateId": state, "role": "textbox"})
+    entry = found["matches"][0]["ref"]
+    ok_button = await agent.find_ref(state, "OK", "button")
+    act = await agent.details(
+        "act_ui",
+        {
+            "stateId": state,
+            "actions": [
+                {"action": "setText", "ref": entry, "text": PHRASE},
+                {"action": "press", "ref": ok_button},
+            ],
+        },
+    )
+    return bool(act["outcome"] in ("worked", "unknown"))
+
+
+async def run_demo() -> int:
+    async with Sandbox() as desktop:
+        print(f"private desktop {desktop.display} ready in {desktop.startup_s:.2f} s")
+        calculator = await desktop.launch(["gnome-calculator"])
+        dialog = await desktop.launch(
+            ["zenity", "--entry", "--title=actui demo", "--text=Say something:"],
+            stdout=asyncio.subprocess.PIPE,
+        )
+        await desktop.wait_for_app(calculator.pid)
+        await desktop.wait_for_app(dialog.pid)
+        server = StdioServerParameters(
+            command=sys.executable, args=["-m", "actui.cli", "mcp"], env=desktop.env
+        )
+        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            agent = Agent(session)
+            calc_ok = await _calculator(agent)
+            await _zenity(agent)
+        assert dialog.stdout is not None
+        out, _ = await asyncio.wait_for(dialog.communicate(), timeout=10)
+        said = out.decode().strip()
+        print(f"\n== zenity wrote to stdout: {said!r}")
+        zenity_ok = said == PHRASE
+        print(
+            f"\n== demo {'PASSED' if calc_ok and zenity_ok else 'FAILED'}: "
+            f"calculator 42 {'yes' if calc_ok else 'no'}, zenity phrase "
+            f"{'yes' if zenity_ok else 'no'}"
+        )
+        return 0 if calc_ok and zenity_ok else 1
+
+
+def main() -> int:
+    return asyncio.run(run_demo())

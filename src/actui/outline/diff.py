@@ -1,0 +1,323 @@
+"""Successor outlines: stable refs across looks, and what changed between two.
+
+A ref an agent saw in one state should name the same element in the next, so
+successors inherit refs from their base: by wire id first, then by a
+structural key (the chain of role/name/description tokens down from the root),
+then by a looser key that ignores ancestors' names, so renaming a container
+does not re-key everything under it. The diff is then a per-ref comparison of
+plain fields; when too much changed to read as a diff, a full view is asked
+for instead.
+
+Password values never enter a comparison or a rendering. This module must not
+fold by itself (it asks ``fold`` for full views), search, or talk to a backend.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+
+from actui.outline.fold import (
+    VALUE_CAP,
+    display_name,
+    fold_header,
+    node_details,
+    ordered_caps,
+    quoted,
+    render_fold,
+)
+from actui.outline.model import Node, Outline, renumbered
+
+FULL_VIEW_MIN_NODES = 8
+FULL_VIEW_MIN_CONFIDENCE = 0.4
+MAX_CHANGES = 100
+RATIO_MIN_CHANGES = 20
+MAX_CHANGE_RATIO = 0.65
+PRINTED_FIELDS = 6
+
+Step = tuple[str, ...]
+Key = tuple[Step, ...]
+
+
+def _token(node: Node) -> tuple[str, ...]:
+    return tuple(part.strip().lower() for part in (node.raw_role, node.name, node.description))
+
+
+def _role_token(node: Node) -> tuple[str, ...]:
+    return (node.raw_role.strip().lower(),)
+
+
+def _steps(outline: Outline, token: Callable[[Node], tuple[str, ...]]) -> dict[str, Step]:
+    """Each node's token plus its index among siblings with the same token."""
+    steps: dict[str, Step] = {outline.root: (*token(outline.root_node), "0")}
+    for node in outline:
+        seen: Counter[tuple[str, ...]] = Counter()
+        for child in outline.children(node):
+            own = token(child)
+            steps[child.ref] = (*own, str(seen[own]))
+            seen[own] += 1
+    return steps
+
+
+def _chains(outline: Outline, steps: Mapping[str, Step]) -> dict[str, Key]:
+    keys: dict[str, Key] = {}
+    for node in outline.subtree(outline.root_node):
+        above = keys[node.parent] if node.parent else ()
+        keys[node.ref] = (*above, steps[node.ref])
+    return keys
+
+
+def _structural_keys(outline: Outline) -> dict[str, Key]:
+    return _chains(outline, _steps(outline, _token))
+
+
+def _loose_keys(outline: Outline) -> dict[str, Key]:
+    """The node's own full step under its ancestors' role-only chain."""
+    own = _steps(outline, _token)
+    roles = _chains(outline, _steps(outline, _role_token))
+    return {
+        node.ref: (*(roles[node.parent] if node.parent else ()), own[node.ref]) for node in outline
+    }
+
+
+def structural_key(outline: Outline, node: Node) -> str:
+    """The node's structural key, readable: ``role|name|description#k`` steps joined by ``/``."""
+    key = _structural_keys(outline)[node.ref]
+    return "/".join("|".join(step[:-1]) + "#" + step[-1] for step in key)
+
+
+def stabilize(base: Outline, successor: Outline) -> Outline:
+    """``successor`` with refs inherited from ``base`` where the element is the same.
+
+    Three passes over the successor in breadth-first order, each claiming base
+    refs not yet taken: equal wire id, equal structural key, equal loose key.
+    Everything left gets a fresh number above the base's highest ref.
+    """
+    passes: list[tuple[Mapping[str, Hashable], Mapping[str, Hashable]]] = [
+        ({n.ref: n.wire for n in base if n.wire}, {n.ref: n.wire for n in successor if n.wire}),
+        (_structural_keys(base), _structural_keys(successor)),
+        (_loose_keys(base), _loose_keys(successor)),
+    ]
+    mapping: dict[str, str] = {}
+    claimed: set[str] = set()
+    for base_keys, successor_keys in passes:
+        lookup = {key: ref for ref, key in base_keys.items()}
+        for node in successor:
+            if node.ref in mapping or node.ref not in successor_keys:
+                continue
+            ref = lookup.get(successor_keys[node.ref])
+            if ref is not None and ref not in claimed:
+                mapping[node.ref] = ref
+                claimed.add(ref)
+    fresh = base.max_ref
+    for node in successor:
+        if node.ref not in mapping:
+            fresh += 1
+            mapping[node.ref] = f"@e{fresh}"
+    return renumbered(successor, mapping)
+
+
+def node_fields(node: Node) -> dict[str, object]:
+    """The compared fields of a node as JSON-safe values (a password's value excluded)."""
+    fields: dict[str, object] = {
+        "role": node.role,
+        "rawRole": node.raw_role,
+        "name": node.name,
+        "description": node.description,
+        "states": sorted(node.states),
+        "actions": list(node.actions),
+        "caps": list(ordered_caps(node)),
+        "rect": None
+        if node.rect is None
+        else {"x": node.rect.x, "y": node.rect.y, "w": node.rect.w, "h": node.rect.h},
+        "secure": node.secure,
+        "truncated": node.truncated,
+        "pictureOnly": node.picture_only,
+        "parent": node.parent,
+    }
+    if not node.secure:
+        fields["value"] = node.value
+        fields["valueLength"] = node.value_length
+    return fields
+
+
+@dataclass(frozen=True)
+class Added:
+    ref: str
+    parent: str | None
+    fields: Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class Updated:
+    """``fields`` holds the new values of the changed fields, ``previous`` the old."""
+
+    ref: str
+    path: tuple[str, ...]
+    fields: Mapping[str, object]
+    previous: Mapping[str, object]
+
+
+@dataclass(frozen=True)
+class Removed:
+    ref: str
+    parent: str | None
+    name: str
+
+
+@dataclass(frozen=True)
+class Changes:
+    """What changed from a base to its stabilized successor, and whether to show it all."""
+
+    added: tuple[Added, ...]
+    updated: tuple[Updated, ...]
+    removed: tuple[Removed, ...]
+    full_view_reason: str | None
+    identity_confidence: float
+    change_ratio: float
+
+    @property
+    def count(self) -> int:
+        return len(self.added) + len(self.updated) + len(self.removed)
+
+
+def _updated(base_node: Node, node: Node, successor: Outline) -> Updated | None:
+    old, new = node_fields(base_node), node_fields(node)
+    changed = sorted(name for name in old.keys() | new.keys() if old.get(name) != new.get(name))
+    if not changed:
+        return None
+    return Updated(
+        ref=node.ref,
+        path=tuple(a.ref for a in successor.ancestors(node)),
+        fields={name: new.get(name) for name in changed},
+        previous={name: old.get(name) for name in changed},
+    )
+
+
+def _full_view_reason(
+    base: Outline, successor: Outline, count: int, confidence: float
+) -> str | None:
+    old_root, new_root = base.root_node, successor.root_node
+    if (old_root.role, old_root.raw_role) != (new_root.role, new_root.raw_role):
+        return "root_replaced"
+    if len(successor) > FULL_VIEW_MIN_NODES and confidence < FULL_VIEW_MIN_CONFIDENCE:
+        return "identity_confidence_low"
+    ratio = count / max(1, len(base), len(successor))
+    if count > MAX_CHANGES or (count > RATIO_MIN_CHANGES and ratio > MAX_CHANGE_RATIO):
+        return "change_budget_exceeded"
+    return None
+
+
+def compute_changes(base: Outline, successor: Outline) -> Changes:
+    """Per-ref changes from ``base`` to a successor already stabilized against it."""
+    added = tuple(
+        Added(ref=n.ref, parent=n.parent, fields=node_fields(n))
+        for n in successor
+        if n.ref not in base.nodes
+    )
+    removed = tuple(
+        Removed(ref=n.ref, parent=n.parent, name=display_name(n))
+        for n in base
+        if n.ref not in successor.nodes
+    )
+    updated = tuple(
+        change
+        for n in successor
+        if n.ref in base.nodes and (change := _updated(base.nodes[n.ref], n, successor)) is not None
+    )
+    count = len(added) + len(updated) + len(removed)
+    confidence = (len(successor) - len(added)) / max(1, len(successor))
+    return Changes(
+        added=added,
+        updated=updated,
+        removed=removed,
+        full_view_reason=_full_view_reason(base, successor, count, confidence),
+        identity_confidence=confidence,
+        change_ratio=count / max(1, len(base), len(successor)),
+    )
+
+
+def _set_change(name: str, old: object, new: object) -> str:
+    before = set(old) if isinstance(old, list) else set()
+    after = set(new) if isinstance(new, list) else set()
+    moves = [f"+{item}" for item in sorted(after - before)]
+    moves += [f"-{item}" for item in sorted(before - after)]
+    return f"{name} {' '.join(moves)}"
+
+
+def _field_text(name: str, old: object, new: object) -> str:
+    if name in ("states", "caps"):
+        return _set_change(name, old, new)
+    if isinstance(new, str):
+        return f"{name}={quoted(new, VALUE_CAP)}"
+    return f"{name}={json.dumps(new, ensure_ascii=False)}"
+
+
+_UNPRINTED = frozenset({"rect", "actions", "valueLength"})
+
+
+def _updated_line(change: Updated, successor: Outline) -> str:
+    node = successor.nodes[change.ref]
+    path = " > ".join(change.path) or "root"
+    printable = [name for name in change.fields if name not in _UNPRINTED]
+    parts = [
+        _field_text(name, change.previous.get(name), change.fields[name])
+        for name in printable[:PRINTED_FIELDS]
+    ]
+    if "actions" in change.fields:
+        parts.append(f"actions={json.dumps(change.fields['actions'], ensure_ascii=False)}")
+    if not parts:
+        parts.append("changed: " + ", ".join(name for name in change.fields))
+    return f"~ {change.ref} ({path}) {display_name(node)}: {', '.join(parts)}"
+
+
+def _described(node: Node) -> str:
+    return display_name(node) + node_details(node)
+
+
+def render_changes(changes: Changes, successor: Outline, base_state_id: str, state_id: str) -> str:
+    """The diff text of an act or a repeated observe, or the full view it asks for."""
+    footer = f"Use stateId {state_id} from now on."
+    if changes.full_view_reason:
+        fold = render_fold(successor)
+        header = fold_header(fold, state_id, changes.full_view_reason)
+        return f"{header}\n{fold.text}\n{footer}"
+    lines = [
+        f"changes: {changes.count} ({len(changes.added)} added, {len(changes.updated)} "
+        f"updated, {len(changes.removed)} removed) from stateId {base_state_id} "
+        f"to stateId {state_id}"
+    ]
+    if not changes.count:
+        lines.append("no element changes")
+    lines.extend(
+        f"+ {a.ref} under {a.parent or 'root'} {_described(successor.nodes[a.ref])}"
+        for a in changes.added
+    )
+    lines.extend(_updated_line(u, successor) for u in changes.updated)
+    lines.extend(f"- {r.ref} from {r.parent or 'root'} (was {r.name})" for r in changes.removed)
+    lines.append(footer)
+    return "\n".join(lines)
+
+
+def changes_json(changes: Changes) -> list[dict[str, object]]:
+    """The changes as JSON-safe details: plain values, no node objects."""
+    details: list[dict[str, object]] = [
+        {"change": "added", "ref": a.ref, "parent": a.parent, **a.fields} for a in changes.added
+    ]
+    details += [
+        {
+            "change": "updated",
+            "ref": u.ref,
+            "path": list(u.path),
+            "fields": dict(u.fields),
+            "previous": dict(u.previous),
+        }
+        for u in changes.updated
+    ]
+    details += [
+        {"change": "removed", "ref": r.ref, "parent": r.parent, "name": r.name}
+        for r in changes.removed
+    ]
+    return details

@@ -1,0 +1,314 @@
+"""How an outline reads as text: display names, label lines, paths and the fold.
+
+An agent sees a window through this module, so every line must be bounded and
+honest: folded nodes say how many descendants they hide, a budget cut ends in a
+receipt, and focused nodes are shown whatever the budget. Roles are the neutral
+vocabulary; native ids (object paths, wire refs) are never printed, and a
+password field never shows a value.
+
+This module only renders. It must not search, diff, mutate outlines or know
+about states and tools beyond the stateId it is handed for a header.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Collection, Iterator
+from dataclasses import dataclass
+
+from actui.backends.base import CAPABILITIES
+from actui.errors import UnknownRef
+from actui.outline.model import Node, Outline
+
+LABEL_CAP = 120
+"""Characters of a label shown in a fold line or a path."""
+INSPECT_LABEL_CAP = 512
+"""Characters of a label shown in the expand/inspect label line."""
+VALUE_CAP = 80
+"""Characters of a value shown inline; the rest is paged through read_text."""
+SUMMARY_ROLES = 4
+"""Roles listed in a fold summary."""
+
+_CAP_ORDER = {name: index for index, name in enumerate(CAPABILITIES)}
+_SENSITIVITY = frozenset({"enabled", "sensitive"})
+_VISIBILITY = frozenset({"visible", "showing"})
+
+
+def clip(text: str, cap: int) -> str:
+    """``text`` cut to ``cap`` characters, with an ellipsis when cut."""
+    return text if len(text) <= cap else text[:cap] + "…"
+
+
+def quoted(text: str, cap: int) -> str:
+    """A JSON-quoted, single-line rendering of ``text`` cut to ``cap``."""
+    return json.dumps(clip(text, cap), ensure_ascii=False)
+
+
+def _label_is_value(node: Node) -> bool:
+    return not node.name and not node.description
+
+
+def display_name(node: Node) -> str:
+    """The neutral role, then the quoted label when there is one.
+
+    A label taken from the value is cut like a value, since it is one.
+    """
+    if not node.label:
+        return node.role
+    cap = VALUE_CAP if _label_is_value(node) else LABEL_CAP
+    return f"{node.role} {quoted(node.label, cap)}"
+
+
+def is_disabled(node: Node) -> bool:
+    """Whether the platform says the node does not accept input.
+
+    A backend may say so directly (``disabled``). AT-SPI instead reports
+    ``enabled``/``sensitive`` on every widget that accepts input, alongside
+    ``visible``/``showing``; a node that reports its visibility but neither of
+    those is disabled. A node with no such states reported is not judged.
+    """
+    if "disabled" in node.states:
+        return True
+    return bool(node.states & _VISIBILITY) and not node.states & _SENSITIVITY
+
+
+def is_offscreen(node: Node) -> bool:
+    """Whether the node exists but is not on screen (a hidden page, a closed popover)."""
+    if "offscreen" in node.states:
+        return True
+    return bool(node.states & (_VISIBILITY | _SENSITIVITY)) and "showing" not in node.states
+
+
+def marks(node: Node) -> list[str]:
+    """The states and annotations that matter to an agent, in a fixed order."""
+    states = node.states
+    found: list[str] = [n for n in ("focused", "checked", "pressed", "selected") if n in states]
+    if "indeterminate" in states or "mixed" in states:
+        found.append("mixed")
+    if "expanded" in states:
+        found.append("expanded")
+    elif "collapsed" in states or "expandable" in states:
+        found.append("collapsed")
+    if is_disabled(node):
+        found.append("disabled")
+    found.extend(name for name in ("editable", "modal") if name in states)
+    if is_offscreen(node):
+        found.append("offscreen")
+    if node.picture_only:
+        found.append("picture-only")
+    if node.truncated:
+        found.append("truncated")
+    return found
+
+
+def ordered_caps(node: Node) -> tuple[str, ...]:
+    """The node's capabilities in the vocabulary's order (unknown ones last, sorted)."""
+    return tuple(sorted(node.caps, key=lambda cap: (_CAP_ORDER.get(cap, len(_CAP_ORDER)), cap)))
+
+
+def _value_text(node: Node) -> str:
+    """`` value="…"`` unless the value is the label; never for a password field.
+
+    A value cut here (or by the backend) says its full length, so the agent
+    knows to page it through read_text.
+    """
+    if node.secure or not node.value:
+        return ""
+    text = "" if _label_is_value(node) else f" value={quoted(node.value, VALUE_CAP)}"
+    total = max(node.value_length, len(node.value))
+    if total > min(len(node.value), VALUE_CAP):
+        text += f" ({total} chars)"
+    return text
+
+
+def node_details(node: Node) -> str:
+    """Value, capabilities and marks: what every rendering of a node appends."""
+    text = _value_text(node)
+    caps = ordered_caps(node)
+    if caps:
+        text += " {" + ",".join(caps) + "}"
+    found = marks(node)
+    if found:
+        text += " [" + ", ".join(found) + "]"
+    return text
+
+
+def node_line(node: Node) -> str:
+    """A node as one fold line, without indent or fold summary."""
+    return f"{node.ref} {display_name(node)}{node_details(node)}"
+
+
+def label_line(node: Node) -> str:
+    """The head line of expand_ui and inspect_ui.
+
+    The raw platform role follows the neutral one in brackets when they
+    differ, so an agent can see what the toolkit really said.
+    """
+    role = node.role
+    raw = node.raw_role.strip()
+    if raw and raw.lower() != role:
+        role += f" [{raw}]"
+    label = quoted(node.label, INSPECT_LABEL_CAP) if node.label else "(unlabeled)"
+    return f"{node.ref} {role} {label}{node_details(node)}"
+
+
+def path_text(outline: Outline, node: Node) -> str:
+    """Display names from the root down to ``node``, joined with `` ▸ ``."""
+    return " ▸ ".join(display_name(n) for n in [*outline.ancestors(node), node])
+
+
+def plural(word: str, count: int) -> str:
+    if count == 1:
+        return word
+    if word.endswith(("s", "x", "ch", "sh")):
+        return word + "es"
+    if word.endswith("y") and word[-2:-1] not in "aeiou":
+        return word[:-1] + "ies"
+    return word + "s"
+
+
+def fold_summary(outline: Outline, node: Node) -> str:
+    """``(N: 3 buttons, 2 labels, …)``: all descendants, the top roles by count."""
+    counts: Counter[str] = Counter(
+        "picture-only" if n.picture_only else n.role for n in outline.subtree(node) if n is not node
+    )
+    total = sum(counts.values())
+    if not total:
+        return "(0 children)"
+    top = sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:SUMMARY_ROLES]
+    listed = ", ".join(f"{count} {plural(role, count)}" for role, count in top)
+    if len(counts) > SUMMARY_ROLES:
+        listed += ", …"
+    return f"({total}: {listed})"
+
+
+@dataclass(frozen=True)
+class Fold:
+    """A rendered fold.
+
+    ``shown`` counts rendered nodes of the folded subtree out of ``total``
+    (the whole tree when rendering from the root); ``lines`` counts every line
+    of ``text``, path and receipt lines included. ``cut`` is true when the line
+    budget, not folding, hid nodes.
+    """
+
+    text: str
+    lines: int
+    shown: int
+    cut: bool
+    total: int
+
+
+def resolve(outline: Outline, ref: str) -> Node:
+    """The node behind ``ref`` or a stale-ref error the agent can act on."""
+    node = outline.get(ref)
+    if node is None:
+        raise UnknownRef(
+            f"{ref} is not an element of this state; use a ref from the same stateId "
+            "or observe again."
+        )
+    return node
+
+
+def _unfolded(outline: Outline, top: Node, unfold: Collection[str]) -> set[str]:
+    """Refs whose children are shown whatever their depth.
+
+    The top node; the path and children of focused nodes and of ``unfold``
+    refs; the paths down to truncated nodes and dialogs, so they stay visible.
+    """
+    wanted = set(unfold)
+    opened = {top.ref}
+    for node in outline.subtree(top):
+        if node.focused or node.ref in wanted:
+            opened.add(node.ref)
+        if node.focused or node.ref in wanted or node.truncated or node.role == "dialog":
+            opened.update(a.ref for a in outline.ancestors(node))
+    return opened
+
+
+def _required(outline: Outline, top: Node) -> set[str]:
+    """Refs rendered whatever the line budget: the top node and focused paths."""
+    required = {top.ref}
+    above = {a.ref for a in outline.ancestors(top)}
+    for node in outline.subtree(top):
+        if node.focused:
+            required.add(node.ref)
+            required.update(a.ref for a in outline.ancestors(node) if a.ref not in above)
+    return required
+
+
+def _visible(
+    outline: Outline, top: Node, max_depth: int, opened: set[str]
+) -> Iterator[tuple[Node, int, bool]]:
+    """Pre-order ``(node, depth below top, folded)`` of every node folding leaves visible."""
+    stack = [(top, 0)]
+    while stack:
+        node, depth = stack.pop()
+        unfolded = depth < max_depth or node.ref in opened
+        yield node, depth, bool(node.children) and not unfolded
+        if unfolded:
+            stack.extend((child, depth + 1) for child in reversed(outline.children(node)))
+
+
+def _path_line(node: Node, depth: int) -> str:
+    """An ancestor of an expanded node; its other children stay hidden."""
+    others = len(node.children) - 1
+    hidden = f"; {others} other {'child' if others == 1 else 'children'} hidden" if others else ""
+    return f"{'  ' * depth}{node_line(node)} (path{hidden})"
+
+
+def render_fold(
+    outline: Outline,
+    *,
+    max_depth: int = 2,
+    max_lines: int = 150,
+    unfold: Collection[str] = (),
+    start: str | None = None,
+) -> Fold:
+    """The outline folded to ``max_depth`` and cut at ``max_lines`` node lines.
+
+    With ``start`` (expand_ui), the fold covers that node's subtree only: depth
+    counts from it and the whole budget is spent on it; its ancestors come
+    first as path lines. Focused nodes and their paths are rendered even past
+    the budget, whose share they take first.
+    """
+    for ref in unfold:
+        resolve(outline, ref)
+    top = outline.root_node if start is None else resolve(outline, start)
+    path = outline.ancestors(top)
+    lines = [_path_line(node, depth) for depth, node in enumerate(path)]
+    required = _required(outline, top)
+    free = max(0, max_lines - len(required))
+    shown = 0
+    cut = False
+    for node, depth, folded in _visible(
+        outline, top, max(0, max_depth), _unfolded(outline, top, unfold)
+    ):
+        if node.ref not in required:
+            if cut or free == 0:
+                cut = True
+                continue
+            free -= 1
+        shown += 1
+        line = f"{'  ' * (len(path) + depth)}{node_line(node)}"
+        if folded:
+            line += f" ▸ {fold_summary(outline, node)}"
+        lines.append(line)
+    total = outline.descendant_count(top) + 1
+    if cut:
+        lines.append(
+            f"… {total - shown} of {total} nodes not shown (line budget {max_lines}); "
+            "search_ui finds any node, expand_ui opens a subtree."
+        )
+    return Fold(text="\n".join(lines), lines=len(lines), shown=shown, cut=cut, total=total)
+
+
+def fold_header(fold: Fold, state_id: str, full_view_reason: str | None = None) -> str:
+    """The line above a fold: node count, stateId, and why the view is full or cut."""
+    text = f"outline: {fold.total} nodes, {fold.shown} shown; stateId {state_id}"
+    if full_view_reason:
+        text += f"; full view: {full_view_reason}"
+    if fold.cut:
+        text += "; folded output truncated"
+    return text

@@ -1,0 +1,216 @@
+"""Ranked search over a complete outline: text tiers, role and capability filters.
+
+Text matches a node's own words (name, description, value) only: never its
+role, never a native id, never a password's value. Roles are compared through
+the neutral vocabulary, so ``button`` finds a GTK3 ``push button``.
+
+This module ranks and renders matches. It must not fold, diff, capture or
+escalate to a live look; the caller decides what to do with an empty result.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from actui.errors import InvalidParams
+from actui.outline.fold import LABEL_CAP, clip, ordered_caps, path_text
+from actui.outline.model import Node, Outline
+from actui.outline.roles import neutral_role, normalize_role
+
+Tier = Literal["exact", "prefix", "substring", "fuzzy"]
+Reason = Literal["exact", "prefix", "substring", "fuzzy", "filter"]
+
+QUERY_CAP = 256
+CANDIDATE_CAP = 512
+TOKEN_CAP = 256
+FUZZY_THRESHOLD = 0.72
+TOP_N = 12
+
+_TIER_SCORES: dict[Tier, float] = {"exact": 1.0, "prefix": 0.95, "substring": 0.90}
+_REASON_ORDER: dict[Reason, int] = {"exact": 0, "prefix": 1, "substring": 2, "filter": 3}
+_NON_WORD = re.compile(r"\W+")
+_CAP_ALIASES = {"click": "press", "activate": "press", "type": "typetext"}
+"""Capability words agents use for a neutral capability (compared normalized)."""
+
+
+@dataclass(frozen=True)
+class Match:
+    """One search hit, in plain values (no node objects cross this line)."""
+
+    ref: str
+    role: str
+    label: str
+    reason: Reason
+    score: float
+    path: str
+    caps: tuple[str, ...]
+    actions: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """The returned matches and how many matched in all."""
+
+    matches: tuple[Match, ...]
+    total: int
+
+
+def normalize_text(text: str) -> str:
+    """Lowercased, whitespace collapsed and trimmed."""
+    return " ".join(text.lower().split())
+
+
+def osa_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance: insert, delete, substitute, adjacent swap."""
+    if len(a) < len(b):
+        a, b = b, a
+    if not b:
+        return len(a)
+    before: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        current = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cost = 0 if ca == cb else 1
+            best = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                best = min(best, before[j - 2] + 1)
+            current[j] = best
+        before, previous = previous, current
+    return previous[-1]
+
+
+def _similarity(query: str, text: str, floor: float) -> float:
+    """``1 − OSA / longer length``, or 0 when the lengths alone rule out ``floor``."""
+    longest = max(len(query), len(text))
+    if 1 - abs(len(query) - len(text)) / longest < floor:
+        return 0.0
+    return 1 - osa_distance(query, text) / longest
+
+
+def rank_text(query: str, candidates: Sequence[str]) -> tuple[Tier, float] | None:
+    """The best tier and score of ``query`` over ``candidates``, or None below fuzzy."""
+    q = normalize_text(query)[:QUERY_CAP]
+    if not q:
+        return None
+    texts = [t for t in (normalize_text(c)[:CANDIDATE_CAP] for c in candidates) if t]
+    tokens = [tok for t in texts for tok in _NON_WORD.split(t) if tok]
+    if q in texts:
+        return "exact", _TIER_SCORES["exact"]
+    if any(t.startswith(q) for t in texts) or any(tok.startswith(q) for tok in tokens):
+        return "prefix", _TIER_SCORES["prefix"]
+    if any(q in t for t in texts):
+        return "substring", _TIER_SCORES["substring"]
+    best = 0.0
+    for text in [*texts, *(tok for tok in tokens if len(tok) <= TOKEN_CAP)]:
+        best = max(best, _similarity(q, text, max(best, FUZZY_THRESHOLD)))
+    return ("fuzzy", best) if best >= FUZZY_THRESHOLD else None
+
+
+def _role_filter(role: str) -> Callable[[Node], bool]:
+    wanted = normalize_role(neutral_role(role))
+    return lambda node: wanted in (normalize_role(node.role), normalize_role(node.raw_role))
+
+
+def _capability_filter(capability: str) -> Callable[[Node], bool]:
+    """Neutral capabilities (with aliases), or an action name containing the query."""
+    key = normalize_role(capability)
+    key = _CAP_ALIASES.get(key, key)
+    word = capability.strip().lower()
+
+    def matches(node: Node) -> bool:
+        if any(normalize_role(cap) == key for cap in node.caps):
+            return True
+        return any(word in action.lower() for action in node.actions)
+
+    return matches
+
+
+def _match(outline: Outline, node: Node, reason: Reason, score: float) -> Match:
+    return Match(
+        ref=node.ref,
+        role=node.role,
+        label=clip(node.label, LABEL_CAP),
+        reason=reason,
+        score=round(score, 4),
+        path=path_text(outline, node),
+        caps=ordered_caps(node),
+        actions=node.actions,
+    )
+
+
+def search(
+    outline: Outline,
+    *,
+    text: str | None = None,
+    role: str | None = None,
+    capability: str | None = None,
+    limit: int = TOP_N,
+) -> SearchResult:
+    """Rank every node of the complete outline and return the best ``limit``.
+
+    Exact, prefix, substring and filter-only matches come first (by tier,
+    score, then breadth-first order); fuzzy matches fill the rest only when
+    fewer than ``limit`` strong ones exist, and only then count in the total.
+    """
+    limit = max(1, limit)
+    query = (text or "").strip()
+    filters = [
+        make(value.strip())
+        for value, make in ((role, _role_filter), (capability, _capability_filter))
+        if value and value.strip()
+    ]
+    if not query and not filters:
+        raise InvalidParams("text", "is empty", "Give at least one of text, role or capability.")
+    strong: list[tuple[int, float, int, Node, Reason]] = []
+    fuzzy: list[tuple[int, float, int, Node, Reason]] = []
+    for order, node in enumerate(outline):
+        if not all(accepts(node) for accepts in filters):
+            continue
+        reason: Reason = "filter"
+        score = 1.0
+        if query:
+            ranked = rank_text(query, (node.name, node.description, node.value))
+            if ranked is None:
+                continue
+            reason, score = ranked
+        if reason == "fuzzy":
+            fuzzy.append((0, -score, order, node, reason))
+        else:
+            strong.append((_REASON_ORDER[reason], -score, order, node, reason))
+    hits = sorted(strong, key=lambda hit: hit[:3])
+    if len(hits) < limit:
+        hits += sorted(fuzzy, key=lambda hit: hit[:3])
+    matches = tuple(
+        _match(outline, node, reason, -score) for _, score, _, node, reason in hits[:limit]
+    )
+    return SearchResult(matches=matches, total=len(hits))
+
+
+def render_search(result: SearchResult) -> str:
+    """``found N; returned M`` with a refine hint, then each match and its path."""
+    returned = len(result.matches)
+    if not result.total:
+        head = (
+            "found 0. Try a shorter or different text, a role (button, textbox, …) "
+            "or a capability (press, setText, …); observe_ui again if the window changed."
+        )
+    elif result.total > returned:
+        head = (
+            f"found {result.total}; returned {returned}. "
+            "Refine with a longer text, a role or a capability to see the rest."
+        )
+    else:
+        head = f"found {result.total}; returned {returned}."
+    lines = [head]
+    for match in result.matches:
+        label = f" {json.dumps(match.label, ensure_ascii=False)}" if match.label else ""
+        caps = " {" + ",".join(match.caps) + "}" if match.caps else ""
+        reason = f"{match.reason} {match.score:.2f}" if match.reason == "fuzzy" else match.reason
+        lines.append(f"{match.ref} {match.role}{label}{caps} [{reason}]")
+        lines.append(f"  path: {match.path}")
+    return "\n".join(lines)

@@ -1,0 +1,70 @@
+"""The cumulative root registry and root ranking.
+
+``@r`` refs are keyed by the backend's native identity and never reassigned,
+so an agent's ``@r3`` keeps meaning the same window across listings (fixes
+G9/G12). This module holds no platform code and never lists roots itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from actui.backends.base import RootInfo
+from actui.errors import TargetGone, UnknownRef
+
+
+def window_score(root: RootInfo) -> int:
+    """The reference's window score: what an agent most likely means."""
+    return (
+        180 * root.is_modal
+        + 100 * root.is_focused
+        + 40 * (not root.is_minimized)
+        + 20 * root.is_onscreen
+        + 10 * bool(root.window_id)
+        + 2 * bool(root.title.strip())
+    )
+
+
+class RootRegistry:
+    def __init__(self) -> None:
+        self._refs: dict[str, str] = {}
+        self._roots: dict[str, RootInfo] = {}
+
+    def ref_for(self, root: RootInfo) -> str:
+        ref = self._refs.get(root.native_id)
+        if ref is None:
+            ref = f"@r{len(self._refs) + 1}"
+            self._refs[root.native_id] = ref
+        self._roots[ref] = root
+        return ref
+
+    def get(self, ref: str) -> RootInfo:
+        root = self._roots.get(ref)
+        if root is None:
+            raise UnknownRef(f"root: {ref} was never issued in this session. Run find_roots.")
+        return root
+
+
+def match_root(wanted: RootInfo, candidates: Sequence[RootInfo]) -> RootInfo:
+    """Re-find ``wanted`` among a fresh listing: native id, then window id, then title."""
+    for root in candidates:
+        if root.native_id == wanted.native_id:
+            return root
+    if wanted.window_id:
+        for root in candidates:
+            if root.window_id == wanted.window_id:
+                return root
+    titled = [r for r in candidates if r.title.strip() and r.title == wanted.title]
+    if len(titled) == 1:
+        return titled[0]
+    raise TargetGone(
+        f"the window {wanted.title or wanted.app_name!r} (pid {wanted.pid}) is gone. "
+        "Run find_roots, then observe_ui."
+    )
+
+
+def pick_default(roots: Sequence[RootInfo]) -> RootInfo | None:
+    """The root an agent means when it names none: the best-scoring one."""
+    if not roots:
+        return None
+    return max(roots, key=lambda r: (window_score(r), -r.z_order))

@@ -1,0 +1,90 @@
+"""The state store: immutable observations, kept by id, bounded in number.
+
+Every ``stateId`` an agent holds names one :class:`State` here. The store keeps
+the newest ``capacity`` states (re-saving one makes it newest again, so states
+in use survive) and forgets the rest: an agent holding a forgotten id is told
+to observe again rather than being served an outdated tree. This module must
+not talk to a backend, schedule work or render anything.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from actui.backends.base import RootInfo
+from actui.errors import UnknownState
+from actui.outline.model import Outline
+
+DEFAULT_CAPACITY = 128
+
+
+def new_state_id() -> str:
+    """A fresh, unguessable id, distinct from any backend look id."""
+    return str(uuid.uuid4())
+
+
+@dataclass(frozen=True)
+class State:
+    """One saved observation of one root at one epoch of its resource.
+
+    ``base_state_id`` links a successor to the state it was derived from;
+    ``extra`` carries backend- or tool-specific values (browser snapshot ids,
+    the running note) that the runtime stores without interpreting.
+    """
+
+    state_id: str
+    resource_key: str
+    epoch: int
+    root_ref: str
+    root: RootInfo
+    outline: Outline
+    captured_at: float
+    base_state_id: str | None = None
+    image: bytes | None = None
+    image_size: tuple[int, int] | None = None
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.extra, MappingProxyType):
+            object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
+
+
+class StateStore:
+    """Insertion-ordered, newest last; overflow evicts the oldest."""
+
+    def __init__(self, capacity: int = DEFAULT_CAPACITY) -> None:
+        if capacity < 1:
+            raise ValueError(f"capacity must be at least 1, got {capacity}")
+        self._capacity = capacity
+        self._states: OrderedDict[str, State] = OrderedDict()
+
+    def put(self, state: State) -> None:
+        """Save (or re-save) ``state`` as the newest, evicting the oldest on overflow."""
+        self._states[state.state_id] = state
+        self._states.move_to_end(state.state_id)
+        while len(self._states) > self._capacity:
+            self._states.popitem(last=False)
+
+    def get(self, state_id: str) -> State:
+        state = self._states.get(state_id)
+        if state is None:
+            raise UnknownState(
+                f"unknown stateId {state_id!r}: it was never issued or has been forgotten "
+                f"(only the newest {self._capacity} states are kept). Call observe_ui again "
+                "and use the stateId it returns."
+            )
+        return state
+
+    def newest_for(self, resource_key: str) -> State | None:
+        """The most recently saved state of one resource, if any is still kept."""
+        for state in reversed(self._states.values()):
+            if state.resource_key == resource_key:
+                return state
+        return None
+
+    def __len__(self) -> int:
+        return len(self._states)

@@ -1,0 +1,75 @@
+"""Waiting for a UI condition: snapshot, evaluate, sleep until the next change.
+
+The loop takes the backend's change mark *before* each snapshot, so an event
+that lands between the snapshot and the wait wakes it at once; backends with
+events wake on them, the others fall back to their declared polling interval.
+Every fresh outline is ref-stabilized against the base state so a condition's
+``@e`` refs keep meaning the same elements. No rendering, no scheduling here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from actui.backends.base import Backend, RootInfo, Snapshot
+from actui.conditions import Evaluation, UiCondition, evaluate
+from actui.outline.diff import stabilize
+from actui.outline.model import Outline, build_outline
+
+SnapshotFn = Callable[[], Awaitable[Snapshot]]
+
+
+@dataclass(frozen=True)
+class WaitResult:
+    satisfied: bool
+    evaluation: Evaluation
+    snapshot: Snapshot
+    outline: Outline
+    elapsed_ms: int
+    checks: int
+    event_driven: bool
+
+
+def observed_outline(snapshot: Snapshot, base: Outline | None) -> Outline:
+    """A snapshot's outline, with refs inherited from ``base`` when given."""
+    fresh = build_outline(snapshot.tree, snapshot.root.frame)
+    return stabilize(base, fresh) if base is not None else fresh
+
+
+async def wait_until(
+    backend: Backend,
+    root: RootInfo,
+    condition: UiCondition,
+    base: Outline,
+    take_snapshot: SnapshotFn,
+    *,
+    timeout_ms: int | None = None,
+) -> WaitResult:
+    """Check ``condition`` on fresh snapshots until it holds or time runs out.
+
+    It is always checked at least once, even with a zero timeout.
+    """
+    budget = condition.timeout_ms if timeout_ms is None else timeout_ms
+    start = time.monotonic()
+    deadline = start + budget / 1000
+    checks = 0
+    while True:
+        mark = backend.change_mark(root)
+        snapshot = await take_snapshot()
+        outline = observed_outline(snapshot, base)
+        evaluation = evaluate(condition, outline)
+        checks += 1
+        remaining = deadline - time.monotonic()
+        if evaluation.satisfied or remaining <= 0:
+            return WaitResult(
+                satisfied=evaluation.satisfied,
+                evaluation=evaluation,
+                snapshot=snapshot,
+                outline=outline,
+                elapsed_ms=round((time.monotonic() - start) * 1000),
+                checks=checks,
+                event_driven=backend.waits_are_event_driven,
+            )
+        await backend.wait_for_change(root, mark, remaining)

@@ -1,0 +1,703 @@
+"""A private virtual desktop: its own X server, session bus, AT-SPI bus and registry, and WM.
+
+This module owns starting those processes with readiness checks (deadlines, never fixed
+sleeps), the environment that points child processes at them, launching apps inside, and
+tearing every process down by PID. It must not observe or act on user interfaces: that is the
+backends' job. It knows just enough AT-SPI to tell when the desktop, or an app in it, is ready.
+
+Every process started for or inside a sandbox carries ``ACTUI_SANDBOX_ID=<token>`` in its
+environment, so teardown can find what escaped its process group: daemons activated on the
+private bus, grandchildren that left their group, commands the caller ran with ``Sandbox.env``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import atexit
+import contextlib
+import os
+import secrets
+import select
+import shlex
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from dbus_fast import Message, MessageType, Variant
+from dbus_fast.aio import MessageBus
+
+TOKEN_VAR = "ACTUI_SANDBOX_ID"
+START_TIMEOUT_S = 30.0
+STOP_GRACE_S = 2.0
+CALL_TIMEOUT_S = 2.0
+APP_POLL_S = 0.05
+APP_TIMEOUT_S = 20.0
+
+_FIRST_DISPLAY = 100
+_DISPLAY_ATTEMPTS = 5
+_DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+_A11Y_BUS = ("org.a11y.Bus", "/org/a11y/bus")
+_REGISTRY = "org.a11y.atspi.Registry"
+_ACCESSIBLE_ROOT = "/org/a11y/atspi/accessible/root"
+
+# Host variables that would leak the host session into the sandbox.
+_HOST_ONLY = ("WAYLAND_DISPLAY", "GTK_MODULES", "AT_SPI_BUS_ADDRESS", "SESSION_MANAGER")
+_TOOLKIT_ENV = {
+    "NO_AT_BRIDGE": "0",
+    "ACCESSIBILITY_ENABLED": "1",
+    "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1",
+    "QT_ACCESSIBILITY": "1",
+    "GTK_A11Y": "atspi",
+    "QT_QPA_PLATFORM": "xcb",
+    # GTK4 on Xvfb otherwise renders on llvmpipe at high CPU and may never reach the bus.
+    "GSK_RENDERER": "cairo",
+    "XDG_SESSION_TYPE": "x11",
+}
+
+T = TypeVar("T")
+
+
+class SandboxError(RuntimeError):
+    """The private desktop could not start, or an app in it died: says which step and why."""
+
+
+@dataclass(frozen=True)
+class _Child:
+    name: str
+    process: asyncio.subprocess.Process
+    log: Path | None
+
+    def tail(self) -> str:
+        if self.log is None:
+            return ""
+        try:
+            text = self.log.read_text(errors="replace").strip()
+        except OSError:
+            return ""
+        return "\n".join(text.splitlines()[-8:])
+
+
+_LIVE: set[Sandbox] = set()
+
+
+class Sandbox:
+    """A private virtual desktop: Xvfb + private session bus + AT-SPI bus launcher + registryd
+    + openbox.
+
+    Several can run at once: each has its own display, buses and runtime directory, and the
+    environment in ``env`` sends child processes to them and nowhere else.
+    """
+
+    def __init__(
+        self, *, width: int = 1280, height: int = 800, window_manager: bool = True
+    ) -> None:
+        self.width = width
+        self.height = height
+        self.window_manager = window_manager
+        self.display = ""
+        self.startup_s = 0.0
+        self._token = secrets.token_hex(8)
+        self._rundir: Path | None = None
+        self._children: list[_Child] = []
+        self._session: MessageBus | None = None
+        self._a11y: MessageBus | None = None
+        self._step = "not started"
+        env = {k: v for k, v in os.environ.items() if k not in _HOST_ONLY}
+        env.update(_TOOLKIT_ENV)
+        env[TOKEN_VAR] = self._token
+        self.env: dict[str, str] = env
+
+    async def __aenter__(self) -> Sandbox:
+        _LIVE.add(self)
+        began = time.monotonic()
+        try:
+            async with asyncio.timeout(START_TIMEOUT_S):
+                await self._start()
+        except TimeoutError:
+            await self._stop()
+            raise SandboxError(
+                f"the sandbox did not start within {START_TIMEOUT_S:.0f} s while {self._step}"
+                + self._logs()
+            ) from None
+        except BaseException:
+            await self._stop()
+            raise
+        self.startup_s = time.monotonic() - began
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stop()
+
+    async def launch(
+        self,
+        argv: Sequence[str],
+        *,
+        stdout: int | None = asyncio.subprocess.DEVNULL,
+        stderr: int | None = asyncio.subprocess.DEVNULL,
+    ) -> asyncio.subprocess.Process:
+        """Start an app on this desktop, in its own process group, killed at teardown."""
+        if self._a11y is None:
+            raise SandboxError("launch() needs a running sandbox: use `async with Sandbox()`")
+        process = await asyncio.create_subprocess_exec(
+            *argv,
+            env=self.env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+        )
+        self._children.append(_Child(Path(argv[0]).name, process, None))
+        return process
+
+    async def wait_for_app(self, pid: int, *, timeout: float = APP_TIMEOUT_S) -> None:  # noqa: ASYNC109 (the published API)
+        """Return once an AT-SPI application of ``pid`` (or of a process it started) has a window.
+
+        Polls the registry every ``APP_POLL_S`` seconds instead of listening: the registry root
+        announces new apps only to clients that called ``RegisterEvent``, and registering
+        switches toolkit caches on for every app, which a readiness check must not do.
+        Raises TimeoutError naming the pid, or SandboxError at once if a process started by
+        ``launch`` exits first.
+        """
+        bus = self._a11y
+        if bus is None:
+            raise SandboxError("wait_for_app() needs a running sandbox")
+        owners: dict[str, int] = {}
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    self._fail_if_exited(pid)
+                    (apps,) = await _call(
+                        bus, _REGISTRY, _ACCESSIBLE_ROOT, "org.a11y.atspi.Accessible", "GetChildren"
+                    )
+                    for name, path in apps:
+                        if name not in owners:
+                            owners[name] = await _connection_pid(bus, name)
+                        if _descends_from(owners[name], pid) and await _child_count(
+                            bus, name, path
+                        ):
+                            return
+                    await asyncio.sleep(APP_POLL_S)
+        except TimeoutError:
+            seen = ", ".join(f"{name} (pid {p})" for name, p in owners.items()) or "none"
+            raise TimeoutError(
+                f"no AT-SPI application of pid {pid} showed a window within {timeout:g} s "
+                f"on display {self.display}; applications seen: {seen}"
+            ) from None
+
+    # -- start -------------------------------------------------------------------------
+
+    async def _start(self) -> None:
+        self._rundir = Path(tempfile.mkdtemp(prefix="actui-sandbox-"))
+        self.env["XDG_RUNTIME_DIR"] = str(self._rundir)
+        await self._start_x()
+        await self._start_session_bus()
+        wm = (
+            await self._spawn("openbox", ["openbox", "--sm-disable"])
+            if self.window_manager
+            else None
+        )
+        await self._start_a11y()
+        if wm is not None:
+            self._step = "waiting for openbox to manage the screen"
+            await self._ready(wm, asyncio.to_thread(_wait_for_wm, self.display, START_TIMEOUT_S))
+
+    async def _start_x(self) -> None:
+        """Claim a display race-free: Xvfb's own lock file decides, ``-displayfd`` says ready."""
+        failed: _Child | None = None
+        for number in _free_displays(_FIRST_DISPLAY, _DISPLAY_ATTEMPTS):
+            self._step = f"starting Xvfb on :{number}"
+            read_fd, write_fd = os.pipe()
+            try:
+                xvfb = await self._spawn(
+                    "Xvfb",
+                    [
+                        "Xvfb",
+                        f":{number}",
+                        "-displayfd",
+                        str(write_fd),
+                        "-screen",
+                        "0",
+                        f"{self.width}x{self.height}x24",
+                        "-nolisten",
+                        "tcp",
+                        "-noreset",
+                        "+extension",
+                        "Composite",
+                        "+extension",
+                        "RANDR",
+                    ],
+                    pass_fds=(write_fd,),
+                )
+            finally:
+                os.close(write_fd)
+            if await _read_pipe_line(read_fd):
+                self.display = f":{number}"
+                self.env["DISPLAY"] = self.display
+                return
+            await xvfb.process.wait()  # another server won the lock: try the next number
+            failed = xvfb
+        raise SandboxError("no display could be claimed for Xvfb" + _tail_of(failed))
+
+    async def _start_session_bus(self) -> None:
+        self._step = "starting the session bus"
+        daemon = await self._spawn(
+            "dbus-daemon",
+            [
+                "dbus-daemon",
+                "--session",
+                "--nofork",
+                "--nosyslog",
+                "--print-address=1",
+                f"--address=unix:dir={self._rundir}",
+            ],
+            stdout=asyncio.subprocess.PIPE,
+        )
+        assert daemon.process.stdout is not None
+        address = (await self._ready(daemon, daemon.process.stdout.readline())).decode().strip()
+        if not address:
+            raise SandboxError("dbus-daemon printed no address" + _tail_of(daemon))
+        self.env["DBUS_SESSION_BUS_ADDRESS"] = address
+        self._session = await MessageBus(bus_address=address).connect()
+
+    async def _start_a11y(self) -> None:
+        assert self._session is not None
+        self._step = "starting the AT-SPI bus launcher"
+        launcher = await self._spawn(
+            "at-spi-bus-launcher", ["/usr/libexec/at-spi-bus-launcher", "--launch-immediately"]
+        )
+        # Never call org.a11y.Bus before it is owned: the bus would activate a second launcher.
+        await self._ready(launcher, _name_owned(self._session, _A11Y_BUS[0]))
+        (address,) = await _call(self._session, *_A11Y_BUS, "org.a11y.Bus", "GetAddress")
+        await _call(
+            self._session,
+            *_A11Y_BUS,
+            "org.freedesktop.DBus.Properties",
+            "Set",
+            "ssv",
+            ["org.a11y.Status", "IsEnabled", Variant("b", True)],
+        )
+        self.env["AT_SPI_BUS_ADDRESS"] = address
+        self._a11y = await MessageBus(bus_address=address).connect()
+        self._step = "starting the AT-SPI registry"
+        registry = await self._spawn("at-spi2-registryd", ["/usr/libexec/at-spi2-registryd"])
+        await self._ready(registry, _name_owned(self._a11y, _REGISTRY))
+
+    async def _spawn(
+        self,
+        name: str,
+        argv: list[str],
+        *,
+        stdout: int | None = None,
+        pass_fds: Sequence[int] = (),
+    ) -> _Child:
+        """Start a desktop process; ``setpriv --pdeathsig`` kills it if this process dies hard."""
+        assert self._rundir is not None
+        log = self._rundir / f"{name}.log"
+        with log.open("ab") as err:
+            process = await asyncio.create_subprocess_exec(
+                "setpriv",
+                "--pdeathsig",
+                "KILL",
+                "--",
+                *argv,
+                env=self.env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=stdout if stdout is not None else err,
+                stderr=err,
+                pass_fds=pass_fds,
+                start_new_session=True,
+            )
+        child = _Child(name, process, log)
+        self._children.append(child)
+        return child
+
+    async def _ready(self, child: _Child, signal_: Awaitable[T]) -> T:
+        """Await a readiness signal, failing at once if the process it waits for exits."""
+        ready = asyncio.ensure_future(signal_)
+        died = asyncio.ensure_future(child.process.wait())
+        try:
+            await asyncio.wait({ready, died}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in (ready, died):
+                task.cancel()
+        if ready.done() and not ready.cancelled():
+            return ready.result()
+        raise SandboxError(
+            f"{child.name} exited with code {child.process.returncode} while {self._step}"
+            + _tail_of(child)
+        )
+
+    def _fail_if_exited(self, pid: int) -> None:
+        for child in self._children:
+            code = child.process.returncode
+            if child.process.pid == pid and code is not None:
+                raise SandboxError(
+                    f"pid {pid} ({child.name}) exited with code {code} "
+                    "before showing a window on AT-SPI"
+                )
+
+    def _logs(self) -> str:
+        return "".join(_tail_of(child) for child in self._children if child.log)
+
+    # -- stop --------------------------------------------------------------------------
+
+    async def _stop(self) -> None:
+        """Stop everything: grandchildren first, then SIGTERM, a grace period, SIGKILL.
+
+        Grandchildren go first so their parents, still alive, reap them: on machines whose
+        PID 1 does not reap orphans they would otherwise stay as zombies. If anything
+        interrupts this (a second cancellation), the ``finally`` sends SIGKILL to everything
+        at once, so no process outlives the sandbox either way.
+        """
+        done = False
+        try:
+            for bus in (self._a11y, self._session):
+                if bus is not None:
+                    bus.disconnect()
+            self._a11y = self._session = None
+            direct = {child.process.pid for child in self._children}
+            strays = self._live_pids() - direct
+            self._signal(strays, signal.SIGTERM)
+            await _wait_gone(strays)
+            for sig in (signal.SIGTERM, signal.SIGKILL, signal.SIGKILL):
+                pids = self._live_pids()
+                if not pids:
+                    break
+                self._signal(pids, sig, groups=True)
+                await _wait_gone(pids)
+            if self._children:  # let asyncio reap its children before the loop may close
+                await asyncio.wait(
+                    [asyncio.ensure_future(c.process.wait()) for c in self._children],
+                    timeout=STOP_GRACE_S,
+                )
+            done = True
+        finally:
+            if not done:
+                self._signal(self._live_pids(), signal.SIGKILL, groups=True)
+            if self._rundir is not None:
+                shutil.rmtree(self._rundir, ignore_errors=True)
+            _LIVE.discard(self)
+
+    def _live_pids(self) -> set[int]:
+        """Every live process of this sandbox: its token in their environment, or its child."""
+        pids = tagged_pids(self._token)
+        pids.update(c.process.pid for c in self._children if c.process.returncode is None)
+        pids.discard(os.getpid())
+        return pids
+
+    def _signal(self, pids: set[int], sig: signal.Signals, *, groups: bool = False) -> None:
+        """Signal ``pids``, and with ``groups`` also the process group of every child started."""
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, sig)
+        for child in self._children if groups else ():
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(child.process.pid, sig)
+
+
+@atexit.register
+def _kill_leftovers() -> None:
+    """A sandbox never exited (loop torn down, interpreter exiting): kill its processes now."""
+    for sandbox in list(_LIVE):
+        sandbox._signal(sandbox._live_pids(), signal.SIGKILL, groups=True)
+
+
+# -- helpers -------------------------------------------------------------------------------
+
+
+def tagged_pids(token: str) -> set[int]:
+    """The live processes whose environment carries this sandbox token (zombies excluded)."""
+    entry = f"{TOKEN_VAR}={token}".encode()
+    found: set[int] = set()
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            environ = (proc / "environ").read_bytes()
+        except OSError:
+            continue
+        if entry in environ.split(b"\0"):
+            found.add(int(proc.name))
+    return found
+
+
+def _free_displays(first: int, count: int) -> Iterator[int]:
+    """Display numbers with neither a lock file nor a socket; Xvfb's lock settles any race."""
+    number = first
+    while count:
+        if not (
+            Path(f"/tmp/.X{number}-lock").exists() or Path(f"/tmp/.X11-unix/X{number}").exists()
+        ):
+            yield number
+            count -= 1
+        number += 1
+
+
+async def _read_pipe_line(fd: int) -> bytes:
+    """The first line written to a pipe; b'' when the writer closed it without one."""
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    transport, _ = await loop.connect_read_pipe(
+        lambda: asyncio.StreamReaderProtocol(reader), os.fdopen(fd, "rb", buffering=0)
+    )
+    try:
+        return await reader.readline()
+    finally:
+        transport.close()
+
+
+def _tail_of(child: _Child | None) -> str:
+    tail = child.tail() if child else ""
+    return f"\n--- {child.name} log ---\n{tail}" if child and tail else ""
+
+
+def _wait_for_wm(display: str, timeout: float) -> None:
+    """Block until the root window has _NET_SUPPORTING_WM_CHECK, waking on PropertyNotify."""
+    from Xlib import X
+    from Xlib.display import Display
+
+    conn = Display(display)
+    try:
+        root = conn.screen().root
+        check = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")
+        root.change_attributes(event_mask=X.PropertyChangeMask)
+        conn.sync()
+        deadline = time.monotonic() + timeout
+        while root.get_full_property(check, X.AnyPropertyType) is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no window manager on {display}")
+            select.select([conn], [], [], remaining)
+            while conn.pending_events():
+                conn.next_event()
+    finally:
+        conn.close()
+
+
+async def _call(
+    bus: MessageBus,
+    destination: str,
+    path: str,
+    interface: str,
+    member: str,
+    signature: str = "",
+    body: Sequence[Any] = (),
+) -> list[Any]:
+    """One D-Bus method call with a deadline; errors and silence become SandboxError."""
+    message = Message(
+        destination=destination,
+        path=path,
+        interface=interface,
+        member=member,
+        signature=signature,
+        body=list(body),
+    )
+    try:
+        reply = await asyncio.wait_for(bus.call(message), CALL_TIMEOUT_S)
+    except TimeoutError:
+        raise SandboxError(
+            f"{destination} did not answer {member} within {CALL_TIMEOUT_S:g} s"
+        ) from None
+    if reply is None or reply.message_type == MessageType.ERROR:
+        detail = f"{reply.error_name}: {reply.body}" if reply else "no reply"
+        raise SandboxError(f"{destination} {member} failed: {detail}")
+    return list(reply.body)
+
+
+async def _name_owned(bus: MessageBus, name: str) -> None:
+    """Return once ``name`` has an owner on ``bus``, woken by NameOwnerChanged."""
+    owned: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+    def on_message(message: Message) -> None:
+        if (
+            message.member == "NameOwnerChanged"
+            and message.body[0] == name
+            and message.body[2]
+            and not owned.done()
+        ):
+            owned.set_result(None)
+
+    bus.add_message_handler(on_message)
+    try:
+        rule = (
+            f"type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='{name}'"
+        )
+        await _call(bus, *_DBUS, "AddMatch", "s", [rule])
+        (has_owner,) = await _call(bus, *_DBUS, "NameHasOwner", "s", [name])
+        if not has_owner:
+            await owned
+    finally:
+        bus.remove_message_handler(on_message)
+
+
+async def _connection_pid(bus: MessageBus, name: str) -> int:
+    try:
+        (pid,) = await _call(bus, *_DBUS, "GetConnectionUnixProcessID", "s", [name])
+    except SandboxError:
+        return -1
+    return int(pid)
+
+
+async def _child_count(bus: MessageBus, name: str, path: str) -> int:
+    try:
+        (count,) = await _call(
+            bus,
+            name,
+            path,
+            "org.freedesktop.DBus.Properties",
+            "Get",
+            "ss",
+            ["org.a11y.atspi.Accessible", "ChildCount"],
+        )
+    except SandboxError:
+        return 0
+    return int(count.value)
+
+
+def _descends_from(pid: int, ancestor: int) -> bool:
+    """Whether ``pid`` is ``ancestor`` or one of its descendants (wrappers that fork)."""
+    while pid > 1:
+        if pid == ancestor:
+            return True
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return False
+        pid = int(stat.rsplit(")", 1)[1].split()[1])
+    return False
+
+
+async def _wait_gone(pids: set[int]) -> None:
+    """Wait (by pidfd, not polling) until every pid has exited, or the grace period passes."""
+    loop = asyncio.get_running_loop()
+    watches: list[tuple[int, asyncio.Future[None]]] = []
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except OSError:
+            continue
+        gone: asyncio.Future[None] = loop.create_future()
+        loop.add_reader(fd, _resolve, gone)
+        watches.append((fd, gone))
+    try:
+        if watches:
+            await asyncio.wait([gone for _, gone in watches], timeout=STOP_GRACE_S)
+    finally:
+        for fd, _ in watches:
+            loop.remove_reader(fd)
+            os.close(fd)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+# -- the `actui sandbox` command -----------------------------------------------------------
+
+
+async def run_sandboxed(command: Sequence[str], apps: Sequence[str] = ()) -> int:
+    """Run COMMAND on a fresh private desktop with APPS started; return COMMAND's exit code.
+
+    SIGINT and SIGTERM cancel the run, which tears the desktop down (COMMAND gets SIGTERM and
+    the grace period like every other process); the result is then COMMAND's own exit code if
+    it has one, else 128 + the signal number, as a shell reports it.
+    """
+    if not command:
+        raise ValueError("run_sandboxed needs a command")
+    received: list[int] = []
+    process: asyncio.subprocess.Process | None = None
+    with _cancel_on_signals(received):
+        try:
+            async with Sandbox() as sandbox:
+                launched = [await sandbox.launch(shlex.split(app)) for app in apps]
+                await asyncio.gather(
+                    *(
+                        _await_app(sandbox, app, proc)
+                        for app, proc in zip(apps, launched, strict=True)
+                    )
+                )
+                try:
+                    process = await asyncio.create_subprocess_exec(*command, env=sandbox.env)
+                except OSError as error:
+                    print(f"actui sandbox: cannot run {command[0]}: {error}", file=sys.stderr)
+                    return 127
+                await process.wait()
+        except asyncio.CancelledError:
+            if not received:
+                raise
+    if process is not None and process.returncode is not None:
+        return _exit_code(process.returncode)
+    return 128 + received[0]
+
+
+def _exit_code(returncode: int) -> int:
+    return 128 - returncode if returncode < 0 else returncode
+
+
+async def _await_app(sandbox: Sandbox, app: str, process: asyncio.subprocess.Process) -> None:
+    """Give COMMAND a desktop whose apps are up; an app that is not is reported, not fatal."""
+    try:
+        await sandbox.wait_for_app(process.pid)
+    except (TimeoutError, SandboxError) as error:
+        print(f"actui sandbox: --app {app!r}: {error}", file=sys.stderr)
+
+
+@contextlib.contextmanager
+def _cancel_on_signals(received: list[int]) -> Iterator[None]:
+    """Turn SIGINT/SIGTERM into cancellation of the current task, so teardown runs."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    installed: list[tuple[signal.Signals, Callable[..., Any] | int | None]] = []
+
+    def on_signal(sig: signal.Signals) -> None:
+        received.append(sig)
+        if task is not None:
+            task.cancel()
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(sig)
+        try:
+            loop.add_signal_handler(sig, on_signal, sig)
+        except (RuntimeError, ValueError):  # not the main thread: cancellation still tears down
+            continue
+        installed.append((sig, previous))
+    try:
+        yield
+    finally:
+        for sig, previous in installed:
+            loop.remove_signal_handler(sig)
+            signal.signal(sig, previous)
+
+
+def sandbox_main(argv: list[str]) -> int:
+    """``actui sandbox run [--app CMD]... -- COMMAND...``; returns COMMAND's exit code."""
+    parser = argparse.ArgumentParser(
+        prog="actui sandbox", description="Run a command on a private virtual desktop."
+    )
+    verbs = parser.add_subparsers(dest="verb", required=True)
+    run = verbs.add_parser(
+        "run", help="start a private desktop, run COMMAND in it, tear it down when COMMAND exits"
+    )
+    run.add_argument(
+        "--app",
+        action="append",
+        default=[],
+        metavar="CMD",
+        help="an app to start first (a shell-quoted command line); repeatable",
+    )
+    run.add_argument(
+        "command",
+        nargs="+",
+        metavar="COMMAND",
+        help="the command to run, after `--`, with DISPLAY and the buses set",
+    )
+    args = parser.parse_args(argv)
+    return asyncio.run(run_sandboxed(args.command, args.app))

@@ -1,0 +1,661 @@
+"""The eleven tools, composed from the runtime pieces: ``Computer``.
+
+``Computer`` is the async Python API and what the MCP server calls. Each tool
+validates its arguments through the contract, works on immutable states under
+the scheduler, and returns a :class:`ToolResult` whose text is bounded. It
+holds no platform code: backends come in through the seam.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from actui import contract
+from actui.actions import Prepared, aggregate, deliver, prepare, reconcile
+from actui.backends.base import Backend, RootInfo, Snapshot
+from actui.conditions import (
+    UiCondition,
+    check_scope,
+    closest,
+    condition_json,
+    describe,
+    parse_condition,
+)
+from actui.conditions import evaluate as evaluate_condition
+from actui.config import Config, load_config
+from actui.errors import (
+    ActuiError,
+    BackendUnavailable,
+    InvalidParams,
+    PreconditionFailed,
+    SecureTextUnreadable,
+    TargetGone,
+    UnknownRef,
+)
+from actui.outline.diff import changes_json, compute_changes, render_changes
+from actui.outline.fold import fold_header, label_line, path_text, render_fold
+from actui.outline.model import Node, Outline
+from actui.outline.search import rank_text, render_search, search
+from actui.output import OutputStore, page_chars
+from actui.runtime.roots import RootRegistry, match_root, pick_default, window_score
+from actui.runtime.scheduler import Scheduler
+from actui.runtime.store import State, StateStore, new_state_id
+from actui.runtime.waiting import WaitResult, observed_outline, wait_until
+from actui.views import root_json, root_line, trace_summary
+
+MAX_NODES = 4096
+MAX_DEPTH = 64
+TOP_N = 12
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns: model-visible text, images, and structured details."""
+
+    text: str
+    details: dict[str, Any]
+    images: list[tuple[bytes, str]] = field(default_factory=list)
+    is_error: bool = False
+
+
+def _default_desktop(env: Mapping[str, str]) -> Backend:
+    from actui.backends.linux import LinuxBackend
+
+    return LinuxBackend(env=env)
+
+
+class Computer:
+    """One agent session: backends, states, scheduler, refs and output pages."""
+
+    def __init__(
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        desktop: Backend | None = None,
+    ) -> None:
+        self.env: Mapping[str, str] = dict(os.environ if env is None else env)
+        self._desktop = desktop
+        self.store = StateStore()
+        self.scheduler = Scheduler()
+        self.roots = RootRegistry()
+        self.output = OutputStore()
+
+    @property
+    def desktop(self) -> Backend:
+        if self._desktop is None:
+            if not self.env.get("DBUS_SESSION_BUS_ADDRESS"):
+                raise BackendUnavailable(
+                    "no desktop session: DBUS_SESSION_BUS_ADDRESS is not set. Run inside a "
+                    "desktop session, or start one with `actui sandbox run -- <command>`."
+                )
+            self._desktop = _default_desktop(self.env)
+        return self._desktop
+
+    def config(self) -> Config:
+        return load_config(self.env)
+
+    async def close(self) -> None:
+        await self.scheduler.close()
+        if self._desktop is not None:
+            await self._desktop.close()
+        self.output.close()
+
+    # ------------------------------------------------------------------ entry
+
+    async def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+        """Run one tool call; contract errors and agent-visible failures become text."""
+        try:
+            params = contract.validate(tool, arguments)
+            handler = getattr(self, f"_tool_{tool}")
+            result: ToolResult = await handler(params)
+        except ActuiError as exc:
+            message = self.output.bound_error(f"{tool} failed: {exc.message}")
+            return ToolResult(
+                message, {"tool": tool, "error": {"code": exc.code, "message": message}}, [], True
+            )
+        result.details["tool"] = tool
+        result.text = self.output.bound(result.text, tool=tool)
+        return result
+
+    # -------------------------------------------------------------- discovery
+
+    async def _tool_find_roots(self, p: contract.FindRoots) -> ToolResult:
+        roots = await self.desktop.list_roots(pid=p.pid)
+        if p.app:
+            wanted = p.app.strip().lower()
+            roots = [r for r in roots if r.app_name.strip().lower() == wanted]
+        if p.kind:
+            roots = [r for r in roots if r.kind == p.kind]
+        scored: list[tuple[float, RootInfo]] = []
+        for root in roots:
+            if p.text and p.text.strip():
+                ranked = rank_text(p.text, [root.app_name, root.title])
+                if ranked is None:
+                    continue
+                scored.append((ranked[1], root))
+            else:
+                scored.append((1.0, root))
+        scored.sort(
+            key=lambda sr: (-sr[0], not sr[1].is_focused, sr[1].z_order, -window_score(sr[1]))
+        )
+        top = scored[:TOP_N]
+        lines = [
+            f"found {len(scored)} roots; returned {len(top)}."
+            + (" Refine with text, app, pid or kind." if len(scored) > len(top) else "")
+            + " Pass an @r to observe_ui."
+        ]
+        windows = []
+        for score, root in top:
+            ref = self.roots.ref_for(root)
+            lines.append(root_line(ref, root))
+            windows.append({**root_json(ref, root), "score": round(score, 3)})
+        if not top:
+            lines = [
+                "no roots match these filters."
+                if (p.text or p.app or p.pid or p.kind)
+                else "no windows are open on this desktop."
+            ]
+        cfg = self.config()
+        return ToolResult(
+            "\n".join(lines),
+            {
+                "windows": windows,
+                "totalMatches": len(scored),
+                "returned": len(top),
+                "hasMore": len(scored) > len(top),
+                "config": {"browser_use": cfg.browser_use, "headless": cfg.headless},
+            },
+        )
+
+    # ------------------------------------------------------------ observation
+
+    def _backend_for(self, root: RootInfo) -> Backend:
+        return self.desktop
+
+    async def _resolve(self, root: RootInfo) -> RootInfo:
+        """The root's current record, or TargetGone if it closed."""
+        backend = self._backend_for(root)
+        fresh = match_root(root, await backend.list_roots(pid=root.pid))
+        self.roots.ref_for(fresh)
+        return fresh
+
+    async def _snapshot(self, root: RootInfo) -> Snapshot:
+        return await self._backend_for(root).snapshot(
+            root, max_nodes=MAX_NODES, max_depth=MAX_DEPTH
+        )
+
+    def _save(
+        self,
+        snapshot: Snapshot,
+        outline: Outline,
+        epoch: int,
+        base: State | None = None,
+    ) -> State:
+        root = snapshot.root
+        frame = root.frame
+        state = State(
+            state_id=new_state_id(),
+            resource_key=root.resource_key or f"desktop-pid:{root.pid}",
+            epoch=epoch,
+            root_ref=self.roots.ref_for(root),
+            root=root,
+            outline=outline,
+            captured_at=snapshot.captured_at,
+            base_state_id=base.state_id if base else None,
+            image_size=(frame.w, frame.h) if frame and not frame.empty else None,
+        )
+        self.store.put(state)
+        return state
+
+    def _observation_details(self, state: State, view: str) -> dict[str, Any]:
+        root = state.root
+        return {
+            "stateId": state.state_id,
+            "baseStateId": state.base_state_id,
+            "view": view,
+            "target": root_json(state.root_ref, root),
+            "capture": {
+                "stateId": state.state_id,
+                "width": state.image_size[0] if state.image_size else 0,
+                "height": state.image_size[1] if state.image_size else 0,
+                "coordinateSpace": "window-relative-screenshot-pixels",
+                "timestamp": state.captured_at,
+            },
+            "nodeCount": len(state.outline),
+        }
+
+    def _fold_text(self, state: State, reason: str | None = None) -> str:
+        fold = render_fold(state.outline)
+        return fold_header(fold, state.state_id, reason) + "\n" + fold.text
+
+    async def _tool_observe_ui(self, p: contract.ObserveUi) -> ToolResult:
+        if p.root:
+            root = await self._resolve(self.roots.get(p.root))
+        else:
+            chosen = pick_default(await self.desktop.list_roots())
+            if chosen is None:
+                raise TargetGone("no windows are open on this desktop. Launch an app first.")
+            root = chosen
+        key = root.resource_key or f"desktop-pid:{root.pid}"
+
+        async def job(epoch: int) -> tuple[Snapshot, int]:
+            return await self._snapshot(root), epoch
+
+        snapshot, epoch = await self.scheduler.read(key, job)
+        state = self._save(snapshot, observed_outline(snapshot, None), epoch)
+        head = f'observe_ui {p.mode} {state.root_ref} {root.app_name} — "{root.title}"'
+        details = self._observation_details(state, "full")
+        details["timingsMs"] = dict(snapshot.timings_ms)
+        details["source"] = snapshot.source
+        return ToolResult(head + "\n" + self._fold_text(state), details)
+
+    # ---------------------------------------------------------- cached queries
+
+    def _node(self, state: State, ref: str, field: str = "ref") -> Node:
+        node = state.outline.get(ref)
+        if node is None:
+            raise InvalidParams(
+                field,
+                f"{ref} is not an element of state {state.state_id}.",
+                "Use a ref from this state's outline (search_ui helps), or observe again.",
+            )
+        return node
+
+    async def _tool_search_ui(self, p: contract.SearchUi) -> ToolResult:
+        state = self.store.get(p.stateId)
+        result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
+        matches = [
+            {
+                "ref": m.ref,
+                "role": m.role,
+                "label": m.label,
+                "path": m.path,
+                "matchReason": m.reason,
+                "score": round(m.score, 3),
+                "capabilities": list(m.caps),
+            }
+            for m in result.matches
+        ]
+        return ToolResult(
+            render_search(result),
+            {
+                "stateId": state.state_id,
+                "matches": matches,
+                "totalMatches": result.total,
+                "returned": len(matches),
+                "hasMore": result.total > len(matches),
+            },
+        )
+
+    async def _tool_expand_ui(self, p: contract.ExpandUi) -> ToolResult:
+        state = self.store.get(p.stateId)
+        node = self._node(state, p.ref)
+        fold = render_fold(state.outline, max_depth=p.depth, start=node.ref)
+        text = "\n".join([label_line(node), "path: " + path_text(state.outline, node), fold.text])
+        return ToolResult(text, {"stateId": state.state_id, "ref": node.ref, "shown": fold.shown})
+
+    async def _tool_inspect_ui(self, p: contract.InspectUi) -> ToolResult:
+        state = self.store.get(p.stateId)
+        node = self._node(state, p.ref)
+        rect = node.rect
+        lines = [
+            label_line(node),
+            "path: " + path_text(state.outline, node),
+            f"role: {node.role} (platform: {node.raw_role})",
+            "rect: "
+            + (
+                json.dumps({"x": rect.x, "y": rect.y, "w": rect.w, "h": rect.h}) if rect else "none"
+            ),
+            "states: " + (", ".join(sorted(node.states)) or "none"),
+            "actions: " + (", ".join(node.actions) or "none"),
+            "capabilities: " + (", ".join(sorted(node.caps)) or "none"),
+        ]
+        if node.secure:
+            lines.append("value: (password field: never shown)")
+        elif node.value:
+            shown = node.value[:200]
+            more = node.value_length > len(shown)
+            lines.append("value: " + json.dumps(shown) + (" … (read_text for all)" if more else ""))
+        target = {
+            "ref": node.ref,
+            "role": node.role,
+            "rawRole": node.raw_role,
+            "name": node.name,
+            "description": node.description,
+            "value": "" if node.secure else node.value[:200],
+            "states": sorted(node.states),
+            "actions": list(node.actions),
+            "capabilities": sorted(node.caps),
+            "rect": {"x": rect.x, "y": rect.y, "w": rect.w, "h": rect.h} if rect else None,
+            "childCount": len(node.children),
+        }
+        return ToolResult("\n".join(lines), {"stateId": state.state_id, "target": target})
+
+    # ------------------------------------------------------------- read text
+
+    async def _tool_read_text(self, p: contract.ReadText) -> ToolResult:
+        if p.ref.startswith("@o"):
+            page = self.output.read(p.ref, p.offset)
+            text = page.text
+            if page.has_more:
+                text += (
+                    f"\n[{page.offset + page.limit} of {page.total_bytes} bytes; continue with "
+                    f'read_text({{ref:"{p.ref}", offset:{page.offset + page.limit}}})]'
+                )
+            return ToolResult(
+                text,
+                {
+                    "ref": p.ref,
+                    "offset": page.offset,
+                    "limit": page.limit,
+                    "totalBytes": page.total_bytes,
+                    "hasMore": page.has_more,
+                    "complete": page.complete,
+                },
+            )
+        if not p.stateId:
+            raise InvalidParams("stateId", "is required to read an @e ref.", "Pass the stateId.")
+        state = self.store.get(p.stateId)
+        node = self._node(state, p.ref)
+        if node.secure:
+            raise SecureTextUnreadable(node.ref)
+        if node.wire is None:
+            raise UnknownRef(f"ref: {node.ref} has no live element to read.")
+        root = await self._resolve(state.root)
+        backend = self._backend_for(root)
+        wire = node.wire
+
+        async def job(_epoch: int) -> str:
+            sliced = await backend.read_text(root, wire, 0, 1 << 30)
+            return sliced.text
+
+        full = await self.scheduler.read_at(state.resource_key, state.epoch, job)
+        text, has_more = page_chars(full, p.offset)
+        shown = text
+        if has_more:
+            next_offset = p.offset + len(text)
+            shown += (
+                f"\n[characters {p.offset}-{next_offset} of {len(full)}; continue with "
+                f'read_text({{ref:"{p.ref}", stateId:"{state.state_id}", offset:{next_offset}}})]'
+            )
+        return ToolResult(
+            shown,
+            {
+                "ref": p.ref,
+                "offset": p.offset,
+                "limit": len(text),
+                "totalChars": len(full),
+                "hasMore": has_more,
+                "text": text,
+            },
+        )
+
+    # ------------------------------------------------------------------ waits
+
+    def _condition(
+        self, raw: contract.Condition | None, field: str, state: State
+    ) -> UiCondition | None:
+        if raw is None:
+            return None
+        cond = parse_condition(raw.model_dump(exclude_none=True), field=field)
+        check_scope(cond, state.outline, field=field)
+        return cond
+
+    async def _wait(self, state: State, root: RootInfo, cond: UiCondition) -> WaitResult:
+        backend = self._backend_for(root)
+
+        async def take() -> Snapshot:
+            async def job(_epoch: int) -> Snapshot:
+                return await self._snapshot(root)
+
+            return await self.scheduler.read(state.resource_key, job)
+
+        return await wait_until(backend, root, cond, state.outline, take)
+
+    def _diff_text(self, base: State, successor: State) -> tuple[str, str, dict[str, Any]]:
+        changes = compute_changes(base.outline, successor.outline)
+        if changes.full_view_reason:
+            return (
+                self._fold_text(successor, changes.full_view_reason),
+                "full",
+                {"viewReason": changes.full_view_reason},
+            )
+        text = render_changes(changes, successor.outline, base.state_id, successor.state_id)
+        return text, "diff", {"changes": changes_json(changes)}
+
+    async def _tool_wait_for(self, p: contract.WaitFor) -> ToolResult:
+        state = self.store.get(p.stateId)
+        raw = p.model_dump(exclude_none=True, exclude={"stateId"})
+        cond = parse_condition(raw, field="wait_for")
+        check_scope(cond, state.outline, field="wait_for")
+        root = await self._resolve(state.root)
+        waited = await self._wait(state, root, cond)
+        successor = self._save(
+            waited.snapshot,
+            waited.outline,
+            self.scheduler.epoch(state.resource_key),
+            base=state,
+        )
+        verb = "disappeared" if cond.until == "absent" else "appeared"
+        head = (
+            f"{describe(cond)} {verb} after {waited.elapsed_ms} ms"
+            if waited.satisfied
+            else f"timed out after {waited.elapsed_ms} ms waiting for {describe(cond)}"
+        )
+        if not waited.satisfied:
+            near = closest(cond, waited.outline)
+            if near:
+                head += "; closest: " + "; ".join(near)
+        body, view, extra = self._diff_text(state, successor)
+        details = self._observation_details(successor, view)
+        details.update(extra)
+        details.update(
+            found=waited.satisfied and cond.until == "present",
+            gone=waited.satisfied and cond.until == "absent",
+            timedOut=not waited.satisfied,
+            elapsedMs=waited.elapsed_ms,
+            checks=waited.checks,
+            waitedBy="events" if waited.event_driven else "polling",
+            condition=condition_json(cond),
+            matches=list(waited.evaluation.matches),
+        )
+        return ToolResult(head + "\n" + body, details)
+
+    # ------------------------------------------------------------------- act
+
+    async def _tool_act_ui(self, p: contract.ActUi) -> ToolResult:
+        state = self.store.get(p.stateId)
+        cfg = self.config()
+        headless = cfg.headless
+        expect = self._condition(p.expect, "expect", state)
+        require = self._condition(p.require, "require", state)
+        waits = [
+            self._condition(step.until, f"actions[{i}].until", state)
+            for i, step in enumerate(p.actions)
+        ]
+        focus = False
+        prepared: list[Prepared | None] = []
+        for index, step in enumerate(p.actions):
+            if step.action == "wait":
+                prepared.append(None)
+                continue
+            item = prepare(step, index, state, headless=headless, focus_established=focus)
+            focus = (
+                focus
+                or item.establishes_focus
+                or (
+                    not headless and item.request.kind == "click" and item.request.point is not None
+                )
+            )
+            prepared.append(item)
+        key = state.resource_key
+        self.scheduler.check_current(key, state.epoch)
+        root = await self._resolve(state.root)
+        backend = self._backend_for(root)
+        if require is not None:
+            held = await self._wait(state, root, require)
+            if not held.satisfied:
+                near = closest(require, held.outline)
+                raise PreconditionFailed(describe(require), require.timeout_ms, near)
+        steps: list[dict[str, Any]] = []
+        stopped_at: int | None = None
+
+        async def run(_epoch: int) -> None:
+            nonlocal stopped_at
+            for index, step in enumerate(p.actions):
+                item = prepared[index]
+                if item is None:
+                    trace = await self._wait_step(state, root, step.ms, waits[index])
+                else:
+                    item = replace(item, request=replace(item.request, root=root))
+                    trace = await deliver(
+                        backend, item, headless=headless, policy=cfg.delivery_policy
+                    )
+                steps.append(trace)
+                if trace["outcome"] == "didnt":
+                    stopped_at = index
+                    return
+
+        await self.scheduler.write(key, state.epoch, run)
+        new_epoch = self.scheduler.epoch(key)
+        stopped = stopped_at is not None
+        outcome = aggregate([s["outcome"] for s in steps], stopped)
+        verification: dict[str, Any] | None = None
+        successor_snapshot: Snapshot | None = None
+        successor_outline: Outline | None = None
+        try:
+            if expect is not None and stopped:
+                verification = {"status": "skipped", **condition_json(expect)}
+            elif expect is not None:
+                preexisting = evaluate_condition(expect, state.outline).satisfied
+                waited = await self._wait(state, root, expect)
+                successor_snapshot, successor_outline = waited.snapshot, waited.outline
+                status = (
+                    ("preexisting" if preexisting else "verified") if waited.satisfied else "failed"
+                )
+                verification = {"status": status, **condition_json(expect)}
+                if status == "failed":
+                    verification["closest"] = closest(expect, waited.outline)
+            if successor_snapshot is None:
+                await asyncio.sleep(0.05)
+                successor_snapshot = await self._snapshot(await self._resolve(root))
+                successor_outline = observed_outline(successor_snapshot, state.outline)
+        except TargetGone as exc:
+            return self._terminal(state, steps, stopped_at, outcome, expect, exc)
+        assert successor_outline is not None
+        check = str(verification["status"]) if verification else None
+        outcome = reconcile(outcome, check, stopped)
+        trace: dict[str, Any] = {
+            "outcome": outcome,
+            "steps": steps,
+            "actionCount": len(steps),
+            "stoppedAt": stopped_at,
+            "backgroundFirst": all(s.get("backgroundFirst", True) for s in steps),
+            "escalatedToForeground": any(s.get("escalatedToForeground") for s in steps),
+            "verification": verification,
+        }
+        for s in steps:
+            if s.get("escalatedToForeground"):
+                trace["escalationReason"] = s["escalationReason"]
+                trace["backgroundAttempt"] = s["backgroundAttempt"]
+                break
+        delivered = [s for s in steps if "delivery" in s]
+        if delivered:
+            trace["delivery"] = delivered[-1]["delivery"]
+            trace["deliveryPolicy"] = delivered[-1]["deliveryPolicy"]
+        successor = self._save(successor_snapshot, successor_outline, new_epoch, base=state)
+        body, view, extra = self._diff_text(state, successor)
+        head = [
+            f"act_ui: {len(steps)} of {len(p.actions)} steps run in {root.app_name} — "
+            f'"{root.title}"; outcome {outcome}'
+            + (f"; check {verification['status']}" if verification else ""),
+            trace_summary(trace),
+        ]
+        if verification and verification["status"] == "failed":
+            head.append(
+                f"postcondition_failed: expected {describe(expect)}"  # type: ignore[arg-type]
+                + (
+                    "; the UI shows instead: " + "; ".join(verification["closest"])
+                    if verification.get("closest")
+                    else ""
+                )
+            )
+        details = self._observation_details(successor, view)
+        details.update(extra)
+        details["execution"] = trace
+        details["outcome"] = outcome
+        if verification and verification["status"] == "failed":
+            details["error"] = {"code": "postcondition_failed", "message": head[-1]}
+        return ToolResult("\n".join([*head, body]), details)
+
+    async def _wait_step(
+        self, state: State, root: RootInfo, ms: int | None, cond: UiCondition | None
+    ) -> dict[str, Any]:
+        if cond is None:
+            await asyncio.sleep((ms or 0) / 1000)
+            return {"action": "wait", "ms": ms, "outcome": "worked"}
+        waited = await self._wait(state, root, cond)
+        step: dict[str, Any] = {
+            "action": "wait",
+            "until": condition_json(cond),
+            "outcome": "worked" if waited.satisfied else "didnt",
+            "elapsedMs": waited.elapsed_ms,
+        }
+        if not waited.satisfied:
+            step["error"] = {
+                "code": "timeout",
+                "message": f"timed out waiting for {describe(cond)}",
+            }
+        return step
+
+    def _terminal(
+        self,
+        state: State,
+        steps: list[dict[str, Any]],
+        stopped_at: int | None,
+        outcome: str,
+        expect: UiCondition | None,
+        exc: TargetGone,
+    ) -> ToolResult:
+        """The acted-on window closed: no successor state exists (reference §5.9)."""
+        verification = None
+        if expect is not None:
+            status = "verified" if expect.until == "absent" else "failed"
+            verification = {"status": status, **condition_json(expect)}
+            outcome = reconcile(outcome, status, stopped_at is not None)
+        trace = {
+            "outcome": outcome,
+            "steps": steps,
+            "stoppedAt": stopped_at,
+            "verification": verification,
+            "rootDelta": [
+                {
+                    "change": "closed",
+                    "kind": state.root.kind,
+                    "ref": state.root_ref,
+                    "title": state.root.title,
+                    "pid": state.root.pid,
+                }
+            ],
+        }
+        text = (
+            f"act_ui: the actions were delivered and {state.root_ref} "
+            f'"{state.root.title}" closed; outcome {outcome}. No successor state exists: '
+            "run find_roots, then observe_ui.\n" + trace_summary(trace)
+        )
+        return ToolResult(
+            text,
+            {
+                "status": "target_closed",
+                "baseStateId": state.state_id,
+                "target": root_json(state.root_ref, state.root),
+                "execution": trace,
+                "outcome": outcome,
+                "error": {"code": "target_closed", "message": exc.message},
+            },
+        )

@@ -1,0 +1,87 @@
+"""Text an agent reads: root lines, observation headers, transaction summaries.
+
+Pure rendering of already-decided results. Outline folding, search and diffs
+render themselves in ``actui.outline``; this module only composes the lines
+around them. It must not decide outcomes or touch a backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from actui.backends.base import RootInfo
+
+
+def root_line(ref: str, root: RootInfo) -> str:
+    if root.kind == "browser_page":
+        return f'{ref} browser_page "{root.title}" {root.url}'
+    frame = root.frame
+    geometry = f"{frame.x},{frame.y} {frame.w}x{frame.h}" if frame else "no frame"
+    flags = [
+        name
+        for name, on in (
+            ("focused", root.is_focused),
+            ("modal", root.is_modal),
+            ("minimized", root.is_minimized),
+        )
+        if on
+    ]
+    wid = f" window=0x{root.window_id:x}" if root.window_id else ""
+    tail = f" [{', '.join(flags)}]" if flags else ""
+    return (
+        f'{ref} {root.kind} {root.app_name} pid={root.pid} "{root.title}" '
+        f"z={root.z_order}{wid} {geometry}{tail}"
+    )
+
+
+def root_json(ref: str, root: RootInfo) -> dict[str, Any]:
+    frame = root.frame
+    out: dict[str, Any] = {
+        "windowRef": ref,
+        "kind": root.kind,
+        "app": root.app_name,
+        "pid": root.pid,
+        "windowTitle": root.title,
+        "windowId": root.window_id,
+        "frame": {"x": frame.x, "y": frame.y, "w": frame.w, "h": frame.h} if frame else None,
+        "isFocused": root.is_focused,
+        "isModal": root.is_modal,
+        "isMinimized": root.is_minimized,
+        "zOrder": root.z_order,
+        "toolkit": root.toolkit,
+    }
+    if root.url:
+        out["url"] = root.url
+    return out
+
+
+def trace_summary(trace: Mapping[str, Any]) -> str:
+    """One line per step plus the aggregate, so the agent sees what happened."""
+    lines = []
+    for index, step in enumerate(trace.get("steps", [])):
+        bits = [f"{index + 1}. {step.get('action')}"]
+        if step.get("ref"):
+            bits.append(str(step["ref"]))
+        bits.append(f"→ {step.get('outcome')}")
+        if step.get("delivery"):
+            bits.append(f"via {step['delivery']}/{step.get('deliveryPolicy')}")
+        if step.get("escalatedToForeground"):
+            bits.append(f"(escalated: {step.get('escalationReason')})")
+        if step.get("error"):
+            bits.append(f"error {step['error']['code']}: {step['error']['message']}")
+        elif step.get("reason"):
+            bits.append(f"({step['reason']})")
+        lines.append("  " + " ".join(bits))
+    if trace.get("stoppedAt") is not None:
+        lines.append(f"  stopped at step {trace['stoppedAt'] + 1}; later steps were not run")
+    return "\n".join(lines)
+
+
+def root_delta_lines(deltas: Sequence[Mapping[str, Any]]) -> list[str]:
+    names = {"appeared": "new root", "closed": "closed root", "focused": "focused root"}
+    return [
+        f"{names.get(str(d['change']), d['change'])}: {d.get('kind', 'window')} "
+        f'"{d.get("title", "")}" {d.get("ref", "")}'
+        for d in deltas
+    ]

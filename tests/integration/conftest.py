@@ -1,0 +1,43 @@
+"""Fixtures for integration tests: a private desktop per test or per module.
+
+Every test under tests/integration is marked ``integration`` here, so ``-m "not integration"``
+selects the fast suite; the whole directory is skipped where the desktop stack is missing.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from actui.sandbox import Sandbox
+
+_STACK = ("Xvfb", "dbus-daemon", "openbox", "setpriv", "/usr/libexec/at-spi-bus-launcher")
+_MISSING = [tool for tool in _STACK if shutil.which(tool) is None]
+_HERE = Path(__file__).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        if _HERE in Path(item.path).parents:
+            item.add_marker(pytest.mark.integration)
+            if _MISSING:
+                item.add_marker(pytest.mark.skip(reason=f"desktop stack missing: {_MISSING}"))
+
+
+@pytest_asyncio.fixture
+async def sandbox() -> AsyncIterator[Sandbox]:
+    """A fresh private desktop for one test."""
+    async with Sandbox() as desktop:
+        yield desktop
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def module_sandbox() -> AsyncIterator[Sandbox]:
+    """One private desktop shared by a module's tests; they need
+    ``pytestmark = pytest.mark.asyncio(loop_scope="module")`` (or the same mark per test)."""
+    async with Sandbox() as desktop:
+        yield desktop
