@@ -15,15 +15,16 @@ backend.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from actui.errors import InvalidParams
 from actui.outline.model import Node, Outline
-from actui.outline.roles import roles_equal
+from actui.outline.roles import neutral_role
 
 Until = Literal["present", "absent"]
 
@@ -34,6 +35,7 @@ FIELDS = ("ref", "scopeRef", "scopeExact", "text", "role", "value", "until", "go
 _MAX_CHARS = {"ref": 128, "scopeRef": 128, "text": 512, "role": 128, "value": 4096}
 _SHOWN_CHARS = 60
 _COMPARED_CHARS = 160
+_EXACT_RANKED = 48  # nodes whose exact likeness is computed when ranking the closest
 
 
 @dataclass(frozen=True)
@@ -245,20 +247,31 @@ def _texts(node: Node) -> tuple[str, ...]:
     )
 
 
-def _matches(cond: UiCondition, node: Node) -> bool:
-    if cond.role is not None and not roles_equal(cond.role, node.role):
-        return False
-    if cond.text is not None:
-        needle = _fold(cond.text)
-        if not any(needle in _fold(text) for text in _texts(node)):
+_neutral = functools.lru_cache(maxsize=1024)(neutral_role)
+
+
+def _role_test(role: str | None) -> Callable[[Node], bool]:
+    """``roles_equal`` with the query normalized once and node roles cached."""
+    if role is None:
+        return lambda node: True
+    wanted = neutral_role(role)
+    return lambda node: _neutral(node.role) == wanted
+
+
+def _matcher(cond: UiCondition) -> Callable[[Node], bool]:
+    """The condition's test for one node, with its needles folded once."""
+    role_matches = _role_test(cond.role)
+    needle = None if cond.text is None else _fold(cond.text)
+    wanted = None if cond.value is None else cond.value.strip().casefold()
+
+    def matches(node: Node) -> bool:
+        if not role_matches(node):
             return False
-    if cond.value is not None:
-        return not node.secure and _fold_value(node.value) == _fold_value(cond.value)
-    return True
+        if needle is not None and not any(needle in _fold(text) for text in _texts(node)):
+            return False
+        return wanted is None or (not node.secure and node.value.strip().casefold() == wanted)
 
-
-def _fold_value(value: str) -> str:
-    return value.strip().casefold()
+    return matches
 
 
 def evaluate(cond: UiCondition, outline: Outline) -> Evaluation:
@@ -266,36 +279,78 @@ def evaluate(cond: UiCondition, outline: Outline) -> Evaluation:
 
     A vanished anchor confines the condition to nothing: present fails, absent holds.
     """
-    matches = tuple(node.ref for node in _scope(cond, outline) if _matches(cond, node))
-    present = bool(matches)
-    return Evaluation(
-        satisfied=present != (cond.until == "absent"), present=present, matches=matches
+    matches = _matcher(cond)
+    found = tuple(node.ref for node in _scope(cond, outline) if matches(node))
+    present = bool(found)
+    return Evaluation(satisfied=present != (cond.until == "absent"), present=present, matches=found)
+
+
+class _Likeness:
+    """How close texts come to one needle: 1.0 when they contain it, else a ratio.
+
+    ``quick`` gives an upper bound of the exact ratio at a fraction of its cost,
+    so ranking thousands of nodes only pays for the exact ratio near the top.
+    """
+
+    def __init__(self, needle: str) -> None:
+        self._needle = needle
+        self._matcher = difflib.SequenceMatcher(autojunk=False)
+        self._matcher.set_seq2(needle[:_COMPARED_CHARS])
+
+    def score(self, texts: Iterable[str], *, quick: bool) -> float:
+        best = 0.0
+        for text in texts:
+            folded = _fold(text)
+            if not folded:
+                continue
+            if self._needle in folded:
+                return 1.0
+            self._matcher.set_seq1(folded[:_COMPARED_CHARS])
+            best = max(best, self._matcher.quick_ratio() if quick else self._matcher.ratio())
+        return best
+
+
+class _Nearness:
+    """The mean likeness of a node over the parts the condition names."""
+
+    def __init__(self, cond: UiCondition) -> None:
+        self._role = None if cond.role is None else _role_test(cond.role)
+        self._text = None if cond.text is None else _Likeness(_fold(cond.text))
+        self._value = None if cond.value is None else _Likeness(_fold(cond.value))
+
+    def score(self, node: Node, *, quick: bool) -> float:
+        parts: list[float] = []
+        if self._text is not None:
+            parts.append(self._text.score(_texts(node), quick=quick))
+        if self._role is not None:
+            parts.append(1.0 if self._role(node) else 0.0)
+        if self._value is not None:
+            parts.append(0.0 if node.secure else self._value.score((node.value,), quick=quick))
+        return sum(parts) / len(parts) if parts else 0.0
+
+
+def _nearest(cond: UiCondition, outline: Outline, limit: int) -> list[Node]:
+    """The ``limit`` best-scoring nodes in scope (labelled and earlier ones win ties).
+
+    Only the best few dozen by the quick bound are scored exactly, which keeps a
+    failure message on a 4,096-node tree well under a second.
+    """
+    nearness = _Nearness(cond)
+    bounds = sorted(
+        (
+            (nearness.score(node, quick=True), index, node)
+            for index, node in enumerate(_scope(cond, outline))
+        ),
+        key=lambda item: (-item[0], item[1]),
     )
-
-
-def _similarity(needle: str, texts: Iterable[str]) -> float:
-    best = 0.0
-    for text in texts:
-        folded = _fold(text)
-        if not folded:
-            continue
-        if needle in folded:
-            return 1.0
-        ratio = difflib.SequenceMatcher(None, needle, folded[:_COMPARED_CHARS]).ratio()
-        best = max(best, ratio)
-    return best
-
-
-def _nearness(cond: UiCondition, node: Node) -> float:
-    parts: list[float] = []
-    if cond.text is not None:
-        parts.append(_similarity(_fold(cond.text)[:_COMPARED_CHARS], _texts(node)))
-    if cond.role is not None:
-        parts.append(1.0 if roles_equal(cond.role, node.role) else 0.0)
-    if cond.value is not None:
-        values = () if node.secure else (node.value,)
-        parts.append(_similarity(_fold(cond.value)[:_COMPARED_CHARS], values))
-    return sum(parts) / len(parts) if parts else 0.0
+    best: list[tuple[tuple[float, bool, int], Node]] = []
+    for bound, index, node in bounds[: max(limit, _EXACT_RANKED)]:
+        if len(best) == limit and bound < -best[-1][0][0]:
+            break
+        best.append(((-nearness.score(node, quick=False), not node.label, index), node))
+        best.sort(key=lambda item: item[0])
+        del best[limit:]
+    return [node for _, node in best]
 
 
 def _quote(text: str) -> str:
@@ -325,11 +380,7 @@ def closest(cond: UiCondition, outline: Outline, limit: int = 3) -> list[str]:
         matches = evaluate(cond, outline).matches[:limit]
         if matches:
             return [describe_node(outline.nodes[ref]) for ref in matches]
-    ranked = sorted(
-        enumerate(_scope(cond, outline)),
-        key=lambda item: (-_nearness(cond, item[1]), not item[1].label, item[0]),
-    )
-    return [describe_node(node) for _, node in ranked[:limit]]
+    return [describe_node(node) for node in _nearest(cond, outline, limit)]
 
 
 def describe(cond: UiCondition) -> str:

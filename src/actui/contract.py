@@ -417,5 +417,9 @@ def _invalid(tool: str, exc: ValidationError) -> InvalidParams:
         return InvalidParams(field, "is not a parameter here.", f"Allowed: {allowed}.")
     if kind == "missing":
         return InvalidParams(field, "is required.", "")
+    if kind == "string_pattern_mismatch":
+        pattern = str((error.get("ctx") or {}).get("pattern", ""))
+        example = "@r3 from find_roots" if "@r" in pattern else "@e12 from the state's outline"
+        return InvalidParams(field, f"{error['input']!r} is not a ref like {example}.", "")
     message = str(error["msg"]).removeprefix("Value error, ")
     return InvalidParams(field, message.rstrip(".") + ".", "")

@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 import mcp_types as types
@@ -29,12 +31,14 @@ class Agent:
     def __init__(self, session: ClientSession) -> None:
         self.session = session
 
+    @staticmethod
+    def text(result: types.CallToolResult) -> str:
+        return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+
     async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
         print(f"\n>>> {tool} {json.dumps(arguments, ensure_ascii=False)}")
         result = await self.session.call_tool(tool, arguments, read_timeout_seconds=60)
-        for block in result.content:
-            if isinstance(block, types.TextContent):
-                print(block.text)
+        print(self.text(result))
         if result.is_error:
             print("(the tool reported an error)")
         return result
@@ -42,7 +46,7 @@ class Agent:
     async def details(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         result = await self.call(tool, arguments)
         if result.is_error or not isinstance(result.structured_content, dict):
-            raise RuntimeError(f"{tool} failed")
+            raise RuntimeError(f"{tool} failed: {self.text(result)}")
         return result.structured_content
 
     async def find_ref(self, state: str, text: str, role: str) -> str:
@@ -96,6 +100,17 @@ async def _zenity(agent: Agent) -> bool:
     return bool(act["outcome"] in ("worked", "unknown"))
 
 
+@asynccontextmanager
+async def connect(env: Mapping[str, str]) -> AsyncIterator[Agent]:
+    """Start ``actui mcp`` with ``env`` and yield an initialized client agent."""
+    server = StdioServerParameters(
+        command=sys.executable, args=["-m", "actui.cli", "mcp"], env=dict(env)
+    )
+    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield Agent(session)
+
+
 async def run_demo() -> int:
     async with Sandbox() as desktop:
         print(f"private desktop {desktop.display} ready in {desktop.startup_s:.2f} s")
@@ -106,12 +121,7 @@ async def run_demo() -> int:
         )
         await desktop.wait_for_app(calculator.pid)
         await desktop.wait_for_app(dialog.pid)
-        server = StdioServerParameters(
-            command=sys.executable, args=["-m", "actui.cli", "mcp"], env=desktop.env
-        )
-        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            agent = Agent(session)
+        async with connect(desktop.env) as agent:
             calc_ok = await _calculator(agent)
             await _zenity(agent)
         assert dialog.stdout is not None

@@ -16,6 +16,7 @@ import argparse
 import asyncio
 import atexit
 import contextlib
+import itertools
 import os
 import secrets
 import select
@@ -234,6 +235,7 @@ class Sandbox:
                         "RANDR",
                     ],
                     pass_fds=(write_fd,),
+                    server=True,
                 )
             finally:
                 os.close(write_fd)
@@ -242,6 +244,7 @@ class Sandbox:
                 self.env["DISPLAY"] = self.display
                 return
             await xvfb.process.wait()  # another server won the lock: try the next number
+            self._children.remove(xvfb)
             failed = xvfb
         raise SandboxError("no display could be claimed for Xvfb" + _tail_of(failed))
 
@@ -258,6 +261,7 @@ class Sandbox:
                 f"--address=unix:dir={self._rundir}",
             ],
             stdout=asyncio.subprocess.PIPE,
+            server=True,
         )
         assert daemon.process.stdout is not None
         address = (await self._ready(daemon, daemon.process.stdout.readline())).decode().strip()
@@ -296,16 +300,22 @@ class Sandbox:
         *,
         stdout: int | None = None,
         pass_fds: Sequence[int] = (),
+        server: bool = False,
     ) -> _Child:
-        """Start a desktop process; ``setpriv --pdeathsig`` kills it if this process dies hard."""
+        """Start a desktop process in its own process group, logging to the runtime dir.
+
+        A ``server`` (X, session bus) runs under ``setpriv --pdeathsig``: the kernel sends it
+        SIGTERM (so it removes its socket and lock) if the thread that started it dies without
+        a teardown (SIGKILL, os._exit), and every other process exits when its server goes.
+        The launcher must not be killed that way: only a launcher that sees its bus go stops
+        its own a11y bus daemon.
+        """
         assert self._rundir is not None
         log = self._rundir / f"{name}.log"
+        guard = ["setpriv", "--pdeathsig", "TERM", "--"] if server else []
         with log.open("ab") as err:
             process = await asyncio.create_subprocess_exec(
-                "setpriv",
-                "--pdeathsig",
-                "KILL",
-                "--",
+                *guard,
                 *argv,
                 env=self.env,
                 stdin=asyncio.subprocess.DEVNULL,
@@ -430,14 +440,13 @@ def tagged_pids(token: str) -> set[int]:
 
 def _free_displays(first: int, count: int) -> Iterator[int]:
     """Display numbers with neither a lock file nor a socket; Xvfb's lock settles any race."""
-    number = first
-    while count:
-        if not (
-            Path(f"/tmp/.X{number}-lock").exists() or Path(f"/tmp/.X11-unix/X{number}").exists()
-        ):
-            yield number
-            count -= 1
-        number += 1
+    free = (
+        number
+        for number in range(first, first + 1000)
+        if not Path(f"/tmp/.X{number}-lock").exists()
+        and not Path(f"/tmp/.X11-unix/X{number}").exists()
+    )
+    return itertools.islice(free, count)
 
 
 async def _read_pipe_line(fd: int) -> bytes:
@@ -633,6 +642,9 @@ async def run_sandboxed(command: Sequence[str], apps: Sequence[str] = ()) -> int
         except asyncio.CancelledError:
             if not received:
                 raise
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()  # the cancellation was ours, and it is handled
     if process is not None and process.returncode is not None:
         return _exit_code(process.returncode)
     return 128 + received[0]

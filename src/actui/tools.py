@@ -36,6 +36,7 @@ from actui.errors import (
     SecureTextUnreadable,
     TargetGone,
     UnknownRef,
+    UnknownState,
 )
 from actui.outline.diff import changes_json, compute_changes, render_changes
 from actui.outline.fold import fold_header, label_line, path_text, render_fold
@@ -256,6 +257,12 @@ class Computer:
 
     # ---------------------------------------------------------- cached queries
 
+    def _state(self, state_id: str) -> State:
+        try:
+            return self.store.get(state_id)
+        except UnknownState as exc:
+            raise InvalidParams("stateId", exc.message) from None
+
     def _node(self, state: State, ref: str, field: str = "ref") -> Node:
         node = state.outline.get(ref)
         if node is None:
@@ -267,7 +274,7 @@ class Computer:
         return node
 
     async def _tool_search_ui(self, p: contract.SearchUi) -> ToolResult:
-        state = self.store.get(p.stateId)
+        state = self._state(p.stateId)
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
         matches = [
             {
@@ -293,14 +300,14 @@ class Computer:
         )
 
     async def _tool_expand_ui(self, p: contract.ExpandUi) -> ToolResult:
-        state = self.store.get(p.stateId)
+        state = self._state(p.stateId)
         node = self._node(state, p.ref)
         fold = render_fold(state.outline, max_depth=p.depth, start=node.ref)
         text = "\n".join([label_line(node), "path: " + path_text(state.outline, node), fold.text])
         return ToolResult(text, {"stateId": state.state_id, "ref": node.ref, "shown": fold.shown})
 
     async def _tool_inspect_ui(self, p: contract.InspectUi) -> ToolResult:
-        state = self.store.get(p.stateId)
+        state = self._state(p.stateId)
         node = self._node(state, p.ref)
         rect = node.rect
         lines = [
@@ -360,7 +367,7 @@ class Computer:
             )
         if not p.stateId:
             raise InvalidParams("stateId", "is required to read an @e ref.", "Pass the stateId.")
-        state = self.store.get(p.stateId)
+        state = self._state(p.stateId)
         node = self._node(state, p.ref)
         if node.secure:
             raise SecureTextUnreadable(node.ref)
@@ -429,10 +436,10 @@ class Computer:
         return text, "diff", {"changes": changes_json(changes)}
 
     async def _tool_wait_for(self, p: contract.WaitFor) -> ToolResult:
-        state = self.store.get(p.stateId)
+        state = self._state(p.stateId)
         raw = p.model_dump(exclude_none=True, exclude={"stateId"})
-        cond = parse_condition(raw, field="wait_for")
-        check_scope(cond, state.outline, field="wait_for")
+        cond = parse_condition(raw, field="")
+        check_scope(cond, state.outline, field="")
         root = await self._resolve(state.root)
         waited = await self._wait(state, root, cond)
         successor = self._save(
@@ -469,7 +476,7 @@ class Computer:
     # ------------------------------------------------------------------- act
 
     async def _tool_act_ui(self, p: contract.ActUi) -> ToolResult:
-        state = self.store.get(p.stateId)
+        state = self._state(p.stateId)
         cfg = self.config()
         headless = cfg.headless
         expect = self._condition(p.expect, "expect", state)

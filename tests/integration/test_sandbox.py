@@ -4,14 +4,19 @@ nothing behind."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
+import select
+import shutil
 import signal
 import statistics
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import AsyncExitStack
 from pathlib import Path
+from typing import Any
 
 import pytest
 from dbus_fast import Message, MessageType
@@ -35,6 +40,10 @@ def _alive(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
+def _exists(path: Path) -> bool:
+    return path.exists()
+
+
 def _cmdline(pid: int) -> str:
     return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
 
@@ -55,23 +64,44 @@ def _window_manager_and_clients(display: str) -> tuple[bool, int]:
         conn.close()
 
 
-async def _call(address: str, dest: str, path: str, iface: str, member: str,
-                signature: str = "", body: list[object] | None = None) -> list[object]:
+async def _call(
+    address: str,
+    dest: str,
+    path: str,
+    iface: str,
+    member: str,
+    signature: str = "",
+    body: list[object] | None = None,
+) -> list[Any]:
     bus = await MessageBus(bus_address=address).connect()
     try:
-        reply = await asyncio.wait_for(bus.call(Message(
-            destination=dest, path=path, interface=iface, member=member,
-            signature=signature, body=body or [])), 5)
+        reply = await asyncio.wait_for(
+            bus.call(
+                Message(
+                    destination=dest,
+                    path=path,
+                    interface=iface,
+                    member=member,
+                    signature=signature,
+                    body=body or [],
+                )
+            ),
+            5,
+        )
     finally:
         bus.disconnect()
     assert reply is not None and reply.message_type != MessageType.ERROR, reply
     return list(reply.body)
 
 
-async def _registered_apps(sandbox: Sandbox) -> list[object]:
-    (apps,) = await _call(sandbox.env["AT_SPI_BUS_ADDRESS"], "org.a11y.atspi.Registry",
-                          "/org/a11y/atspi/accessible/root", "org.a11y.atspi.Accessible",
-                          "GetChildren")
+async def _registered_apps(sandbox: Sandbox) -> list[Any]:
+    (apps,) = await _call(
+        sandbox.env["AT_SPI_BUS_ADDRESS"],
+        "org.a11y.atspi.Registry",
+        "/org/a11y/atspi/accessible/root",
+        "org.a11y.atspi.Accessible",
+        "GetChildren",
+    )
     assert isinstance(apps, list)
     return apps
 
@@ -83,13 +113,24 @@ async def test_sandbox_starts_a_working_desktop_and_stops_cleanly() -> None:
         assert "WAYLAND_DISPLAY" not in env and "GTK_MODULES" not in env
         assert env["XDG_SESSION_TYPE"] == "x11" and env["GSK_RENDERER"] == "cairo"
         assert await asyncio.to_thread(_window_manager_and_clients, sandbox.display) == (True, 0)
-        (a11y,) = await _call(env["DBUS_SESSION_BUS_ADDRESS"], "org.a11y.Bus", "/org/a11y/bus",
-                              "org.a11y.Bus", "GetAddress")
+        (a11y,) = await _call(
+            env["DBUS_SESSION_BUS_ADDRESS"],
+            "org.a11y.Bus",
+            "/org/a11y/bus",
+            "org.a11y.Bus",
+            "GetAddress",
+        )
         assert a11y == env["AT_SPI_BUS_ADDRESS"]
-        (enabled,) = await _call(env["DBUS_SESSION_BUS_ADDRESS"], "org.a11y.Bus",
-                                 "/org/a11y/bus", "org.freedesktop.DBus.Properties", "Get",
-                                 "ss", ["org.a11y.Status", "IsEnabled"])
-        assert enabled.value is True  # type: ignore[attr-defined]
+        (enabled,) = await _call(
+            env["DBUS_SESSION_BUS_ADDRESS"],
+            "org.a11y.Bus",
+            "/org/a11y/bus",
+            "org.freedesktop.DBus.Properties",
+            "Get",
+            "ss",
+            ["org.a11y.Status", "IsEnabled"],
+        )
+        assert enabled.value is True
         assert await _registered_apps(sandbox) == []
         pids = _desktop_pids(sandbox)
         runtime_dir = Path(env["XDG_RUNTIME_DIR"])
@@ -97,20 +138,26 @@ async def test_sandbox_starts_a_working_desktop_and_stops_cleanly() -> None:
     assert 0 < sandbox.startup_s < 10
     assert len(pids) >= 6  # Xvfb, session bus, launcher, a11y bus, registry, openbox
     assert [pid for pid in pids if _alive(pid)] == []
-    assert not runtime_dir.exists()
-    assert not Path(f"/tmp/.X{number}-lock").exists()
+    assert not _exists(runtime_dir)
+    assert not _exists(Path(f"/tmp/.X{number}-lock"))
 
 
 async def test_no_process_survives_when_the_body_raises() -> None:
     pids: set[int] = set()
+    a11y_bus: list[int] = []
     with pytest.raises(RuntimeError, match="body failed"):
         async with Sandbox() as sandbox:
             zenity = await sandbox.launch(ZENITY)
             await sandbox.wait_for_app(zenity.pid)
             # A process the caller starts itself with the sandbox env, and its grandchild.
             shell = await asyncio.create_subprocess_exec(
-                "sh", "-c", "sleep 300 & echo $!; exec sleep 300",
-                env=sandbox.env, stdout=asyncio.subprocess.PIPE, start_new_session=True)
+                "sh",
+                "-c",
+                "sleep 300 & echo $!; exec sleep 300",
+                env=sandbox.env,
+                stdout=asyncio.subprocess.PIPE,
+                start_new_session=True,
+            )
             assert shell.stdout is not None
             grandchild = int(await asyncio.wait_for(shell.stdout.readline(), 10))
             pids = _desktop_pids(sandbox) | {zenity.pid, shell.pid, grandchild}
@@ -135,6 +182,73 @@ async def test_no_process_survives_when_the_body_is_cancelled() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert pids and [pid for pid in pids if _alive(pid)] == []
+
+
+_HARD_KILLED_OWNER = """
+import asyncio
+from actui.sandbox import TOKEN_VAR, Sandbox
+
+async def main():
+    sandbox = await Sandbox().__aenter__()
+    zenity = await sandbox.launch(["zenity", "--info", "--text=a"])
+    await sandbox.wait_for_app(zenity.pid)
+    print(sandbox.env[TOKEN_VAR], sandbox.env["XDG_RUNTIME_DIR"], flush=True)
+    await asyncio.sleep(3600)
+
+asyncio.run(main())
+"""
+
+
+def _still_running_after(pids: set[int], timeout: float) -> set[int]:
+    """Wait on pidfds until every pid has exited or ``timeout`` passes; return the rest."""
+    fds = {}
+    for pid in pids:
+        with contextlib.suppress(ProcessLookupError):
+            fds[os.pidfd_open(pid)] = pid
+    poller = select.poll()
+    for fd in fds:
+        poller.register(fd, select.POLLIN)
+    deadline = time.monotonic() + timeout
+    running = set(fds)
+    try:
+        while running and time.monotonic() < deadline:
+            for fd, _ in poller.poll(max(0.0, deadline - time.monotonic()) * 1000):
+                running.discard(fd)
+                poller.unregister(fd)
+        return {fds[fd] for fd in running}
+    finally:
+        for fd in fds:
+            os.close(fd)
+
+
+async def test_no_process_survives_when_the_owner_is_killed_without_teardown() -> None:
+    owner = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        _HARD_KILLED_OWNER,
+        stdout=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    assert owner.stdout is not None
+    pids: set[int] = set()
+    runtime_dir = ""
+    try:
+        line = await asyncio.wait_for(owner.stdout.readline(), 30)
+        token, runtime_dir = line.decode().split()
+        pids = tagged_pids(token)
+        assert len(pids) >= 7  # the desktop and zenity
+        owner.kill()
+        await owner.wait()
+        assert await asyncio.to_thread(_still_running_after, pids, 10) == set()
+    finally:
+        if owner.returncode is None:
+            owner.kill()
+            await owner.wait()
+        for pid in pids:  # only if the assertion failed: leave nothing behind
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+        if runtime_dir:  # no teardown ran to remove it
+            shutil.rmtree(runtime_dir, ignore_errors=True)
 
 
 @pytest.fixture
@@ -174,11 +288,10 @@ async def test_wait_for_app_times_out_naming_a_bogus_pid(module_sandbox: Sandbox
         await module_sandbox.wait_for_app(999999, timeout=0.5)
 
 
-@pytest.mark.asyncio(loop_scope="module")
-async def test_wait_for_app_fails_at_once_when_the_app_exits(module_sandbox: Sandbox) -> None:
-    quitter = await module_sandbox.launch(["sh", "-c", "exit 4"])
+async def test_wait_for_app_fails_at_once_when_the_app_exits(sandbox: Sandbox) -> None:
+    quitter = await sandbox.launch(["sh", "-c", "exit 4"])
     with pytest.raises(SandboxError, match="exited with code 4"):
-        await module_sandbox.wait_for_app(quitter.pid, timeout=20)
+        await sandbox.wait_for_app(quitter.pid, timeout=20)
 
 
 async def test_run_sandboxed_returns_the_failing_commands_exit_code() -> None:
@@ -220,8 +333,16 @@ def test_sandbox_main_runs_command_on_the_desktop_with_its_apps(tmp_path: Path) 
 
     out = tmp_path / "seen.json"
     code = sandbox_main(
-        ["run", "--app", "zenity --info --text='hello there'", "--",
-         sys.executable, "-c", _PROBE, str(out)]
+        [
+            "run",
+            "--app",
+            "zenity --info --text='hello there'",
+            "--",
+            sys.executable,
+            "-c",
+            _PROBE,
+            str(out),
+        ]
     )
     assert code == 5
     seen = json.loads(out.read_text())
@@ -232,24 +353,26 @@ def test_sandbox_main_runs_command_on_the_desktop_with_its_apps(tmp_path: Path) 
 
 @pytest.mark.parametrize(("sig", "expected"), [(signal.SIGTERM, 143), (signal.SIGINT, 143)])
 async def test_signal_to_sandbox_run_tears_everything_down(
-    tmp_path: Path, sig: signal.Signals, expected: int
+    sig: signal.Signals, expected: int
 ) -> None:
-    """SIGINT to the runner alone (not its group) still stops COMMAND during teardown."""
-    token_file = tmp_path / "token"
+    """SIGINT to the runner alone (not its group) still stops COMMAND, with SIGTERM."""
     runner = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", "import sys; from actui.sandbox import sandbox_main; "
-        "sys.exit(sandbox_main(sys.argv[1:]))",
-        "run", "--app", " ".join(ZENITY), "--",
-        "sh", "-c", f'echo "${TOKEN_VAR}" > {token_file}; exec sleep 300',
+        sys.executable,
+        "-c",
+        "import sys; from actui.sandbox import sandbox_main; sys.exit(sandbox_main(sys.argv[1:]))",
+        "run",
+        "--",
+        "sh",
+        "-c",
+        f'echo "${TOKEN_VAR}"; exec sleep 300',
+        stdout=asyncio.subprocess.PIPE,
         start_new_session=True,
     )
+    assert runner.stdout is not None
     try:
-        async with asyncio.timeout(30):
-            while not token_file.exists() or not token_file.read_text().strip():
-                await asyncio.sleep(0.05)
-        token = token_file.read_text().strip()
+        token = (await asyncio.wait_for(runner.stdout.readline(), 30)).decode().strip()
         pids = tagged_pids(token)
-        assert len(pids) >= 8  # the desktop, zenity and COMMAND
+        assert len(pids) >= 7  # the desktop and COMMAND
         runner.send_signal(sig)
         assert await asyncio.wait_for(runner.wait(), 15) == expected
         assert [pid for pid in pids if _alive(pid)] == []

@@ -116,47 +116,49 @@ def size(tree: RawNode) -> int:
     return 1 + sum(size(child) for child in tree.children)
 
 
-@st.composite
-def raw_nodes(draw: st.DrawFn, wire: str) -> RawNode:
-    """One childless node with random role, name, states and capabilities."""
-    role = draw(st.sampled_from(RAW_ROLES))
-    secure = role == "password text"
-    states = set(draw(st.frozensets(st.sampled_from(STATES), max_size=5)))
-    if draw(st.integers(0, 7)) == 0:
-        states.add("focused")
-    rect = draw(
-        st.none()
-        | st.builds(
-            Rect, st.integers(0, 500), st.integers(0, 500), st.integers(1, 90), st.integers(1, 40)
-        )
-    )
-    return RawNode(
-        native_id=wire,
-        raw_role=role,
-        name=draw(st.sampled_from(NAMES)),
-        description=draw(st.sampled_from(("", "", "hint"))),
-        value=None if secure else draw(st.none() | st.text('ab €\n"', max_size=6)),
-        states=frozenset(states),
-        caps=draw(st.frozensets(st.sampled_from(CAPABILITIES), max_size=3)),
-        actions=draw(st.sampled_from(((), ("click",), ("press", "activate")))),
-        rect=rect,
-        secure=secure,
-        truncated=draw(st.integers(0, 11)) == 0,
-    )
+_RECTS = st.none() | st.builds(
+    Rect, st.integers(0, 500), st.integers(0, 500), st.integers(1, 90), st.integers(1, 40)
+)
+_NODE_FIELDS = st.fixed_dictionaries(
+    {
+        "raw_role": st.sampled_from(RAW_ROLES),
+        "name": st.sampled_from(NAMES),
+        "description": st.sampled_from(("", "", "hint")),
+        "value": st.none() | st.text('ab €\n"', max_size=6),
+        "states": st.frozensets(st.sampled_from(STATES), max_size=5),
+        "focused": st.integers(0, 7).map(lambda n: n == 0),
+        "caps": st.frozensets(st.sampled_from(CAPABILITIES), max_size=3),
+        "actions": st.sampled_from(((), ("click",), ("press", "activate"))),
+        "rect": _RECTS,
+        "truncated": st.integers(0, 11).map(lambda n: n == 0),
+        "parent": st.integers(0, 1 << 16),
+    }
+)
+"""One node's random fields; ``parent`` picks the node it hangs under."""
 
 
-@st.composite
-def raw_trees(draw: st.DrawFn, max_nodes: int = 40, wire_prefix: str = "/w/") -> RawNode:
-    """A random tree: node ``i`` hangs under some earlier node, often the previous one."""
-    count = draw(st.integers(1, max_nodes))
-    parents = [draw(st.sampled_from((i - 1,)) | st.integers(0, i - 1)) for i in range(1, count)]
-    nodes = [draw(raw_nodes(f"{wire_prefix}{i}")) for i in range(count)]
+def _tree(rows: list[dict[str, Any]], wire_prefix: str) -> RawNode:
+    """Node ``i`` hangs under the previous node half the time, else any earlier one."""
+    nodes: list[RawNode] = []
     kids: dict[int, list[int]] = {}
-    for child, parent in enumerate(parents, 1):
-        kids.setdefault(parent, []).append(child)
-    for i in reversed(range(count)):
+    for i, row in enumerate(rows):
+        fields = dict(row)
+        pick = fields.pop("parent")
+        if i:
+            kids.setdefault(i - 1 if pick % 2 else pick % i, []).append(i)
+        states = fields.pop("states") | ({"focused"} if fields.pop("focused") else set())
+        secure = fields["raw_role"] == "password text"
+        fields["value"] = None if secure else fields["value"]
+        nodes.append(RawNode(native_id=f"{wire_prefix}{i}", states=states, secure=secure, **fields))
+    for i in reversed(range(len(nodes))):
         nodes[i] = replace(nodes[i], children=tuple(nodes[c] for c in kids.get(i, ())))
     return nodes[0]
+
+
+def raw_trees(max_nodes: int = 40, wire_prefix: str = "/w/") -> st.SearchStrategy[RawNode]:
+    """Random trees of up to ``max_nodes`` nodes with unique native ids."""
+    rows = st.lists(_NODE_FIELDS, min_size=1, max_size=max_nodes)
+    return rows.map(lambda found: _tree(found, wire_prefix))
 
 
 def outlines(max_nodes: int = 40) -> st.SearchStrategy[Outline]:

@@ -264,7 +264,9 @@ def test_an_unlimited_fold_shows_every_node_at_full_depth(outline: Outline) -> N
 
 @settings(max_examples=40, deadline=None)
 @given(outlines(40), st.data())
-def test_expand_renders_its_target_with_the_path_above(outline: Outline, data: st.DataObject) -> None:
+def test_expand_renders_its_target_with_the_path_above(
+    outline: Outline, data: st.DataObject
+) -> None:
     target = data.draw(st.sampled_from(list(outline)))
     fold = render_fold(outline, start=target.ref, max_lines=10)
     refs = rendered_refs(fold.text)

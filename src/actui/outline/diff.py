@@ -39,6 +39,7 @@ PRINTED_FIELDS = 6
 
 Step = tuple[str, ...]
 Key = tuple[Step, ...]
+_ROOT = "root"
 
 
 def _token(node: Node) -> tuple[str, ...]:
@@ -91,12 +92,14 @@ def structural_key(outline: Outline, node: Node) -> str:
 def stabilize(base: Outline, successor: Outline) -> Outline:
     """``successor`` with refs inherited from ``base`` where the element is the same.
 
-    Three passes over the successor in breadth-first order, each claiming base
-    refs not yet taken: equal wire id, equal structural key, equal loose key.
+    Passes over the successor in breadth-first order, each claiming base refs
+    not yet taken: equal wire id; the root (the caller only stabilizes
+    successors of the same root); equal structural key; equal loose key.
     Everything left gets a fresh number above the base's highest ref.
     """
     passes: list[tuple[Mapping[str, Hashable], Mapping[str, Hashable]]] = [
         ({n.ref: n.wire for n in base if n.wire}, {n.ref: n.wire for n in successor if n.wire}),
+        ({base.root: _ROOT}, {successor.root: _ROOT}),
         (_structural_keys(base), _structural_keys(successor)),
         (_loose_keys(base), _loose_keys(successor)),
     ]

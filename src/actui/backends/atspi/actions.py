@@ -21,7 +21,7 @@ from dbus_fast import Variant
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.atspi.caps import EXPAND_WORDS, PRESS_ORDER, named_index, press_index
-from actui.backends.atspi.events import EventWatch
+from actui.backends.atspi.events import NOISE, EventWatch
 from actui.backends.atspi.reader import (
     IFACE_PREFIX,
     Basics,
@@ -99,6 +99,7 @@ class ActionDelivery:
         }
         try:
             async with asyncio.timeout(request.timeout_s):
+                await self._bus.ensure_events()
                 basics = await read_basics(self._bus, at)
                 return await steps[kind](request, at, basics)
         except TimeoutError as exc:
@@ -147,7 +148,7 @@ class ActionDelivery:
         except TargetGone:
             return {"target": "gone"}
         return {
-            "states": sorted(basics.states - {"focused", "armed"}),
+            "states": sorted(basics.states - NOISE),
             "name": basics.name,
             "windows": sorted(w.native_id for w in windows),
         }

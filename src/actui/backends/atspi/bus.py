@@ -75,6 +75,7 @@ class AtspiBus:
         self._in_flight = asyncio.Semaphore(MAX_IN_FLIGHT)
         self._listeners: list[Signal] = []
         self._events_registered = False
+        self._no_get_all: set[tuple[str, str]] = set()
 
     async def a11y(self) -> MessageBus:
         """The accessibility bus, connecting (again) when needed."""
@@ -172,6 +173,31 @@ class AtspiBus:
         """All of an interface's properties in one call."""
         body = await self.call(destination, path, PROPERTIES, "GetAll", "s", (interface,))
         return {key: _plain(value) for key, value in body[0].items()}
+
+    async def get_many(
+        self, destination: str, path: str, interface: str, names: Sequence[str]
+    ) -> dict[str, Any]:
+        """Several properties: one ``GetAll`` where the application supports it.
+
+        Qt does not implement ``GetAll`` and GTK3's Application fails it as a
+        whole; those fall back (remembered per application and interface) to
+        concurrent ``Get`` calls, leaving out properties that fail.
+        """
+        key = (destination, interface)
+        if key not in self._no_get_all:
+            try:
+                return await self.get_all(destination, path, interface)
+            except CallFailed:
+                self._no_get_all.add(key)
+
+        async def one(name: str) -> tuple[str, Any]:
+            try:
+                return name, await self.get(destination, path, interface, name)
+            except CallFailed:
+                return name, None
+
+        pairs = await asyncio.gather(*(one(n) for n in names))
+        return {name: value for name, value in pairs if value is not None}
 
     async def set(
         self, destination: str, path: str, interface: str, name: str, value: Variant

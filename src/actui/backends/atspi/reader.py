@@ -56,7 +56,7 @@ def short_interfaces(names: Any) -> frozenset[str]:
 
 async def read_basics(bus: AtspiBus, at: Address) -> Basics:
     props, role, state, interfaces = await asyncio.gather(
-        bus.get_all(at.bus, at.path, ACCESSIBLE),
+        bus.get_many(at.bus, at.path, ACCESSIBLE, ("Name", "Description", "ChildCount")),
         bus.call(at.bus, at.path, ACCESSIBLE, "GetRole"),
         bus.call(at.bus, at.path, ACCESSIBLE, "GetState"),
         bus.call(at.bus, at.path, ACCESSIBLE, "GetInterfaces"),

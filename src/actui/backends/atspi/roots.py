@@ -60,7 +60,7 @@ class RootLister:
         try:
             pid, props, name = await asyncio.gather(
                 self._bus.connection_pid(at.bus),
-                self._app_props(at),
+                self._bus.get_many(at.bus, at.path, APPLICATION, ("ToolkitName", "Version", "Id")),
                 self._bus.get(at.bus, at.path, "org.a11y.atspi.Accessible", "Name"),
             )
         except ActuiError:
@@ -75,18 +75,6 @@ class RootLister:
             toolkit=str(props.get("ToolkitName", "")),
             toolkit_version=str(props.get("Version", "")),
         )
-
-    async def _app_props(self, at: Address) -> dict[str, object]:
-        """Application properties; GTK3 fails ``GetAll`` as a whole, so ask one by one."""
-        try:
-            return await self._bus.get_all(at.bus, at.path, APPLICATION)
-        except CallFailed:
-            pass
-        props: dict[str, object] = {}
-        for name in ("ToolkitName", "Version", "Id"):
-            with contextlib.suppress(CallFailed):
-                props[name] = await self._bus.get(at.bus, at.path, APPLICATION, name)
-        return props
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
         apps = await self.applications(pid)

@@ -112,7 +112,7 @@ class PageSession:
         return self.mark
 
     def expect_load(self) -> asyncio.Future[None]:
-        """A future resolved by the next load (or DOMContentLoaded) event.
+        """A future resolved by the next load event (frames included).
 
         Register it before the command that causes the load, so a fast load
         is never missed.
@@ -138,7 +138,7 @@ class PageSession:
             self._bump(str(params.get("payload", "m"))[:1] or "m")
         elif method in _NAVIGATION_EVENTS:
             self._bump("n")
-            if method in ("Page.loadEventFired", "Page.domContentEventFired"):
+            if method == "Page.loadEventFired":
                 loads, self._loads = self._loads, []
                 for future in loads:
                     if not future.done():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import functools
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
@@ -89,10 +90,8 @@ class XConnection:
             return
         self._closed = True
         loop = asyncio.get_running_loop()
-        try:
+        with contextlib.suppress(TimeoutError, xerror.ConnectionClosedError, OSError):
             await asyncio.wait_for(loop.run_in_executor(self._executor, self._disconnect), 2.0)
-        except (TimeoutError, xerror.ConnectionClosedError, OSError):
-            pass
         self._executor.shutdown(wait=False, cancel_futures=True)
 
     def _disconnect(self) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 _MAX_BOX_LOG2 = 3
 
+
 @dataclass(frozen=True)
 class RgbImage:
     """Packed 8-bit RGB rows, top to bottom, no padding."""
@@ -40,13 +41,16 @@ def zpixmap_to_rgb(data: bytes, width: int, height: int, *, msb_first: bool) -> 
 
 
 def scaled_size(width: int, height: int, max_dimension: int) -> tuple[int, int]:
-    """Each side becomes round(side × limit ÷ longer side), at least 1 (unchanged when it fits)."""
+    """Each side becomes side × limit ÷ longer side rounded half up, at least 1.
+
+    Unchanged when it already fits.
+    """
     longer = max(width, height)
     if longer <= max_dimension:
         return width, height
     return (
-        max(1, round(width * max_dimension / longer)),
-        max(1, round(height * max_dimension / longer)),
+        max(1, math.floor(width * max_dimension / longer + 0.5)),
+        max(1, math.floor(height * max_dimension / longer + 0.5)),
     )
 
 
@@ -65,8 +69,8 @@ def downscale(image: RgbImage, width: int, height: int) -> RgbImage:
     """
     if (width, height) == (image.width, image.height):
         return image
-    log_x = _box_log2(image.width / width)
-    log_y = _box_log2(image.height / height)
+    log_x = _box_log2(image.width, width)
+    log_y = _box_log2(image.height, height)
     row_bytes = image.width * 3
     low_seven = int.from_bytes(b"\x7f" * row_bytes, "little")
     source_rows: dict[int, int] = {}
@@ -103,8 +107,10 @@ def downscale(image: RgbImage, width: int, height: int) -> RgbImage:
     return RgbImage(width, height, bytes(out))
 
 
-def _box_log2(ratio: float) -> int:
-    return min(_MAX_BOX_LOG2, max(0, math.ceil(math.log2(ratio))))
+def _box_log2(source: int, target: int) -> int:
+    """log2 of the box side: covers the shrink ratio, fits in the image, at most 8."""
+    wanted = max(0, math.ceil(math.log2(source / target)))
+    return min(_MAX_BOX_LOG2, wanted, source.bit_length() - 1)
 
 
 def _box_starts(source: int, target: int, box: int) -> list[int]:

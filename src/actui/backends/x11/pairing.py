@@ -23,7 +23,7 @@ def pairing_cost(root: RootInfo, window: XWindow) -> int | None:
     """How badly ``window`` fits ``root`` (lower is better); None when they cannot pair."""
     if root.pid <= 0 or root.pid != window.pid:
         return None
-    cost = 0 if _titles_overlap(root.title, window.title) else TITLE_MISMATCH_COST
+    cost = _title_cost(root.title, window.title)
     if root.frame is not None and not root.frame.empty:
         cost += _l1(root.frame, window.frame)
     return cost
@@ -50,9 +50,7 @@ def pair_windows(roots: Sequence[RootInfo], windows: Sequence[XWindow]) -> list[
             continue
         chosen[r] = windows[w]
         used.add(w)
-    return [
-        _enriched(root, chosen[r]) if r in chosen else root for r, root in enumerate(roots)
-    ]
+    return [_enriched(root, chosen[r]) if r in chosen else root for r, root in enumerate(roots)]
 
 
 def _enriched(root: RootInfo, window: XWindow) -> RootInfo:
@@ -68,9 +66,14 @@ def _enriched(root: RootInfo, window: XWindow) -> RootInfo:
     )
 
 
-def _titles_overlap(a: str, b: str) -> bool:
+def _title_cost(a: str, b: str) -> int:
+    """0 for equal titles, 1 when one contains the other (so equality wins ties)."""
     left, right = a.strip().casefold(), b.strip().casefold()
-    return bool(left) and bool(right) and (left in right or right in left)
+    if left and left == right:
+        return 0
+    if left and right and (left in right or right in left):
+        return 1
+    return TITLE_MISMATCH_COST
 
 
 def _l1(a: Rect, b: Rect) -> int:

@@ -1,0 +1,338 @@
+"""``CdpBackend``: Chromium pages as roots, over one persistent connection per page.
+
+This module composes the pieces (launch, connection, page sessions, AX tree,
+layout, actions) into the backend seam, and adds the browser-only operations
+the runtime calls directly (launch, navigate, evaluate, console). It owns the
+browser's lifetime: ``close()`` kills Chromium and deletes its profile. It
+must not know about refs, folding or the agent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from actui.backends.base import (
+    ActionRequest,
+    ActionResult,
+    Backend,
+    Rect,
+    RootInfo,
+    Snapshot,
+    TextSlice,
+)
+from actui.backends.cdp import actions, dom
+from actui.backends.cdp.axtree import build_tree
+from actui.backends.cdp.connection import CdpCommandError, CdpConnection
+from actui.backends.cdp.launch import BrowserProcess, spawn, wants_headed
+from actui.backends.cdp.layout import SNAPSHOT_PARAMS, parse_snapshot
+from actui.backends.cdp.page import PageSession, exception_text
+from actui.errors import (
+    ActuiError,
+    BackendUnavailable,
+    InvalidParams,
+    SecureTextUnreadable,
+    TargetGone,
+)
+
+_NAVIGABLE = frozenset({"http", "https", "file", "data", "about"})
+_SNAPSHOT_TIMEOUT_S = 15.0
+
+
+@dataclass(frozen=True)
+class EvalResult:
+    """What an evaluation returned: JSON text, the thrown message, console lines."""
+
+    value_json: str
+    exception: str | None
+    console: tuple[str, ...]
+
+
+class CdpBackend(Backend):
+    """One managed Chromium and the pages in it."""
+
+    name = "cdp"
+
+    def __init__(self, *, env: Mapping[str, str] | None = None) -> None:
+        self._env: Mapping[str, str] = dict(os.environ if env is None else env)
+        self._browser: BrowserProcess | None = None
+        self._browser_conn: CdpConnection | None = None
+        self._sessions: dict[str, PageSession] = {}
+        self._attach_lock = asyncio.Lock()
+
+    # -- browser lifetime -------------------------------------------------
+
+    async def launch(self, url: str = "about:blank", *, headed: bool | None = None) -> RootInfo:
+        """Start a fresh browser (replacing any earlier one) and open ``url`` in its page."""
+        _check_url(url)
+        await self.close()
+        browser = await spawn(self._env, headed=wants_headed(self._env, headed))
+        try:
+            self._browser = browser
+            self._browser_conn = await CdpConnection.open(browser.browser_ws_url, "the browser")
+            root = await self._first_page()
+            if url != "about:blank":
+                root = await self.navigate(root, url)
+            return root
+        except BaseException:
+            await self.close()
+            raise
+
+    async def _first_page(self) -> RootInfo:
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + 15.0
+        while loop.time() < deadline:
+            roots = await self.list_roots()
+            if roots:
+                return roots[0]
+            await asyncio.sleep(0.05)
+        raise BackendUnavailable("Chromium started but opened no page within 15 s.")
+
+    async def close(self) -> None:
+        sessions, self._sessions = self._sessions, {}
+        for session in sessions.values():
+            await session.close()
+        if self._browser_conn is not None:
+            await self._browser_conn.close()
+            self._browser_conn = None
+        if self._browser is not None:
+            browser, self._browser = self._browser, None
+            await browser.terminate()
+
+    @property
+    def browser_process(self) -> BrowserProcess | None:
+        return self._browser
+
+    # -- roots and sessions -----------------------------------------------
+
+    async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
+        if self._browser_conn is None or pid not in (None, 0):
+            return []
+        targets = await self._browser_conn.send("Target.getTargets")
+        return [
+            _root_info(t["targetId"], t.get("title", ""), t.get("url", ""))
+            for t in targets.get("targetInfos", ())
+            if t.get("type") == "page"
+        ]
+
+    async def _session(self, root: RootInfo) -> PageSession:
+        target_id = _target_id(root)
+        session = self._sessions.get(target_id)
+        if session is not None and not session.gone:
+            return session
+        async with self._attach_lock:
+            session = self._sessions.get(target_id)
+            if session is not None and not session.gone:
+                return session
+            if self._browser is None or not self._browser.alive:
+                raise TargetGone(f"{root.native_id}: the browser is not running; launch it again.")
+            if target_id not in {_target_id(r) for r in await self.list_roots()}:
+                raise TargetGone(f"{root.native_id}: the page was closed.")
+            session = await PageSession.attach(target_id, self._browser.page_ws_url(target_id))
+            self._sessions[target_id] = session
+            return session
+
+    def change_mark(self, root: RootInfo) -> int:
+        session = self._sessions.get(_target_id(root))
+        return 0 if session is None else session.mark
+
+    async def wait_for_change(self, root: RootInfo, since: int, timeout_s: float) -> int:
+        session = await self._session(root)
+        return await session.wait_for_change(since, timeout_s)
+
+    @property
+    def waits_are_event_driven(self) -> bool:
+        return True
+
+    # -- observation ------------------------------------------------------
+
+    async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
+        session = await self._session(root)
+        session.check_alive()
+        send = session.conn.send
+        started = time.perf_counter()
+        frame_tree, dom_snapshot, metrics = await asyncio.gather(
+            send("Page.getFrameTree"),
+            send("DOMSnapshot.captureSnapshot", SNAPSHOT_PARAMS, timeout_s=_SNAPSHOT_TIMEOUT_S),
+            send("Page.getLayoutMetrics"),
+        )
+        layout = parse_snapshot(dom_snapshot)
+        del dom_snapshot  # it carries live input values; keep nothing of it
+        laid_out = time.perf_counter()
+        frame_ids = _frame_ids(frame_tree["frameTree"])
+        trees = await asyncio.gather(
+            *(
+                send("Accessibility.getFullAXTree", {"frameId": f}, timeout_s=_SNAPSHOT_TIMEOUT_S)
+                for f in frame_ids
+            ),
+            return_exceptions=True,
+        )
+        frames = {
+            f: t.get("nodes", []) for f, t in zip(frame_ids, trees, strict=True) if isinstance(t, dict)
+        }
+        if frame_ids[0] not in frames:
+            session.check_alive()
+            raise TargetGone(f"{root.native_id}: the page did not answer ({trees[0]}).")
+        fetched = time.perf_counter()
+        viewport = metrics.get("cssLayoutViewport", {})
+        built = build_tree(
+            frames,
+            frame_ids[0],
+            layout,
+            viewport=Rect(0, 0, int(viewport.get("clientWidth", 0)), int(viewport.get("clientHeight", 0)))
+            if viewport
+            else None,
+            max_nodes=max_nodes,
+            max_depth=max_depth,
+        )
+        done = time.perf_counter()
+        fresh = _root_info(_target_id(root), built.title, built.url or root.url)
+        return Snapshot(
+            root=fresh,
+            tree=built.tree,
+            captured_at=time.time(),
+            node_count=built.node_count,
+            truncated=built.truncated,
+            source="cdp:Accessibility.getFullAXTree",
+            timings_ms={
+                "layout": (laid_out - started) * 1000,
+                "axtree": (fetched - laid_out) * 1000,
+                "build": (done - fetched) * 1000,
+                "total": (done - started) * 1000,
+            },
+        )
+
+    async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
+        session = await self._session(root)
+        if node_id == root.native_id:
+            reply = await session.conn.send(
+                "Runtime.evaluate",
+                {"expression": f"({dom.READ_TEXT}).call(document)", "returnByValue": True},
+            )
+            read = reply.get("result", {}).get("value") or {}
+        else:
+            object_id = await dom.resolve(session.conn, dom.backend_id(node_id))
+            read = await dom.call(session.conn, object_id, dom.READ_TEXT)
+            await dom.release(session.conn)
+        if read.get("secure"):
+            raise SecureTextUnreadable(node_id)
+        text = str(read.get("text", ""))
+        start = max(0, offset)
+        return TextSlice(text=text[start : start + max(0, limit)], offset=start, total_chars=len(text))
+
+    def console(self, root: RootInfo) -> tuple[str, ...]:
+        """The page's console messages and exceptions since the last drain (≤ 20)."""
+        session = self._sessions.get(_target_id(root))
+        return () if session is None else session.drain_console()
+
+    # -- writes -----------------------------------------------------------
+
+    async def act(self, request: ActionRequest) -> ActionResult:
+        session = await self._session(request.root)
+        session.check_alive()
+        try:
+            return await asyncio.wait_for(actions.perform(session, request), request.timeout_s)
+        except CdpCommandError as exc:
+            session.check_alive()
+            raise ActuiError(f"{request.kind} failed in the page: {exc.message}") from exc
+
+    async def navigate(self, root: RootInfo, url: str, *, timeout_s: float = 10.0) -> RootInfo:
+        """Go to ``url`` and wait for its load event, at most ``timeout_s``.
+
+        Some pages never finish loading; at the deadline the page is returned
+        as it is (DOMContentLoaded has usually fired), as the reference does.
+        """
+        _check_url(url)
+        session = await self._session(root)
+        loaded = session.expect_load()
+        reply = await session.conn.send("Page.navigate", {"url": url})
+        if reply.get("errorText"):
+            raise ActuiError(f"Navigating to {url} failed: {reply['errorText']}.")
+        if reply.get("loaderId"):
+            try:
+                await asyncio.wait_for(loaded, timeout_s)
+            except TimeoutError:
+                pass
+        else:
+            loaded.cancel()
+        title, href = await _title_and_url(session)
+        return _root_info(_target_id(root), title, href)
+
+    async def evaluate(
+        self, root: RootInfo, expression: str, *, timeout_s: float = 5.0
+    ) -> EvalResult:
+        """Run ``expression`` (promises awaited) and return its JSON value or its exception."""
+        session = await self._session(root)
+        reply = await session.conn.send(
+            "Runtime.evaluate",
+            {
+                "expression": expression,
+                "returnByValue": True,
+                "awaitPromise": True,
+                "userGesture": True,
+                "timeout": int(timeout_s * 1000),
+            },
+            timeout_s=timeout_s + 1.0,
+        )
+        console = session.drain_console()
+        if "exceptionDetails" in reply:
+            return EvalResult("null", exception_text(reply["exceptionDetails"]), console)
+        return EvalResult(_json_value(reply.get("result", {})), None, console)
+
+
+def _json_value(remote: Mapping[str, Any]) -> str:
+    if "value" in remote:
+        return json.dumps(remote["value"])
+    if "unserializableValue" in remote:
+        return json.dumps(str(remote["unserializableValue"]))
+    return "null"
+
+
+async def _title_and_url(session: PageSession) -> tuple[str, str]:
+    reply = await session.conn.send(
+        "Runtime.evaluate", {"expression": "[document.title, location.href]", "returnByValue": True}
+    )
+    value = reply.get("result", {}).get("value") or ["", ""]
+    return str(value[0]), str(value[1])
+
+
+def _frame_ids(tree: Mapping[str, Any]) -> list[str]:
+    """Frame ids depth-first, the main frame first."""
+    ids = [str(tree["frame"]["id"])]
+    for child in tree.get("childFrames", ()):
+        ids += _frame_ids(child)
+    return ids
+
+
+def _root_info(target_id: str, title: str, url: str) -> RootInfo:
+    return RootInfo(
+        native_id=f"cdp:{target_id}",
+        pid=0,
+        app_name="Browser",
+        title=title,
+        kind="browser_page",
+        raw_role="RootWebArea",
+        url=url,
+        resource_key=f"cdp:{target_id}",
+    )
+
+
+def _target_id(root: RootInfo) -> str:
+    prefix, _, target = root.native_id.partition(":")
+    if prefix != "cdp" or not target:
+        raise InvalidParams("root", f"{root.native_id} is not a browser page.")
+    return target
+
+
+def _check_url(url: str) -> None:
+    scheme = urlsplit(url).scheme.lower()
+    if scheme not in _NAVIGABLE:
+        raise InvalidParams(
+            "url", f"{url[:80]!r} is not navigable here.", "Use an http(s), file:, data: or about: URL."
+        )

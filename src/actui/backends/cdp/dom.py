@@ -1,0 +1,206 @@
+"""Element handles: backend node ids resolved to JS objects, and the page-side functions run on them.
+
+Everything that must run inside the page (reading a field, placing the caret,
+choosing an option, scrolling a container) lives here as one small function
+each, called with ``Runtime.callFunctionOn`` and ``this`` bound to the element.
+Password values never leave the page: functions compare them in place and
+return only booleans and lengths. This module must not decide outcomes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from actui.backends.cdp.connection import CdpCommandError, CdpConnection
+from actui.errors import UnknownRef, UnsupportedAction
+
+OBJECT_GROUP = "actui"
+
+
+def backend_id(native_id: str) -> int:
+    """``cdp:<backendDOMNodeId>`` → the id; other forms have no DOM node to act on."""
+    _, _, rest = native_id.partition("cdp:")
+    if rest.isdigit():
+        return int(rest)
+    raise UnsupportedAction(
+        f"{native_id} has no DOM node (it is an accessibility-only node); act on its parent "
+        "or use coordinates."
+    )
+
+
+async def resolve(conn: CdpConnection, node: int) -> str:
+    """The JS object id of a node, or :class:`UnknownRef` when it left the page."""
+    try:
+        result = await conn.send(
+            "DOM.resolveNode", {"backendNodeId": node, "objectGroup": OBJECT_GROUP}
+        )
+    except CdpCommandError as exc:
+        raise UnknownRef(
+            f"cdp:{node} is no longer in the page ({exc.message}); observe again."
+        ) from exc
+    return str(result["object"]["objectId"])
+
+
+async def call(
+    conn: CdpConnection, object_id: str, function: str, *args: object, timeout_s: float = 5.0
+) -> Any:
+    """Run ``function`` with ``this`` = the object; its JSON-able return value."""
+    result = await conn.send(
+        "Runtime.callFunctionOn",
+        {
+            "objectId": object_id,
+            "functionDeclaration": function,
+            "arguments": [{"value": a} for a in args],
+            "returnByValue": True,
+            "awaitPromise": True,
+        },
+        timeout_s=timeout_s,
+    )
+    if "exceptionDetails" in result:
+        text = result["exceptionDetails"].get("exception", {}).get("description", "")
+        raise UnsupportedAction(f"the page refused the step: {text.splitlines()[0] if text else ''}")
+    return result.get("result", {}).get("value")
+
+
+async def release(conn: CdpConnection) -> None:
+    await conn.send("Runtime.releaseObjectGroup", {"objectGroup": OBJECT_GROUP})
+
+
+# Shared prelude: what kind of text holder `this` is. Values stay inside.
+_FIELD = """
+  const el = this;
+  const isField = el instanceof el.ownerDocument.defaultView.HTMLInputElement ||
+    el instanceof el.ownerDocument.defaultView.HTMLTextAreaElement;
+  const secure = isField && el.type === 'password';
+  const read = () => isField ? el.value : (el.innerText ?? el.textContent ?? '');
+"""
+
+PREPARE_TEXT = (
+    """function(replace) {"""
+    + _FIELD
+    + """
+  if (!isField && !el.isContentEditable) return {editable: false};
+  el[Symbol.for('actui.before')] = read();
+  const win = el.ownerDocument.defaultView;
+  if (isField) {
+    if (replace) el.select();
+    else { try { el.setSelectionRange(el.value.length, el.value.length); } catch (e) {} }
+  } else {
+    const range = el.ownerDocument.createRange();
+    range.selectNodeContents(el);
+    if (!replace) range.collapse(false);
+    const sel = win.getSelection(); sel.removeAllRanges(); sel.addRange(range);
+  }
+  return {editable: true, secure};
+}"""
+)
+
+# Fires `change` (insertText only fires `input`) and compares in place.
+FINISH_TEXT = (
+    """function(text, replace) {"""
+    + _FIELD
+    + """
+  el.dispatchEvent(new Event('change', {bubbles: true}));
+  const before = el[Symbol.for('actui.before')] ?? '';
+  delete el[Symbol.for('actui.before')];
+  const now = read();
+  const expected = replace ? text : before + text;
+  const norm = (s) => isField ? s : s.replace(/\\s+$/, '');
+  return {
+    secure,
+    matches: norm(now) === norm(expected),
+    unchanged: now === before,
+    length: now.length,
+    value: secure ? null : now.slice(0, 200),
+  };
+}"""
+)
+
+FOCUSED_TEXT = """function() {
+  let doc = document, el = doc.activeElement;
+  while (el && el.contentDocument && el.contentDocument.activeElement) {
+    doc = el.contentDocument; el = doc.activeElement;
+  }
+  if (!el || el === doc.body) return {editable: false};
+  const win = doc.defaultView;
+  const isField = el instanceof win.HTMLInputElement || el instanceof win.HTMLTextAreaElement;
+  if (!isField && !el.isContentEditable) return {editable: false};
+  const value = isField ? el.value : (el.innerText ?? '');
+  const secure = isField && el.type === 'password';
+  return {editable: true, secure, length: value.length, value: secure ? null : value};
+}"""
+
+CHECKED = """function() {
+  if ('checked' in this && (this.type === 'checkbox' || this.type === 'radio')) return String(this.checked);
+  return this.getAttribute('aria-checked') ?? this.getAttribute('aria-pressed') ?? 'none';
+}"""
+
+SELECT_OPTION = """function(text) {
+  const win = this.ownerDocument.defaultView;
+  let select = null, option = null;
+  if (this instanceof win.HTMLOptionElement) { option = this; select = this.closest('select'); }
+  else if (this instanceof win.HTMLSelectElement) {
+    select = this;
+    const want = String(text).trim();
+    option = [...this.options].find((o) => o.value === want) ||
+             [...this.options].find((o) => o.label.trim() === want || o.text.trim() === want);
+  } else return {native: false};
+  if (!select || !option) return {native: true, found: false};
+  const before = select.value;
+  option.selected = true;
+  select.dispatchEvent(new Event('input', {bubbles: true}));
+  select.dispatchEvent(new Event('change', {bubbles: true}));
+  return {native: true, found: true, changed: select.value !== before,
+          selected: option.selected, value: select.value, label: option.label.trim()};
+}"""
+
+IS_FOCUSED = """function() {
+  let a = this.ownerDocument.activeElement;
+  return a === this || (a !== null && this.contains(a) && a !== this.ownerDocument.body);
+}"""
+
+# Scrolls the nearest scrollable container of `this` (or the document) after
+# revealing `this`; positions are taken before the reveal, so either counts.
+SCROLL_BY = """function(dx, dy) {
+  const doc = this.ownerDocument || this;
+  const canScroll = (e) => {
+    const s = doc.defaultView.getComputedStyle(e);
+    return /(auto|scroll|overlay)/.test(s.overflowX + s.overflowY) &&
+      (e.scrollHeight > e.clientHeight || e.scrollWidth > e.clientWidth);
+  };
+  let box = this.nodeType === 1 ? this : null;
+  while (box && box !== doc.documentElement && box !== doc.body && !canScroll(box)) box = box.parentElement;
+  if (!box || box === doc.body || box === doc.documentElement) box = doc.scrollingElement;
+  const page = doc.scrollingElement;
+  const where = () => [box.scrollLeft, box.scrollTop, page.scrollLeft, page.scrollTop];
+  const before = where();
+  if (this.nodeType === 1) this.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
+  else if (this.nodeType === 3) this.parentElement.scrollIntoView({block: 'nearest', behavior: 'instant'});
+  box.scrollBy({left: dx, top: dy, behavior: 'instant'});
+  return {before, after: where()};
+}"""
+
+READ_TEXT = """function() {
+  if (this.nodeType === 9) return {text: this.body ? this.body.innerText : ''};
+  const win = (this.ownerDocument || document).defaultView;
+  if (this instanceof win.HTMLInputElement && this.type === 'password') return {secure: true};
+  if (this instanceof win.HTMLInputElement || this instanceof win.HTMLTextAreaElement) return {text: this.value};
+  if (this instanceof win.HTMLSelectElement) {
+    return {text: [...this.selectedOptions].map((o) => o.text).join('\\n')};
+  }
+  return {text: this.innerText ?? this.textContent ?? ''};
+}"""
+
+SET_NUMBER = """function(value) {
+  const win = this.ownerDocument.defaultView;
+  if (!(this instanceof win.HTMLInputElement) || !['range', 'number'].includes(this.type)) {
+    return {native: false};
+  }
+  const before = this.value;
+  this.value = String(value);
+  this.dispatchEvent(new Event('input', {bubbles: true}));
+  this.dispatchEvent(new Event('change', {bubbles: true}));
+  return {native: true, before, after: this.value, matches: Number(this.value) === value};
+}"""
+
+CLICK = "function() { this.click(); return true; }"

@@ -1,0 +1,44 @@
+"""Helpers shared by the AT-SPI integration tests: launching an app, finding nodes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator, Sequence
+
+from actui.backends.atspi import AtspiBackend
+from actui.backends.base import RawNode, RootInfo, Snapshot
+from actui.sandbox import Sandbox
+
+
+async def launch_app(
+    desktop: Sandbox, argv: Sequence[str], *, stdout: int | None = asyncio.subprocess.DEVNULL
+) -> asyncio.subprocess.Process:
+    process = await desktop.launch(argv, stdout=stdout)
+    await desktop.wait_for_app(process.pid)
+    return process
+
+
+async def root_of(backend: AtspiBackend, pid: int, timeout_s: float = 10.0) -> RootInfo:
+    """The pid's first root (waits for it to show up)."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            roots = await backend.list_roots(pid)
+            if roots:
+                return roots[0]
+            await asyncio.sleep(0.05)
+
+
+def nodes(tree: RawNode) -> Iterator[RawNode]:
+    yield tree
+    for child in tree.children:
+        yield from nodes(child)
+
+
+def find(snapshot: Snapshot, where: Callable[[RawNode], bool]) -> RawNode:
+    found = [n for n in nodes(snapshot.tree) if where(n)]
+    assert found, "no node matched"
+    return found[0]
+
+
+async def snap(backend: AtspiBackend, root: RootInfo) -> Snapshot:
+    return await backend.snapshot(root, max_nodes=4096, max_depth=64)

@@ -1,0 +1,61 @@
+"""AT-SPI backend against a Qt form: text, toggle, press, and a password that never leaks."""
+
+from __future__ import annotations
+
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from atspi_helpers import find, launch_app, nodes, root_of, snap
+
+from actui.backends.atspi import AtspiBackend
+from actui.backends.base import ActionRequest
+from actui.errors import SecureTextUnreadable, TargetGone
+from actui.sandbox import Sandbox
+
+FORM = str(Path(__file__).parents[1] / "apps" / "qt_form.py")
+SECRET = "hunter2-very-secret"
+
+
+async def test_qt_form_text_toggle_press_and_password_secrecy(sandbox: Sandbox) -> None:
+    process = await launch_app(sandbox, [sys.executable, FORM])
+    backend = AtspiBackend(sandbox.env)
+    try:
+        root = await root_of(backend, process.pid)
+        assert root.toolkit.startswith("Qt") and root.title == "Qt Form"
+        snapshot = await snap(backend, root)
+        line = find(snapshot, lambda n: n.raw_role == "text" and n.name == "Name")
+        box = find(snapshot, lambda n: n.raw_role == "check box")
+        secret = find(snapshot, lambda n: n.raw_role == "password text")
+        apply = find(snapshot, lambda n: n.raw_role == "push button" and n.name == "Apply")
+
+        def step(kind: str, target: str, text: str = "") -> ActionRequest:
+            return ActionRequest(kind=kind, root=root, policy="background", target=target, text=text)  # type: ignore[arg-type]
+
+        assert (await backend.act(step("setText", line.native_id, "Grace"))).outcome == "worked"
+        assert (await backend.read_text(root, line.native_id, 0, 50)).text == "Grace"
+        assert (await backend.act(step("toggle", box.native_id))).outcome == "worked"
+        typed = await backend.act(step("setText", secret.native_id, SECRET))
+        assert typed.outcome == "worked" and SECRET not in repr(typed)
+        pressed = await backend.act(step("press", apply.native_id))
+        assert pressed.outcome == "worked", pressed
+
+        after = await snap(backend, root)
+        assert "checked" in find(after, lambda n: n.native_id == box.native_id).states
+        assert any(n.name == "hello Grace" for n in nodes(after.tree)), (pressed, [(n.raw_role, n.name) for n in nodes(after.tree)])
+        hidden = find(after, lambda n: n.native_id == secret.native_id)
+        assert hidden.secure and hidden.value is None
+        assert SECRET not in repr(after)
+        with pytest.raises(SecureTextUnreadable):
+            await backend.read_text(root, secret.native_id, 0, 50)
+
+        process.send_signal(signal.SIGKILL)
+        await process.wait()
+        started = time.perf_counter()
+        with pytest.raises(TargetGone):
+            await snap(backend, root)
+        assert time.perf_counter() - started < 5
+    finally:
+        await backend.close()

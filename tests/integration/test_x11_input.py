@@ -1,0 +1,255 @@
+"""XTEST delivery on a private desktop, proven by what real apps show afterwards."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+
+import pytest
+import pytest_asyncio
+
+from actui.backends.atspi.backend import AtspiBackend
+from actui.backends.base import ActionRequest, DeliveryPolicy, RawNode, Rect, RootInfo
+from actui.backends.x11.ewmh import XWindow
+from actui.backends.x11.input import X11Input
+from actui.backends.x11.session import X11Session
+from actui.errors import CoordinateBlocked, ForegroundRequired
+from actui.sandbox import Sandbox
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+UNICODE_TEXT = "Ωmega – 42 ✓ é ß 中"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def session(module_sandbox: Sandbox) -> AsyncIterator[X11Session]:
+    x11 = X11Session(module_sandbox.display)
+    await x11.start()
+    yield x11
+    await x11.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def atspi(module_sandbox: Sandbox) -> AsyncIterator[AtspiBackend]:
+    backend = AtspiBackend(module_sandbox.env)
+    yield backend
+    await backend.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def factory(
+    module_sandbox: Sandbox, session: X11Session, atspi: AtspiBackend
+) -> tuple[RootInfo, XWindow]:
+    process = await module_sandbox.launch(["gtk3-widget-factory"])
+    await module_sandbox.wait_for_app(process.pid)
+    window = await window_of(session, process.pid)
+    (root,) = await atspi.list_roots(process.pid)
+    return root, window
+
+
+async def window_of(session: X11Session, pid: int, within: float = 10.0) -> XWindow:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        for window in await session.windows():
+            if window.pid == pid:
+                return window
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no window of pid {pid} within {within} s")
+
+
+def request(
+    root: RootInfo, kind: str, policy: DeliveryPolicy = "foreground", **kw: object
+) -> ActionRequest:
+    return ActionRequest(kind=kind, root=root, policy=policy, **kw)  # type: ignore[arg-type]
+
+
+def nodes(tree: RawNode) -> list[RawNode]:
+    found = [tree]
+    for child in tree.children:
+        found.extend(nodes(child))
+    return found
+
+
+async def find(atspi: AtspiBackend, root: RootInfo, match: Callable[[RawNode], bool]) -> RawNode:
+    snapshot = await atspi.snapshot(root, max_nodes=2000, max_depth=40)
+    hits = [n for n in nodes(snapshot.tree) if match(n)]
+    assert hits, "no matching node in the app"
+    return hits[0]
+
+
+async def eventually(
+    atspi: AtspiBackend, root: RootInfo, node_id: str, holds: Callable[[RawNode], bool]
+) -> RawNode:
+    deadline = time.monotonic() + 5.0
+    while True:
+        node = await find(atspi, root, lambda n: n.native_id == node_id)
+        if holds(node) or time.monotonic() > deadline:
+            return node
+        await asyncio.sleep(0.05)
+
+
+async def zenity_entry(
+    sandbox: Sandbox, session: X11Session, title: str
+) -> tuple[asyncio.subprocess.Process, RootInfo, XWindow]:
+    process = await sandbox.launch(
+        ["zenity", "--entry", "--title", title, "--text", "Type"], stdout=asyncio.subprocess.PIPE
+    )
+    window = await window_of(session, process.pid)
+    root = RootInfo(
+        native_id=title,
+        pid=process.pid,
+        app_name="zenity",
+        title=title,
+        kind="dialog",
+        raw_role="dialog",
+    )
+    return process, root, window
+
+
+async def entered(process: asyncio.subprocess.Process) -> str:
+    assert process.stdout is not None
+    line = await asyncio.wait_for(process.stdout.readline(), 10.0)
+    await asyncio.wait_for(process.wait(), 10.0)
+    return line.decode()
+
+
+async def test_any_unicode_text_typed_into_zenity_comes_back_exactly(
+    module_sandbox: Sandbox, session: X11Session
+) -> None:
+    process, root, window = await zenity_entry(module_sandbox, session, "Unicode")
+    typed = await X11Input(session).deliver(
+        request(root, "typeText", text=UNICODE_TEXT), window.window_id
+    )
+    await X11Input(session).deliver(
+        request(root, "keypress", "default", keys=("enter",)), window.window_id
+    )
+    assert await entered(process) == UNICODE_TEXT + "\n"
+    assert (typed.outcome, typed.delivery, typed.mechanism) == ("unknown", "hid", "xtest")
+    assert UNICODE_TEXT not in repr(typed.evidence)  # never echo what may be a password
+    assert typed.evidence["temporaryBindings"] == 6
+
+
+async def test_a_select_all_chord_makes_typing_replace_the_text(
+    module_sandbox: Sandbox, session: X11Session
+) -> None:
+    process, root, window = await zenity_entry(module_sandbox, session, "Chord")
+    x11 = X11Input(session)
+    await x11.deliver(request(root, "typeText", text="old text"), window.window_id)
+    await x11.deliver(request(root, "keypress", keys=("ctrl", "a")), window.window_id)
+    await x11.deliver(request(root, "typeText", text="New!"), window.window_id)
+    await x11.deliver(request(root, "keypress", keys=("Return",)), window.window_id)
+    assert await entered(process) == "New!\n"
+
+
+async def test_clicking_a_check_button_checks_it(
+    session: X11Session, atspi: AtspiBackend, factory: tuple[RootInfo, XWindow]
+) -> None:
+    root, window = factory
+    box = await find(
+        atspi,
+        root,
+        lambda n: (
+            n.raw_role == "check box"
+            and "enabled" in n.states
+            and "checked" not in n.states
+            and n.rect is not None
+        ),
+    )
+    assert box.rect is not None
+    result = await X11Input(session).deliver(
+        request(root, "click", point=box.rect.center), window.window_id
+    )
+    assert result.outcome == "unknown"
+    after = await eventually(atspi, root, box.native_id, lambda n: "checked" in n.states)
+    assert "checked" in after.states
+
+
+async def test_dragging_a_slider_knob_changes_its_value(
+    session: X11Session, atspi: AtspiBackend, factory: tuple[RootInfo, XWindow]
+) -> None:
+    root, window = factory
+    slider = await find(
+        atspi,
+        root,
+        lambda n: (
+            n.raw_role == "slider"
+            and "horizontal" in n.states
+            and "enabled" in n.states
+            and n.value == "50"
+            and n.rect is not None
+        ),
+    )
+    rect = slider.rect
+    assert rect is not None
+    knob = (rect.x + rect.w // 2, rect.y + rect.h // 2)
+    path = (knob, (knob[0] + 40, knob[1]), (rect.x + rect.w * 9 // 10, knob[1]))
+    await X11Input(session).deliver(request(root, "drag", path=path), window.window_id)
+    after = await eventually(atspi, root, slider.native_id, lambda n: n.value != "50")
+    assert after.value is not None and float(after.value) > 70
+
+
+async def test_scrolling_the_text_view_moves_its_scroll_bar(
+    session: X11Session, atspi: AtspiBackend, factory: tuple[RootInfo, XWindow]
+) -> None:
+    root, window = factory
+    bars = [
+        n
+        for n in nodes((await atspi.snapshot(root, max_nodes=2000, max_depth=40)).tree)
+        if n.raw_role == "scroll bar" and "vertical" in n.states and n.rect is not None
+    ]
+    bar = max(bars, key=lambda n: n.rect.y if n.rect else 0)  # the text view's, lower right
+    assert bar.rect is not None and bar.value == "0"
+    point = (min(bar.rect.x - 80, 1270), bar.rect.y + bar.rect.h // 2)
+    result = await X11Input(session).deliver(
+        request(root, "scroll", point=point, scroll=(0, 5)), window.window_id
+    )
+    assert result.evidence["wheelClicks"] == [0, 5]
+    after = await eventually(atspi, root, bar.native_id, lambda n: n.value not in ("0", None))
+    assert after.value is not None and float(after.value) > 0
+
+
+@pytest.mark.parametrize(
+    ("policy", "error"),
+    [("ax_only", CoordinateBlocked), ("background", ForegroundRequired)],
+)
+async def test_policies_that_forbid_physical_input_refuse_it(
+    session: X11Session,
+    factory: tuple[RootInfo, XWindow],
+    policy: DeliveryPolicy,
+    error: type[Exception],
+) -> None:
+    root, window = factory
+    with pytest.raises(error):
+        await X11Input(session).deliver(
+            request(root, "click", policy, point=window.frame.center), window.window_id
+        )
+
+
+async def test_the_default_policy_refuses_an_inactive_window_without_activating_it(
+    module_sandbox: Sandbox, session: X11Session, factory: tuple[RootInfo, XWindow]
+) -> None:
+    root, window = factory
+    _, _, other = await zenity_entry(module_sandbox, session, "Sentinel")
+    assert await session.activate(other.window_id)
+    with pytest.raises(ForegroundRequired, match="not the active window"):
+        await X11Input(session).deliver(
+            request(root, "click", "default", point=window.frame.center), window.window_id
+        )
+    assert await session.active_window() == other.window_id
+
+
+async def test_a_point_covered_by_another_window_is_blocked(
+    module_sandbox: Sandbox, session: X11Session, factory: tuple[RootInfo, XWindow]
+) -> None:
+    root, window = factory
+    _, _, cover = await zenity_entry(module_sandbox, session, "Cover")
+    frame = (await window_of(session, root.pid)).frame
+    inside_both = Rect(cover.frame.x, cover.frame.y, cover.frame.w, cover.frame.h).center
+    assert frame.x <= inside_both[0] < frame.x + frame.w
+    # Activating the factory raises it above the cover: keep the cover on top instead.
+    with pytest.raises(CoordinateBlocked):
+        await X11Input(session).deliver(
+            request(root, "click", "foreground", point=(frame.x + frame.w + 5, frame.y + 5)),
+            window.window_id,
+        )

@@ -1,0 +1,192 @@
+"""X11Session on a private desktop: EWMH listing, activation, pairing and capture."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from PySide6.QtGui import QImage
+
+from actui.backends.atspi.backend import AtspiBackend
+from actui.backends.x11.capture import CaptureFailed
+from actui.backends.x11.ewmh import XWindow
+from actui.backends.x11.pairing import pair_windows
+from actui.backends.x11.session import Capture, X11Session
+from actui.sandbox import Sandbox
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+RED, BLUE, GREEN, YELLOW = 0xD01010, 0x1030E0, 0x10B040, 0xE0E020
+
+# A window the X server paints by itself: left half one colour, right half another
+# (a child window), at a user-specified position so openbox keeps it there.
+COLOUR_WINDOW = """
+import os, sys
+from Xlib import X, Xatom, Xutil, display
+x, y, w, h = (int(v) for v in sys.argv[1:5])
+title, left, right = sys.argv[5], int(sys.argv[6], 16), int(sys.argv[7], 16)
+d = display.Display()
+screen = d.screen()
+win = screen.root.create_window(x, y, w, h, 0, screen.root_depth, background_pixel=left)
+half = win.create_window(w // 2, 0, w - w // 2, h, 0, screen.root_depth, background_pixel=right)
+win.set_wm_name(title)
+win.change_property(d.intern_atom("_NET_WM_NAME"), d.intern_atom("UTF8_STRING"), 8, title.encode())
+win.change_property(d.intern_atom("_NET_WM_PID"), Xatom.CARDINAL, 32, [os.getpid()])
+win.set_wm_normal_hints(flags=Xutil.USPosition | Xutil.USSize, x=x, y=y, width=w, height=h)
+half.map()
+win.map()
+d.flush()
+while True:
+    d.next_event()
+"""
+
+
+async def open_colour_window(
+    sandbox: Sandbox, title: str, rect: tuple[int, int, int, int], left: int, right: int
+) -> asyncio.subprocess.Process:
+    args = [str(v) for v in rect] + [title, f"{left:06x}", f"{right:06x}"]
+    return await sandbox.launch([sys.executable, "-c", COLOUR_WINDOW, *args])
+
+
+async def wait_for_window(session: X11Session, title: str, within: float = 10.0) -> XWindow:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        for window in await session.windows():
+            if window.title == title:
+                return window
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no window titled {title!r} within {within} s")
+
+
+def colour_at(capture: Capture, x: int, y: int) -> int:
+    image = QImage.fromData(capture.png, "PNG")
+    assert not image.isNull()
+    return int(image.pixel(x, y)) & 0xFFFFFF
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def session(module_sandbox: Sandbox) -> AsyncIterator[X11Session]:
+    x11 = X11Session(module_sandbox.display)
+    await x11.start()
+    yield x11
+    await x11.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def zenity(module_sandbox: Sandbox, session: X11Session) -> XWindow:
+    process = await module_sandbox.launch(
+        ["zenity", "--entry", "--title", "Zenity Entry", "--text", "Name"]
+    )
+    await module_sandbox.wait_for_app(process.pid)
+    return await wait_for_window(session, "Zenity Entry")
+
+
+async def test_windows_lists_an_app_with_pid_title_geometry_and_activation(
+    session: X11Session, zenity: XWindow
+) -> None:
+    windows = {w.window_id: w for w in await session.windows()}
+    listed = windows[zenity.window_id]
+    assert listed.pid > 0 and listed.wm_class[0] == "zenity"
+    assert listed.frame.w > 50 and listed.frame.h > 50
+    assert sorted(w.z_order for w in windows.values()) == list(range(len(windows)))
+    assert [w.window_id for w in windows.values() if w.is_active] == [await session.active_window()]
+
+
+async def test_activate_makes_a_window_the_active_one(
+    module_sandbox: Sandbox, session: X11Session, zenity: XWindow
+) -> None:
+    await open_colour_window(module_sandbox, "Activation", (600, 400, 200, 150), RED, RED)
+    other = await wait_for_window(session, "Activation")
+    assert await session.activate(other.window_id)
+    assert await session.active_window() == other.window_id
+    assert await session.activate(zenity.window_id)
+    listed = {w.window_id: w for w in await session.windows()}
+    assert listed[zenity.window_id].is_active and listed[zenity.window_id].z_order == 0
+
+
+async def test_live_atspi_roots_pair_with_their_x_windows(
+    module_sandbox: Sandbox, session: X11Session, zenity: XWindow
+) -> None:
+    atspi = AtspiBackend(module_sandbox.env)
+    try:
+        roots = await atspi.list_roots(zenity.pid)
+    finally:
+        await atspi.close()
+    (paired,) = [
+        r for r in pair_windows(roots, await session.windows()) if r.title == "Zenity Entry"
+    ]
+    assert paired.window_id == zenity.window_id
+    assert paired.frame == zenity.frame
+
+
+async def test_a_covered_window_is_captured_with_its_own_pixels(
+    module_sandbox: Sandbox, session: X11Session
+) -> None:
+    await open_colour_window(module_sandbox, "Below", (100, 100, 400, 300), RED, BLUE)
+    below = await wait_for_window(session, "Below")
+    await open_colour_window(module_sandbox, "Above", (250, 200, 400, 300), GREEN, YELLOW)
+    above = await wait_for_window(session, "Above")
+    below = await wait_for_window(session, "Below")
+    # The test means something only if "Above" really covers part of "Below".
+    assert above.z_order < below.z_order
+    assert above.frame.x < below.frame.x + 300 < above.frame.x + above.frame.w
+    capture = await session.capture(below.window_id, max_dimension=1600)
+    assert (capture.width, capture.height, capture.source) == (400, 300, "xcomposite")
+    covered_y = above.frame.y - below.frame.y + 50
+    assert colour_at(capture, 190, covered_y) == RED  # left half, under "Above"
+    assert colour_at(capture, 300, covered_y) == BLUE  # right half, under "Above"
+    assert colour_at(capture, 20, 20) == RED and colour_at(capture, 380, 20) == BLUE
+
+
+async def test_a_capture_is_shrunk_to_the_maximum_dimension(session: X11Session) -> None:
+    below = await wait_for_window(session, "Below")
+    capture = await session.capture(below.window_id, max_dimension=100)
+    assert (capture.width, capture.height, capture.scale) == (100, 75, 0.25)
+    assert colour_at(capture, 10, 40) == RED and colour_at(capture, 90, 40) == BLUE
+
+
+async def test_a_real_app_capture_decodes_to_its_client_size(
+    session: X11Session, zenity: XWindow
+) -> None:
+    capture = await session.capture(zenity.window_id, max_dimension=1600)
+    image = QImage.fromData(capture.png, "PNG")
+    assert (image.width(), image.height()) == (zenity.frame.w, zenity.frame.h)
+    colours = {
+        int(image.pixel(x, y)) & 0xFFFFFF
+        for x in range(0, image.width(), 7)
+        for y in range(0, image.height(), 7)
+    }
+    assert len(colours) > 3  # drawn widgets, not a blank or black surface
+
+
+async def test_capturing_a_minimized_window_fails_clearly(
+    module_sandbox: Sandbox, session: X11Session
+) -> None:
+    await open_colour_window(module_sandbox, "Minimized", (700, 100, 200, 100), RED, RED)
+    window = await wait_for_window(session, "Minimized")
+    await session.connection.call(_iconify, session, window.window_id)
+    deadline = time.monotonic() + 5
+    while not (await wait_for_window(session, "Minimized")).is_minimized:
+        assert time.monotonic() < deadline, "openbox did not minimize the window"
+        await asyncio.sleep(0.05)
+    with pytest.raises(CaptureFailed, match="not viewable"):
+        await session.capture(window.window_id, max_dimension=900)
+
+
+def _iconify(session: X11Session, window_id: int) -> None:
+    from Xlib import X
+    from Xlib.protocol import event
+
+    display = session.connection.display
+    message = event.ClientMessage(
+        window=display.create_resource_object("window", window_id),
+        client_type=session.connection.atom("WM_CHANGE_STATE"),
+        data=(32, [3, 0, 0, 0, 0]),
+    )
+    mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
+    display.screen().root.send_event(message, event_mask=mask)
+    display.flush()

@@ -1,0 +1,290 @@
+"""Ref stabilization and successor diffs (reference §4, §12 items 2 and 3)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from strategies import inserted, outline_of, paths, raw, raw_trees, removed, rewired
+
+from actui.backends.base import RawNode, Rect
+from actui.outline.diff import (
+    changes_json,
+    compute_changes,
+    render_changes,
+    stabilize,
+    structural_key,
+)
+from actui.outline.model import Outline, build_outline
+
+
+def successor_of(base: Outline, tree: RawNode) -> Outline:
+    return stabilize(base, outline_of(tree))
+
+
+def refs_by_wire(outline: Outline) -> dict[str | None, str]:
+    return {n.wire: n.ref for n in outline}
+
+
+def form(value: str = "", name: str = "Name") -> RawNode:
+    return raw(
+        "frame",
+        "Form",
+        raw(
+            "panel",
+            "",
+            raw("label", name, wire="/l"),
+            raw("text", "", wire="/t", value=value),
+            wire="/p",
+        ),
+        raw("push button", "OK", wire="/ok"),
+        wire="/f",
+    )
+
+
+def test_structural_key_chains_tokens_and_same_token_sibling_index() -> None:
+    outline = outline_of(raw("frame", "Win", raw("push button", "A"), raw("push button", "A")))
+    assert structural_key(outline, outline.nodes["@e3"]) == "frame|win|#0/push button|a|#1"
+
+
+def test_inserting_before_siblings_keeps_wire_matched_refs_and_diffs_small() -> None:
+    base = outline_of(form())
+    tree = inserted(form(value="hi"), (0,), 0, raw("label", "New", wire="/new"))
+    successor = successor_of(base, tree)
+    for wire, ref in refs_by_wire(base).items():
+        assert refs_by_wire(successor)[wire] == ref
+    changes = compute_changes(base, successor)
+    assert changes.full_view_reason is None
+    assert [a.ref for a in changes.added] == ["@e6"] and refs_by_wire(successor)["/new"] == "@e6"
+    assert [(u.ref, dict(u.fields)) for u in changes.updated] == [
+        (refs_by_wire(base)["/t"], {"value": "hi"})
+    ]
+    assert changes.removed == ()
+
+
+def test_regenerated_wire_ids_keep_refs_through_structural_keys() -> None:
+    base = outline_of(form())
+    successor = successor_of(base, rewired(form(), "/look2"))
+    assert [(n.ref, n.name, n.raw_role) for n in successor] == [
+        (n.ref, n.name, n.raw_role) for n in base
+    ]
+    changes = compute_changes(base, successor)
+    assert changes.count == 0 and changes.full_view_reason is None
+
+
+def test_renaming_a_container_does_not_rekey_its_children() -> None:
+    base = outline_of(form())
+    renamed = raw(
+        "frame",
+        "Form (edited)",
+        raw("panel", "", raw("label", "Name"), raw("text", "")),
+        raw("push button", "OK"),
+    )
+    successor = successor_of(base, renamed)
+    assert [n.ref for n in successor] == [n.ref for n in base]
+    assert [u.ref for u in compute_changes(base, successor).updated] == ["@e1"]
+
+
+def test_new_nodes_are_numbered_above_the_base_maximum_in_breadth_first_order() -> None:
+    base = outline_of(form())
+    tree = inserted(
+        inserted(form(), (), 2, raw("label", "Z", wire="/z")), (), 0, raw("label", "Y", wire="/y")
+    )
+    successor = successor_of(base, tree)
+    assert [n.ref for n in successor] == ["@e1", "@e6", "@e2", "@e3", "@e7", "@e4", "@e5"]
+    assert [n.wire for n in successor] == [n.wire for n in outline_of(tree)]
+
+
+def test_removed_nodes_are_each_listed_with_their_parent() -> None:
+    base = outline_of(form())
+    successor = successor_of(base, removed(form(), (0,)))
+    changes = compute_changes(base, successor)
+    assert [(r.ref, r.parent) for r in changes.removed] == [
+        ("@e2", "@e1"),
+        ("@e4", "@e2"),
+        ("@e5", "@e2"),
+    ]
+
+
+def test_a_changed_root_role_asks_for_a_full_view() -> None:
+    base = outline_of(form())
+    tree = raw("dialog", "Form", *form().children, wire="/f")
+    assert compute_changes(base, successor_of(base, tree)).full_view_reason == "root_replaced"
+
+
+def many(count: int, prefix: str, role: str = "label") -> list[RawNode]:
+    return [raw(role, f"{prefix}{i}", wire=f"/{prefix}{i}") for i in range(count)]
+
+
+def test_low_identity_confidence_asks_for_a_full_view_only_above_eight_nodes() -> None:
+    base = outline_of(raw("frame", "W", *many(8, "old"), wire="/w"))
+    big = successor_of(base, raw("frame", "W", *many(8, "new", "push button"), wire="/w"))
+    assert compute_changes(base, big).identity_confidence == 1 / 9
+    assert compute_changes(base, big).full_view_reason == "identity_confidence_low"
+    small = outline_of(raw("frame", "W", *many(2, "old"), wire="/w"))
+    replaced = successor_of(small, raw("frame", "W", *many(7, "new", "push button"), wire="/w"))
+    assert len(replaced) == 8 and compute_changes(small, replaced).full_view_reason is None
+
+
+def test_more_than_a_hundred_changes_ask_for_a_full_view() -> None:
+    base = outline_of(raw("frame", "W", *many(400, "a"), wire="/w"))
+    tree = raw("frame", "W", *many(400, "a"), *many(101, "b"), wire="/w")
+    changes = compute_changes(base, successor_of(base, tree))
+    assert changes.count == 101 and changes.change_ratio < 0.65
+    assert changes.full_view_reason == "change_budget_exceeded"
+    fewer = compute_changes(
+        base, successor_of(base, raw("frame", "W", *many(400, "a"), *many(100, "b"), wire="/w"))
+    )
+    assert fewer.full_view_reason is None
+
+
+def test_over_twenty_changes_with_a_high_ratio_ask_for_a_full_view() -> None:
+    base = outline_of(raw("frame", "W", *many(10, "a"), wire="/w"))
+    changes = compute_changes(
+        base, successor_of(base, raw("frame", "W", *many(10, "a"), *many(21, "b"), wire="/w"))
+    )
+    assert changes.count == 21 and changes.change_ratio > 0.65
+    assert changes.full_view_reason == "change_budget_exceeded"
+    base = outline_of(raw("frame", "W", *many(40, "a"), wire="/w"))
+    changes = compute_changes(
+        base, successor_of(base, raw("frame", "W", *many(40, "a"), *many(21, "b"), wire="/w"))
+    )
+    assert changes.change_ratio <= 0.65 and changes.full_view_reason is None
+
+
+def test_render_lists_added_updated_removed_and_the_new_state() -> None:
+    base = outline_of(form())
+    tree = removed(
+        inserted(
+            form(value="hi", name="Full name"), (), 2, raw("push button", "Cancel", wire="/c")
+        ),
+        (1,),
+    )
+    successor = successor_of(base, tree)
+    text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
+    assert text.splitlines() == [
+        "changes: 4 (1 added, 2 updated, 1 removed) from stateId S0 to stateId S1",
+        '+ @e6 under @e1 button "Cancel"',
+        '~ @e4 (@e1 > @e2) label "Full name": name="Full name"',
+        '~ @e5 (@e1 > @e2) textbox "hi": value="hi"',
+        '- @e3 from @e1 (was button "OK")',
+        "Use stateId S1 from now on.",
+    ]
+
+
+def test_render_says_so_when_nothing_changed() -> None:
+    base = outline_of(form())
+    successor = successor_of(base, form())
+    text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
+    assert "no element changes" in text.splitlines()
+
+
+def test_render_names_state_changes_and_unprintable_fields() -> None:
+    base = outline_of(
+        raw("frame", "", raw("check box", "Bold", wire="/b", rect=Rect(0, 0, 9, 9)), wire="/f")
+    )
+    tree = raw(
+        "frame",
+        "",
+        raw("check box", "Bold", wire="/b", states=frozenset({"checked"}), rect=Rect(1, 0, 9, 9)),
+        wire="/f",
+    )
+    moved = raw("frame", "", raw("check box", "Bold", wire="/b", rect=Rect(5, 5, 9, 9)), wire="/f")
+    successor = successor_of(base, tree)
+    assert '~ @e2 (@e1) checkbox "Bold": states +checked' in render_changes(
+        compute_changes(base, successor), successor, "S0", "S1"
+    )
+    successor = successor_of(base, moved)
+    assert '~ @e2 (@e1) checkbox "Bold": changed: rect' in render_changes(
+        compute_changes(base, successor), successor, "S0", "S1"
+    )
+
+
+def test_full_view_renders_the_fold_with_the_reason_in_its_header() -> None:
+    base = outline_of(form())
+    successor = successor_of(base, raw("dialog", "Form", *form().children))
+    text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
+    assert text.splitlines()[0] == "outline: 5 nodes, 5 shown; stateId S1; full view: root_replaced"
+    assert text.splitlines()[-1] == "Use stateId S1 from now on."
+
+
+def test_password_values_never_enter_a_diff() -> None:
+    def login(secret: str) -> RawNode:
+        return raw(
+            "frame",
+            "",
+            raw("password text", "Pin", wire="/pw", value=secret, secure=True),
+            wire="/f",
+        )
+
+    base = build_outline(login("1234"), None)
+    successor = successor_of(base, login("98765"))
+    changes = compute_changes(base, successor)
+    assert changes.count == 0
+    everything = render_changes(changes, successor, "S0", "S1") + json.dumps(changes_json(changes))
+    assert "1234" not in everything and "98765" not in everything
+
+
+def test_changes_json_is_plain_json() -> None:
+    base = outline_of(form())
+    tree = removed(inserted(form(value="hi"), (), 0, raw("push button", "Cancel")), (2,))
+    changes = compute_changes(base, successor_of(base, tree))
+    details = json.loads(json.dumps(changes_json(changes)))
+    assert {d["change"] for d in details} == {"added", "updated", "removed"}
+
+
+@settings(max_examples=60, deadline=None)
+@given(raw_trees(40))
+def test_a_successor_identical_to_its_base_keeps_every_ref_and_has_no_changes(
+    tree: RawNode,
+) -> None:
+    base = outline_of(tree)
+    for successor in (successor_of(base, tree), successor_of(base, rewired(tree, "/again"))):
+        assert [(n.ref, n.parent, n.children) for n in successor] == [
+            (n.ref, n.parent, n.children) for n in base
+        ]
+        changes = compute_changes(base, successor)
+        assert changes.count == 0 and changes.full_view_reason is None
+        assert changes.identity_confidence == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(raw_trees(40), st.data())
+def test_a_sibling_insertion_adds_one_node_and_keeps_all_other_refs(
+    tree: RawNode, data: st.DataObject
+) -> None:
+    at = data.draw(st.sampled_from(paths(tree)))
+    parent = tree
+    for index in at:
+        parent = parent.children[index]
+    index = data.draw(st.integers(0, len(parent.children)))
+    new = raw("push button", data.draw(st.sampled_from(["", "Save", "OK"])), wire="/inserted")
+    base = outline_of(tree)
+    successor = successor_of(base, inserted(tree, at, index, new))
+    assert {w: r for w, r in refs_by_wire(successor).items() if w != "/inserted"} == refs_by_wire(
+        base
+    )
+    changes = compute_changes(base, successor)
+    assert [a.ref for a in changes.added] == [f"@e{len(base) + 1}"]
+    assert changes.updated == () and changes.removed == ()
+    assert changes.full_view_reason is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(raw_trees(40), raw_trees(40), st.booleans())
+def test_added_and_removed_are_the_ref_set_differences(
+    first: RawNode, second: RawNode, regenerate: bool
+) -> None:
+    base = outline_of(first)
+    successor = successor_of(base, rewired(second, "/x") if regenerate else second)
+    changes = compute_changes(base, successor)
+    assert {a.ref for a in changes.added} == set(successor.nodes) - set(base.nodes)
+    assert {r.ref for r in changes.removed} == set(base.nodes) - set(successor.nodes)
+    fresh = [n for n in successor if n.ref not in base.nodes]
+    assert [int(n.ref[2:]) for n in fresh] == list(
+        range(base.max_ref + 1, base.max_ref + 1 + len(fresh))
+    )
+    assert len({n.ref for n in successor}) == len(successor)
+    assert changes.identity_confidence == (len(successor) - len(fresh)) / len(successor)
+    json.dumps(changes_json(changes))
