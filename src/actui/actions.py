@@ -178,7 +178,7 @@ async def deliver(
     try:
         result = await backend.act(_with_policy(request, initial))
         trace["deliveryPolicy"] = initial
-        if initial != "foreground" and can_retry_in_foreground(
+        if initial not in ("foreground", "ax_only") and can_retry_in_foreground(
             request.kind, result.outcome, headless
         ):
             first = result

@@ -15,7 +15,6 @@ backend.
 from __future__ import annotations
 
 import difflib
-import functools
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping
@@ -247,15 +246,12 @@ def _texts(node: Node) -> tuple[str, ...]:
     )
 
 
-_neutral = functools.lru_cache(maxsize=1024)(neutral_role)
-
-
 def _role_test(role: str | None) -> Callable[[Node], bool]:
-    """``roles_equal`` with the query normalized once and node roles cached."""
+    """``roles_equal`` with the query normalized once."""
     if role is None:
         return lambda node: True
     wanted = neutral_role(role)
-    return lambda node: _neutral(node.role) == wanted
+    return lambda node: neutral_role(node.role) == wanted
 
 
 def _matcher(cond: UiCondition) -> Callable[[Node], bool]:

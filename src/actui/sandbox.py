@@ -42,7 +42,7 @@ APP_POLL_S = 0.05
 APP_TIMEOUT_S = 20.0
 
 _FIRST_DISPLAY = 100
-_DISPLAY_ATTEMPTS = 5
+_DISPLAY_ATTEMPTS = 20  # only lost lock races use more than one
 _DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
 _A11Y_BUS = ("org.a11y.Bus", "/org/a11y/bus")
 _REGISTRY = "org.a11y.atspi.Registry"
@@ -403,13 +403,18 @@ class Sandbox:
         return pids
 
     def _signal(self, pids: set[int], sig: signal.Signals, *, groups: bool = False) -> None:
-        """Signal ``pids``, and with ``groups`` also the process group of every child started."""
+        """Signal ``pids``, and with ``groups`` the process group of every child not yet reaped.
+
+        A reaped leader's number may already belong to someone else's new group; members it
+        left behind still carry the token.
+        """
         for pid in pids:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, sig)
         for child in self._children if groups else ():
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(child.process.pid, sig)
+            if child.process.returncode is None:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(child.process.pid, sig)
 
 
 @atexit.register
@@ -645,8 +650,9 @@ async def run_sandboxed(command: Sequence[str], apps: Sequence[str] = ()) -> int
             current = asyncio.current_task()
             if current is not None:
                 current.uncancel()  # the cancellation was ours, and it is handled
-    if process is not None and process.returncode is not None:
-        return _exit_code(process.returncode)
+        if process is not None:  # after a kill in teardown its status may still be on the way
+            with contextlib.suppress(TimeoutError):
+                return _exit_code(await asyncio.wait_for(process.wait(), STOP_GRACE_S))
     return 128 + received[0]
 
 

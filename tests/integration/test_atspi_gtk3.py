@@ -8,13 +8,12 @@ from dataclasses import dataclass
 
 import pytest
 import pytest_asyncio
+from atspi_helpers import find, launch_app, nodes, root_of, snap
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionRequest, RootInfo
 from actui.errors import CoordinateBlocked, ForegroundRequired, TargetGone
 from actui.sandbox import Sandbox
-
-from atspi_helpers import find, launch_app, nodes, root_of, snap
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -32,9 +31,7 @@ async def factory(module_sandbox: Sandbox) -> AsyncIterator[Factory]:
     process = await launch_app(module_sandbox, ["gtk3-widget-factory"])
     backend = AtspiBackend(module_sandbox.env)
     try:
-        yield Factory(
-            backend, await root_of(backend, process.pid), process.pid, module_sandbox.env
-        )
+        yield Factory(backend, await root_of(backend, process.pid), process.pid, module_sandbox.env)
     finally:
         await backend.close()
 
@@ -86,7 +83,9 @@ async def test_toggle_flips_a_check_button(factory: Factory) -> None:
         ActionRequest(kind="toggle", root=factory.root, policy="background", target=check.native_id)
     )
     assert result.outcome == "worked", result
-    after = find(await snap(factory.backend, factory.root), lambda n: n.native_id == check.native_id)
+    after = find(
+        await snap(factory.backend, factory.root), lambda n: n.native_id == check.native_id
+    )
     assert ("checked" in after.states) != ("checked" in check.states)
 
 
@@ -125,7 +124,10 @@ async def test_bogus_node_id_is_reported_gone_quickly(factory: Factory) -> None:
     started = time.perf_counter()
     with pytest.raises(TargetGone):
         await factory.backend.read_text(
-            factory.root, factory.root.native_id.split("/")[0] + "/org/a11y/atspi/accessible/99999", 0, 10
+            factory.root,
+            factory.root.native_id.split("/")[0] + "/org/a11y/atspi/accessible/99999",
+            0,
+            10,
         )
     with pytest.raises(TargetGone):
         await factory.backend.read_text(factory.root, "not-an-id", 0, 10)

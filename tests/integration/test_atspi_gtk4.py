@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from functools import partial
 
 from atspi_helpers import find, launch_app, nodes, root_of, snap
 
@@ -30,7 +31,7 @@ async def test_calculator_presses_compute_42_read_back_from_the_display(
         snapshot = await snap(backend, root)
         assert snapshot.source == "walk"
         for label in ("1", "2", "+", "3", "0", "="):
-            key = find(snapshot, lambda n, label=label: _key(n, label))
+            key = find(snapshot, partial(_key, label=label))
             result = await backend.act(
                 ActionRequest(kind="press", root=root, policy="background", target=key.native_id)
             )

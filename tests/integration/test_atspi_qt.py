@@ -11,7 +11,7 @@ import pytest
 from atspi_helpers import find, launch_app, nodes, root_of, snap
 
 from actui.backends.atspi import AtspiBackend
-from actui.backends.base import ActionRequest
+from actui.backends.base import ActionKind, ActionRequest
 from actui.errors import SecureTextUnreadable, TargetGone
 from actui.sandbox import Sandbox
 
@@ -31,8 +31,10 @@ async def test_qt_form_text_toggle_press_and_password_secrecy(sandbox: Sandbox) 
         secret = find(snapshot, lambda n: n.raw_role == "password text")
         apply = find(snapshot, lambda n: n.raw_role == "push button" and n.name == "Apply")
 
-        def step(kind: str, target: str, text: str = "") -> ActionRequest:
-            return ActionRequest(kind=kind, root=root, policy="background", target=target, text=text)  # type: ignore[arg-type]
+        def step(kind: ActionKind, target: str, text: str = "") -> ActionRequest:
+            return ActionRequest(
+                kind=kind, root=root, policy="background", target=target, text=text
+            )
 
         assert (await backend.act(step("setText", line.native_id, "Grace"))).outcome == "worked"
         assert (await backend.read_text(root, line.native_id, 0, 50)).text == "Grace"
@@ -44,7 +46,10 @@ async def test_qt_form_text_toggle_press_and_password_secrecy(sandbox: Sandbox) 
 
         after = await snap(backend, root)
         assert "checked" in find(after, lambda n: n.native_id == box.native_id).states
-        assert any(n.name == "hello Grace" for n in nodes(after.tree)), (pressed, [(n.raw_role, n.name) for n in nodes(after.tree)])
+        assert any(n.name == "hello Grace" for n in nodes(after.tree)), (
+            pressed,
+            [(n.raw_role, n.name) for n in nodes(after.tree)],
+        )
         hidden = find(after, lambda n: n.native_id == secret.native_id)
         assert hidden.secure and hidden.value is None
         assert SECRET not in repr(after)

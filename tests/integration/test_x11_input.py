@@ -8,9 +8,11 @@ from collections.abc import AsyncIterator, Callable
 
 import pytest
 import pytest_asyncio
+from Xlib import display
 
 from actui.backends.atspi.backend import AtspiBackend
-from actui.backends.base import ActionRequest, DeliveryPolicy, RawNode, Rect, RootInfo
+from actui.backends.base import ActionRequest, DeliveryPolicy, RawNode, RootInfo
+from actui.backends.x11 import ewmh
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.input import X11Input
 from actui.backends.x11.session import X11Session
@@ -52,7 +54,9 @@ async def window_of(session: X11Session, pid: int, within: float = 10.0) -> XWin
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
         for window in await session.windows():
-            if window.pid == pid:
+            if window.pid == pid and await session.connection.call(
+                ewmh.is_viewable, session.connection, window.window_id
+            ):
                 return window
         await asyncio.sleep(0.05)
     raise AssertionError(f"no window of pid {pid} within {within} s")
@@ -243,13 +247,35 @@ async def test_a_point_covered_by_another_window_is_blocked(
     module_sandbox: Sandbox, session: X11Session, factory: tuple[RootInfo, XWindow]
 ) -> None:
     root, window = factory
-    _, _, cover = await zenity_entry(module_sandbox, session, "Cover")
-    frame = (await window_of(session, root.pid)).frame
-    inside_both = Rect(cover.frame.x, cover.frame.y, cover.frame.w, cover.frame.h).center
-    assert frame.x <= inside_both[0] < frame.x + frame.w
-    # Activating the factory raises it above the cover: keep the cover on top instead.
-    with pytest.raises(CoordinateBlocked):
+    x, y = window.frame.center
+    cover = await asyncio.to_thread(
+        _override_redirect_window, module_sandbox.display, x - 50, y - 50
+    )
+    try:
+        with pytest.raises(CoordinateBlocked, match="occluded"):
+            await X11Input(session).deliver(request(root, "click", point=(x, y)), window.window_id)
+    finally:
+        await asyncio.to_thread(cover.close)
+
+
+async def test_a_point_outside_the_window_is_blocked(
+    session: X11Session, factory: tuple[RootInfo, XWindow]
+) -> None:
+    root, window = factory
+    frame = window.frame
+    with pytest.raises(CoordinateBlocked, match="outside"):
         await X11Input(session).deliver(
-            request(root, "click", "foreground", point=(frame.x + frame.w + 5, frame.y + 5)),
-            window.window_id,
+            request(root, "click", point=(frame.x + 5, frame.y + frame.h + 5)), window.window_id
         )
+
+
+def _override_redirect_window(display_name: str, x: int, y: int) -> display.Display:
+    """A 100×100 unmanaged window (like another app's popup) kept until its connection closes."""
+    connection = display.Display(display_name)
+    screen = connection.screen()
+    cover = screen.root.create_window(
+        x, y, 100, 100, 0, screen.root_depth, background_pixel=0, override_redirect=True
+    )
+    cover.map()
+    connection.sync()
+    return connection

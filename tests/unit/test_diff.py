@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -140,16 +141,19 @@ def test_more_than_a_hundred_changes_ask_for_a_full_view() -> None:
 
 
 def test_over_twenty_changes_with_a_high_ratio_ask_for_a_full_view() -> None:
-    base = outline_of(raw("frame", "W", *many(10, "a"), wire="/w"))
-    changes = compute_changes(
-        base, successor_of(base, raw("frame", "W", *many(10, "a"), *many(21, "b"), wire="/w"))
-    )
+    def labels(total: int, edited: int) -> RawNode:
+        kids = [
+            replace(n, value="edited" if i < edited else None)
+            for i, n in enumerate(many(total, "a"))
+        ]
+        return raw("frame", "W", *kids, wire="/w")
+
+    base = outline_of(labels(30, 0))
+    changes = compute_changes(base, successor_of(base, labels(30, 21)))
     assert changes.count == 21 and changes.change_ratio > 0.65
     assert changes.full_view_reason == "change_budget_exceeded"
-    base = outline_of(raw("frame", "W", *many(40, "a"), wire="/w"))
-    changes = compute_changes(
-        base, successor_of(base, raw("frame", "W", *many(40, "a"), *many(21, "b"), wire="/w"))
-    )
+    base = outline_of(labels(40, 0))
+    changes = compute_changes(base, successor_of(base, labels(40, 21)))
     assert changes.change_ratio <= 0.65 and changes.full_view_reason is None
 
 

@@ -15,8 +15,7 @@ fold by itself (it asks ``fold`` for full views), search, or talk to a backend.
 from __future__ import annotations
 
 import json
-from collections import Counter
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 
 from actui.outline.fold import (
@@ -46,47 +45,61 @@ def _token(node: Node) -> tuple[str, ...]:
     return tuple(part.strip().lower() for part in (node.raw_role, node.name, node.description))
 
 
-def _role_token(node: Node) -> tuple[str, ...]:
-    return (node.raw_role.strip().lower(),)
+def _keys(outline: Outline) -> tuple[dict[str, Key], dict[str, Key]]:
+    """Every node's structural key and loose key.
 
-
-def _steps(outline: Outline, token: Callable[[Node], tuple[str, ...]]) -> dict[str, Step]:
-    """Each node's token plus its index among siblings with the same token."""
-    steps: dict[str, Step] = {outline.root: (*token(outline.root_node), "0")}
+    A step is a token plus the node's index among siblings with the same
+    token. The structural key chains full tokens (role, name, description)
+    from the root; the loose key chains role-only steps for the ancestors and
+    ends with the node's full step.
+    """
+    root = outline.root_node
+    full: dict[str, Step] = {root.ref: (*_token(root), "0")}
+    role: dict[str, Step] = {root.ref: (_token(root)[0], "0")}
     for node in outline:
-        seen: Counter[tuple[str, ...]] = Counter()
+        same_token: dict[tuple[str, ...], int] = {}
+        same_role: dict[str, int] = {}
         for child in outline.children(node):
-            own = token(child)
-            steps[child.ref] = (*own, str(seen[own]))
-            seen[own] += 1
-    return steps
-
-
-def _chains(outline: Outline, steps: Mapping[str, Step]) -> dict[str, Key]:
-    keys: dict[str, Key] = {}
-    for node in outline.subtree(outline.root_node):
-        above = keys[node.parent] if node.parent else ()
-        keys[node.ref] = (*above, steps[node.ref])
-    return keys
-
-
-def _structural_keys(outline: Outline) -> dict[str, Key]:
-    return _chains(outline, _steps(outline, _token))
-
-
-def _loose_keys(outline: Outline) -> dict[str, Key]:
-    """The node's own full step under its ancestors' role-only chain."""
-    own = _steps(outline, _token)
-    roles = _chains(outline, _steps(outline, _role_token))
-    return {
-        node.ref: (*(roles[node.parent] if node.parent else ()), own[node.ref]) for node in outline
-    }
+            token = _token(child)
+            full[child.ref] = (*token, str(same_token.get(token, 0)))
+            role[child.ref] = (token[0], str(same_role.get(token[0], 0)))
+            same_token[token] = same_token.get(token, 0) + 1
+            same_role[token[0]] = same_role.get(token[0], 0) + 1
+    structural: dict[str, Key] = {}
+    roles: dict[str, Key] = {}
+    loose: dict[str, Key] = {}
+    for node in outline.subtree(root):
+        above, above_roles = (
+            (structural[node.parent], roles[node.parent]) if node.parent else ((), ())
+        )
+        structural[node.ref] = (*above, full[node.ref])
+        roles[node.ref] = (*above_roles, role[node.ref])
+        loose[node.ref] = (*above_roles, full[node.ref])
+    return structural, loose
 
 
 def structural_key(outline: Outline, node: Node) -> str:
     """The node's structural key, readable: ``role|name|description#k`` steps joined by ``/``."""
-    key = _structural_keys(outline)[node.ref]
+    key = _keys(outline)[0][node.ref]
     return "/".join("|".join(step[:-1]) + "#" + step[-1] for step in key)
+
+
+def _claim(
+    successor: Outline,
+    mapping: dict[str, str],
+    base_keys: Mapping[str, Hashable],
+    successor_keys: Mapping[str, Hashable],
+) -> None:
+    """Give unmapped successor nodes the base ref with the same key, first claimant first."""
+    lookup = {key: ref for ref, key in base_keys.items()}
+    claimed = set(mapping.values())
+    for node in successor:
+        if node.ref in mapping or node.ref not in successor_keys:
+            continue
+        ref = lookup.get(successor_keys[node.ref])
+        if ref is not None and ref not in claimed:
+            mapping[node.ref] = ref
+            claimed.add(ref)
 
 
 def stabilize(base: Outline, successor: Outline) -> Outline:
@@ -97,28 +110,21 @@ def stabilize(base: Outline, successor: Outline) -> Outline:
     successors of the same root); equal structural key; equal loose key.
     Everything left gets a fresh number above the base's highest ref.
     """
-    passes: list[tuple[Mapping[str, Hashable], Mapping[str, Hashable]]] = [
-        ({n.ref: n.wire for n in base if n.wire}, {n.ref: n.wire for n in successor if n.wire}),
-        ({base.root: _ROOT}, {successor.root: _ROOT}),
-        (_structural_keys(base), _structural_keys(successor)),
-        (_loose_keys(base), _loose_keys(successor)),
-    ]
     mapping: dict[str, str] = {}
-    claimed: set[str] = set()
-    for base_keys, successor_keys in passes:
-        lookup = {key: ref for ref, key in base_keys.items()}
-        for node in successor:
-            if node.ref in mapping or node.ref not in successor_keys:
-                continue
-            ref = lookup.get(successor_keys[node.ref])
-            if ref is not None and ref not in claimed:
-                mapping[node.ref] = ref
-                claimed.add(ref)
+    wires = ({n.ref: n.wire for n in base if n.wire}, {n.ref: n.wire for n in successor if n.wire})
+    _claim(successor, mapping, *wires)
+    _claim(successor, mapping, {base.root: _ROOT}, {successor.root: _ROOT})
+    if len(mapping) < len(successor):
+        (base_structural, base_loose), (structural, loose) = _keys(base), _keys(successor)
+        _claim(successor, mapping, base_structural, structural)
+        _claim(successor, mapping, base_loose, loose)
     fresh = base.max_ref
     for node in successor:
         if node.ref not in mapping:
             fresh += 1
             mapping[node.ref] = f"@e{fresh}"
+    if all(old == new for old, new in mapping.items()):
+        return successor
     return renumbered(successor, mapping)
 
 

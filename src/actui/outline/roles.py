@@ -7,6 +7,7 @@ stay on the node for ``inspect_ui``. This module only maps names.
 
 from __future__ import annotations
 
+import functools
 import re
 
 _ALIASES: dict[str, tuple[str, ...]] = {
@@ -75,6 +76,7 @@ for _neutral, _names in _ALIASES.items():
         _INDEX.setdefault(normalize_role(_name), _neutral)
 
 
+@functools.lru_cache(maxsize=4096)
 def neutral_role(raw_role: str) -> str:
     """The neutral name of a raw platform role; unknown roles keep their own name."""
     key = normalize_role(raw_role)

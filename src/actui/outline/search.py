@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from actui.errors import InvalidParams
@@ -64,12 +65,18 @@ def normalize_text(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def osa_distance(a: str, b: str) -> int:
-    """Optimal string alignment distance: insert, delete, substitute, adjacent swap."""
+def osa_distance(a: str, b: str, cap: int | None = None) -> int:
+    """Optimal string alignment distance: insert, delete, substitute, adjacent swap.
+
+    With ``cap``, the work stops as soon as the distance must exceed it and
+    some value above ``cap`` is returned: fuzzy ranking only needs to know
+    whether a word is close.
+    """
     if len(a) < len(b):
         a, b = b, a
     if not b:
         return len(a)
+    limit = len(a) if cap is None else cap
     before: list[int] = []
     previous = list(range(len(b) + 1))
     for i, ca in enumerate(a, 1):
@@ -80,16 +87,21 @@ def osa_distance(a: str, b: str) -> int:
             if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
                 best = min(best, before[j - 2] + 1)
             current[j] = best
+        if min(current) > limit and min(previous) >= limit:
+            return limit + 1
         before, previous = previous, current
     return previous[-1]
 
 
-def _similarity(query: str, text: str, floor: float) -> float:
-    """``1 − OSA / longer length``, or 0 when the lengths alone rule out ``floor``."""
+@lru_cache(maxsize=8192)
+def _similarity(query: str, text: str) -> float:
+    """``1 − OSA / longer length`` when it reaches the fuzzy threshold, else 0."""
     longest = max(len(query), len(text))
-    if 1 - abs(len(query) - len(text)) / longest < floor:
+    cap = int((1 - FUZZY_THRESHOLD) * longest + 1e-9)
+    if abs(len(query) - len(text)) > cap:
         return 0.0
-    return 1 - osa_distance(query, text) / longest
+    score = 1 - osa_distance(query, text, cap) / longest
+    return score if score >= FUZZY_THRESHOLD else 0.0
 
 
 def rank_text(query: str, candidates: Sequence[str]) -> tuple[Tier, float] | None:
@@ -97,18 +109,17 @@ def rank_text(query: str, candidates: Sequence[str]) -> tuple[Tier, float] | Non
     q = normalize_text(query)[:QUERY_CAP]
     if not q:
         return None
-    texts = [t for t in (normalize_text(c)[:CANDIDATE_CAP] for c in candidates) if t]
-    tokens = [tok for t in texts for tok in _NON_WORD.split(t) if tok]
+    texts = {t for t in (normalize_text(c)[:CANDIDATE_CAP] for c in candidates) if t}
+    tokens = {tok for t in texts for tok in _NON_WORD.split(t) if tok}
     if q in texts:
         return "exact", _TIER_SCORES["exact"]
-    if any(t.startswith(q) for t in texts) or any(tok.startswith(q) for tok in tokens):
+    if any(t.startswith(q) for t in texts | tokens):
         return "prefix", _TIER_SCORES["prefix"]
     if any(q in t for t in texts):
         return "substring", _TIER_SCORES["substring"]
-    best = 0.0
-    for text in [*texts, *(tok for tok in tokens if len(tok) <= TOKEN_CAP)]:
-        best = max(best, _similarity(q, text, max(best, FUZZY_THRESHOLD)))
-    return ("fuzzy", best) if best >= FUZZY_THRESHOLD else None
+    words = texts | {tok for tok in tokens if len(tok) <= TOKEN_CAP}
+    best = max((_similarity(q, word) for word in words), default=0.0)
+    return ("fuzzy", best) if best else None
 
 
 def _role_filter(role: str) -> Callable[[Node], bool]:

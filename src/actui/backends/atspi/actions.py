@@ -281,12 +281,11 @@ class ActionDelivery:
         )
 
     async def _text(self, at: Address, basics: Basics) -> tuple[str, int]:
-        """The live text, or for a password field only its length (as bullets)."""
-        text, count = await read_text(self._bus, at, 0, 1 << 20) if not basics.secure else ("", 0)
+        """The live text; for a password field only its length, as bullets."""
         if basics.secure:
             count = int(await self._bus.get(at.bus, at.path, TEXT, "CharacterCount"))
             return "\u25cf" * count, count
-        return text, count
+        return await read_text(self._bus, at, 0, 1 << 20)
 
     def _expected(self, basics: Basics, text: str) -> str:
         return "\u25cf" * len(text) if basics.secure else text

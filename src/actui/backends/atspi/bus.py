@@ -107,8 +107,9 @@ class AtspiBus:
                 )
                 if reply.message_type == MessageType.ERROR:
                     raise BackendUnavailable(
-                        f"AT-SPI bus launcher not reachable on the session bus ({reply.error_name}). "
-                        "Start at-spi-bus-launcher or run inside `actui sandbox run`."
+                        "the AT-SPI bus launcher is not reachable on the session bus "
+                        f"({reply.error_name}). Start at-spi-bus-launcher or run inside "
+                        "`actui sandbox run`."
                     )
                 bus = await MessageBus(bus_address=str(reply.body[0])).connect()
         except TimeoutError as exc:

@@ -137,8 +137,6 @@ async def read_details(
     ifaces = basics.interfaces
     rect_task = read_extents(bus, at, origin) if want_rect and "Component" in ifaces else None
     actions_task = read_actions(bus, at) if "Action" in ifaces else None
-    value: str | None = None
-    length = 0
     results = await asyncio.gather(
         rect_task or _none(),
         actions_task or _none(),

@@ -13,7 +13,7 @@ import contextlib
 from dataclasses import dataclass
 
 from actui.backends.atspi.address import Address
-from actui.backends.atspi.bus import REGISTRY, REGISTRY_ROOT, AtspiBus, CallFailed
+from actui.backends.atspi.bus import REGISTRY, REGISTRY_ROOT, AtspiBus
 from actui.backends.atspi.reader import Basics, read_basics, read_children, read_extents
 from actui.backends.atspi.window_origin import WindowOrigins
 from actui.backends.base import Rect, RootInfo, RootKind

@@ -1,0 +1,269 @@
+"""Step preparation and the background-first delivery rule (pure logic, scripted backend)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from actui.actions import aggregate, can_retry_in_foreground, deliver, prepare, reconcile
+from actui.backends.base import (
+    ActionRequest,
+    ActionResult,
+    Backend,
+    RawNode,
+    Rect,
+    RootInfo,
+    Snapshot,
+    TextSlice,
+)
+from actui.contract import ActionStep
+from actui.errors import ForegroundRequired, InvalidParams
+from actui.outline.model import build_outline
+from actui.runtime.store import State
+
+ROOT = RootInfo(
+    native_id="app/1",
+    pid=42,
+    app_name="app",
+    title="Form",
+    kind="window",
+    raw_role="frame",
+    frame=Rect(100, 50, 400, 300),
+    resource_key="desktop-pid:42",
+)
+
+
+def _state() -> State:
+    tree = RawNode(
+        "w",
+        "frame",
+        name="Form",
+        rect=Rect(100, 50, 400, 300),
+        children=(
+            RawNode(
+                "entry",
+                "text",
+                name="Name",
+                caps=frozenset({"setText", "typeText", "focus"}),
+                rect=Rect(120, 70, 200, 30),
+            ),
+            RawNode(
+                "ok",
+                "push button",
+                name="OK",
+                caps=frozenset({"press"}),
+                rect=Rect(300, 300, 80, 30),
+            ),
+            RawNode("pic", "label", name="decor", rect=Rect(110, 200, 40, 40)),
+        ),
+    )
+    return State(
+        state_id="s1",
+        resource_key="desktop-pid:42",
+        epoch=0,
+        root_ref="@r1",
+        root=ROOT,
+        outline=build_outline(tree, ROOT.frame),
+        captured_at=0.0,
+        image_size=(400, 300),
+    )
+
+
+class ScriptedBackend(Backend):
+    """Answers ``act`` from a script keyed by policy, recording every request."""
+
+    def __init__(self, answer: Callable[[ActionRequest], ActionResult]) -> None:
+        self.answer = answer
+        self.requests: list[ActionRequest] = []
+
+    async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
+        return [ROOT]
+
+    async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
+        raise NotImplementedError
+
+    async def act(self, request: ActionRequest) -> ActionResult:
+        self.requests.append(request)
+        return self.answer(request)
+
+    async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        return None
+
+
+def _result(outcome: str, policy: str) -> ActionResult:
+    delivery = "hid" if policy == "foreground" else "ax"
+    return ActionResult(outcome=outcome, delivery=delivery, policy=policy)  # type: ignore[arg-type]
+
+
+def test_ref_press_on_a_button_is_semantic_and_needs_no_foreground() -> None:
+    prepared = prepare(
+        ActionStep(action="press", ref="@e3"), 0, _state(), headless=False, focus_established=False
+    )
+    assert prepared.request.target == "ok"
+    assert prepared.request.point is None
+    assert not prepared.needs_foreground
+
+
+def test_click_on_a_text_input_focuses_it_semantically_and_establishes_focus() -> None:
+    prepared = prepare(
+        ActionStep(action="click", ref="@e2"), 0, _state(), headless=False, focus_established=False
+    )
+    assert prepared.request.kind == "focus"
+    assert prepared.request.target == "entry"
+    assert prepared.establishes_focus
+
+
+def test_click_on_a_node_without_semantics_becomes_a_foreground_coordinate_click() -> None:
+    prepared = prepare(
+        ActionStep(action="click", ref="@e4"), 0, _state(), headless=False, focus_established=False
+    )
+    assert prepared.request.point == (130, 220)  # screen centre of the label
+    assert prepared.needs_foreground
+
+
+def test_refless_typing_after_a_focusing_click_uses_the_current_focus() -> None:
+    prepared = prepare(
+        ActionStep(action="typeText", text="hi"),
+        1,
+        _state(),
+        headless=False,
+        focus_established=True,
+    )
+    assert prepared.uses_current_focus
+    headless = prepare(
+        ActionStep(action="typeText", text="hi"), 1, _state(), headless=True, focus_established=True
+    )
+    assert not headless.uses_current_focus
+
+
+def test_coordinates_map_image_pixels_to_the_screen_and_outside_points_are_rejected() -> None:
+    prepared = prepare(
+        ActionStep(action="click", x=10, y=20), 0, _state(), headless=False, focus_established=False
+    )
+    assert prepared.request.point == (110, 70)
+    with pytest.raises(InvalidParams) as info:
+        prepare(
+            ActionStep(action="click", x=400, y=20),
+            2,
+            _state(),
+            headless=False,
+            focus_established=False,
+        )
+    assert info.value.field == "actions[2]"
+
+
+def test_unknown_ref_names_the_step_field() -> None:
+    with pytest.raises(InvalidParams) as info:
+        prepare(
+            ActionStep(action="press", ref="@e99"),
+            3,
+            _state(),
+            headless=False,
+            focus_established=False,
+        )
+    assert info.value.field == "actions[3].ref"
+
+
+@pytest.mark.parametrize(
+    ("kind", "outcome", "headless", "allowed"),
+    [
+        ("typeText", "didnt", False, True),
+        ("keypress", "didnt", False, True),
+        ("typeText", "didnt", True, False),
+        ("typeText", "unknown", False, False),
+        ("click", "didnt", False, False),
+        ("click", "unknown", False, False),
+        ("press", "didnt", False, False),
+    ],
+)
+def test_only_side_effect_free_didnt_may_retry_in_the_foreground(
+    kind: str, outcome: str, headless: bool, allowed: bool
+) -> None:
+    assert can_retry_in_foreground(kind, outcome, headless) is allowed
+
+
+async def test_a_keyboard_didnt_is_retried_in_the_foreground_with_the_trace_fields() -> None:
+    backend = ScriptedBackend(
+        lambda r: _result("didnt" if r.policy == "background" else "unknown", r.policy)
+    )
+    prepared = prepare(
+        ActionStep(action="typeText", ref="@e2", text="x"),
+        0,
+        _state(),
+        headless=False,
+        focus_established=False,
+    )
+    trace = await deliver(backend, prepared, headless=False, policy="background")
+    assert [r.policy for r in backend.requests] == ["background", "foreground"]
+    assert trace["backgroundFirst"] is True
+    assert trace["escalatedToForeground"] is True
+    assert trace["escalationReason"] == "side_effect_free_didnt"
+    assert trace["backgroundAttempt"]["outcome"] == "didnt"
+    assert trace["deliveryPolicy"] == "foreground"
+
+
+async def test_foreground_required_is_retried_in_the_foreground_unless_headless() -> None:
+    def answer(request: ActionRequest) -> ActionResult:
+        if request.policy != "foreground":
+            raise ForegroundRequired("web text fields need typing")
+        return _result("unknown", "foreground")
+
+    prepared = prepare(
+        ActionStep(action="typeText", ref="@e2", text="x"),
+        0,
+        _state(),
+        headless=False,
+        focus_established=False,
+    )
+    backend = ScriptedBackend(answer)
+    trace = await deliver(backend, prepared, headless=False, policy="background")
+    assert trace["escalationReason"] == "foreground_required"
+    assert trace["backgroundAttempt"] == {
+        "outcome": "foreground_required",
+        "reason": "web text fields need typing",
+    }
+    headless_backend = ScriptedBackend(answer)
+    headless_trace = await deliver(headless_backend, prepared, headless=True, policy="background")
+    assert [r.policy for r in headless_backend.requests] == ["ax_only"]
+    assert headless_trace["outcome"] == "didnt"
+    assert headless_trace["error"]["code"] == "foreground_required"
+
+
+async def test_an_unknown_pointer_outcome_is_never_replayed() -> None:
+    backend = ScriptedBackend(lambda r: _result("unknown", r.policy))
+    prepared = prepare(
+        ActionStep(action="click", ref="@e4"), 0, _state(), headless=False, focus_established=False
+    )
+    trace = await deliver(backend, prepared, headless=False, policy="background")
+    assert len(backend.requests) == 1
+    assert trace["backgroundFirst"] is False
+    assert trace["outcome"] == "unknown"
+
+
+async def test_delivery_policy_ax_only_never_escalates() -> None:
+    backend = ScriptedBackend(lambda r: _result("didnt", r.policy))
+    prepared = prepare(
+        ActionStep(action="keypress", ref="@e2", keys=["a"]),
+        0,
+        _state(),
+        headless=False,
+        focus_established=False,
+    )
+    trace = await deliver(backend, prepared, headless=False, policy="ax_only")
+    assert [r.policy for r in backend.requests] == ["ax_only"]
+    assert trace["escalatedToForeground"] is False
+
+
+def test_transaction_outcomes_and_postcondition_reconciliation() -> None:
+    assert aggregate(["worked"], stopped=False) == "worked"
+    assert aggregate(["worked", "unknown"], stopped=False) == "unknown"
+    assert aggregate(["worked", "didnt"], stopped=True) == "didnt"
+    assert reconcile("unknown", "verified", stopped=False) == "worked"
+    assert reconcile("unknown", "preexisting", stopped=False) == "unknown"
+    assert reconcile("worked", "failed", stopped=False) == "didnt"
+    # A verified postcondition never upgrades a transaction that stopped early (G18).
+    assert reconcile("didnt", "verified", stopped=True) == "didnt"
