@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -48,6 +49,8 @@ from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State, StateStore, new_state_id
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
 from actui.views import root_json, root_line, trace_summary
+
+log = logging.getLogger(__name__)
 
 MAX_NODES = 4096
 MAX_DEPTH = 64
@@ -115,13 +118,22 @@ class Computer:
             handler = getattr(self, f"_tool_{tool}")
             result: ToolResult = await handler(params)
         except ActuiError as exc:
-            message = self.output.bound_error(f"{tool} failed: {exc.message}")
-            return ToolResult(
-                message, {"tool": tool, "error": {"code": exc.code, "message": message}}, [], True
+            return self._error(tool, exc.code, exc.message)
+        except Exception as exc:  # a bug must not reach the agent as a traceback
+            log.exception("%s failed unexpectedly", tool)
+            return self._error(
+                tool,
+                "internal_error",
+                f"internal error ({type(exc).__name__}: {exc}). "
+                "The server is still running; retry or observe again.",
             )
         result.details["tool"] = tool
         result.text = self.output.bound(result.text, tool=tool)
         return result
+
+    def _error(self, tool: str, code: str, message: str) -> ToolResult:
+        text = self.output.bound_error(f"{tool} failed: {message}")
+        return ToolResult(text, {"tool": tool, "error": {"code": code, "message": text}}, [], True)
 
     # -------------------------------------------------------------- discovery
 

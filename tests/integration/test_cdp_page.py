@@ -59,10 +59,18 @@ async def look(backend: CdpBackend, root: RootInfo) -> Snapshot:
 
 
 async def act(
-    backend: CdpBackend, root: RootInfo, kind: ActionKind, target: RawNode | None = None, **kw: object
+    backend: CdpBackend,
+    root: RootInfo,
+    kind: ActionKind,
+    target: RawNode | None = None,
+    **kw: object,
 ) -> ActionResult:
     request = ActionRequest(
-        kind=kind, root=root, policy="ax_only", target=target.native_id if target else None, **kw  # type: ignore[arg-type]
+        kind=kind,
+        root=root,
+        policy="ax_only",
+        target=target.native_id if target else None,
+        **kw,  # type: ignore[arg-type]
     )
     return await backend.act(request)
 
@@ -71,7 +79,9 @@ async def js(backend: CdpBackend, root: RootInfo, expression: str) -> str:
     return (await backend.evaluate(root, expression)).value_json
 
 
-async def test_snapshot_maps_the_form_with_states_caps_and_rects(backend: CdpBackend, page: RootInfo) -> None:
+async def test_snapshot_maps_the_form_with_states_caps_and_rects(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     snap = await look(backend, page)
     assert snap.tree.raw_role == "RootWebArea" and snap.root.title == "actui form"
     name = find(snap, "textbox", "Name")
@@ -95,7 +105,9 @@ async def test_native_ids_are_stable_across_snapshots(backend: CdpBackend, page:
     assert first == second
 
 
-async def test_password_value_never_appears_in_a_snapshot(backend: CdpBackend, page: RootInfo) -> None:
+async def test_password_value_never_appears_in_a_snapshot(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     snap = await look(backend, page)
     password = find(snap, "textbox", "Password")
     assert password.secure and password.value is None and not password.children
@@ -104,7 +116,9 @@ async def test_password_value_never_appears_in_a_snapshot(backend: CdpBackend, p
         await backend.read_text(page, password.native_id, 0, 100)
 
 
-async def test_typing_a_password_is_verified_without_echoing_it(backend: CdpBackend, page: RootInfo) -> None:
+async def test_typing_a_password_is_verified_without_echoing_it(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     password = find(await look(backend, page), "textbox", "Password")
     result = await act(backend, page, "setText", password, text="n3w-passw0rd")
     assert result.outcome == "worked"
@@ -112,7 +126,9 @@ async def test_typing_a_password_is_verified_without_echoing_it(backend: CdpBack
     assert await js(backend, page, "document.getElementById('pw').value") == '"n3w-passw0rd"'
 
 
-async def test_iframe_content_is_grafted_under_its_frame(backend: CdpBackend, page: RootInfo) -> None:
+async def test_iframe_content_is_grafted_under_its_frame(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     snap = await look(backend, page)
     frame = find(snap, "Iframe", "Inner frame")
     inner = [n for n in walk(frame) if n.raw_role == "button" and n.name == "Inner button"]
@@ -124,7 +140,9 @@ async def test_iframe_content_is_grafted_under_its_frame(backend: CdpBackend, pa
     assert [n for n in walk(snap.tree) if n.name == "Inner pressed"]
 
 
-async def test_set_text_replaces_the_value_and_reads_it_back(backend: CdpBackend, page: RootInfo) -> None:
+async def test_set_text_replaces_the_value_and_reads_it_back(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     name = find(await look(backend, page), "textbox", "Name")
     result = await act(backend, page, "setText", name, text="Grace Hopper")
     assert result.outcome == "worked" and result.evidence["value"] == "Grace Hopper"
@@ -145,7 +163,9 @@ async def test_type_text_appends_at_the_end(backend: CdpBackend, page: RootInfo)
     assert await js(backend, page, "document.getElementById('name').value") == '"Ada Lovelace"'
 
 
-async def test_type_text_without_target_goes_to_the_focused_field(backend: CdpBackend, page: RootInfo) -> None:
+async def test_type_text_without_target_goes_to_the_focused_field(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     notes = find(await look(backend, page), "textbox", "Notes")
     assert (await act(backend, page, "focus", notes)).outcome == "worked"
     result = await act(backend, page, "typeText", text="hello")
@@ -162,7 +182,10 @@ async def test_enter_submits_the_form(backend: CdpBackend, page: RootInfo) -> No
     name = find(await look(backend, page), "textbox", "Name")
     result = await act(backend, page, "keypress", name, keys=("Enter",))
     assert result.outcome == "worked"
-    assert await js(backend, page, "document.getElementById('status').textContent") == '"submitted Ada"'
+    assert (
+        await js(backend, page, "document.getElementById('status').textContent")
+        == '"submitted Ada"'
+    )
 
 
 async def test_keypress_chord_selects_all_and_replaces(backend: CdpBackend, page: RootInfo) -> None:
@@ -172,7 +195,9 @@ async def test_keypress_chord_selects_all_and_replaces(backend: CdpBackend, page
     assert await js(backend, page, "document.getElementById('name').value") == '"Z"'
 
 
-async def test_toggle_flips_the_checkbox_and_reports_it(backend: CdpBackend, page: RootInfo) -> None:
+async def test_toggle_flips_the_checkbox_and_reports_it(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     agree = find(await look(backend, page), "checkbox", "I agree")
     result = await act(backend, page, "toggle", agree)
     assert result.outcome == "worked" and result.evidence["after"] == "true"
@@ -186,11 +211,15 @@ async def test_toggling_a_checked_radio_is_didnt(backend: CdpBackend, page: Root
     assert (await act(backend, page, "toggle", pro)).outcome == "worked"
 
 
-async def test_select_picks_an_option_by_label_and_fires_change(backend: CdpBackend, page: RootInfo) -> None:
+async def test_select_picks_an_option_by_label_and_fires_change(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     colour = find(await look(backend, page), "combobox", "Colour")
     result = await act(backend, page, "select", colour, text="Blue")
     assert result.outcome == "worked" and result.evidence["value"] == "blue"
-    assert await js(backend, page, "document.getElementById('status').textContent") == '"colour blue"'
+    assert (
+        await js(backend, page, "document.getElementById('status').textContent") == '"colour blue"'
+    )
     assert find(await look(backend, page), "combobox", "Colour").value == "Blue"
 
 
@@ -214,7 +243,9 @@ async def test_press_that_changes_the_page_later_wakes_wait_for_change(
     assert backend.waits_are_event_driven
 
 
-async def test_wait_for_change_times_out_quietly_on_a_still_page(backend: CdpBackend, page: RootInfo) -> None:
+async def test_wait_for_change_times_out_quietly_on_a_still_page(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     await asyncio.sleep(0.2)
     mark = backend.change_mark(page)
     started = time.monotonic()
@@ -222,7 +253,9 @@ async def test_wait_for_change_times_out_quietly_on_a_still_page(backend: CdpBac
     assert 0.25 < time.monotonic() - started < 1.0
 
 
-async def test_press_without_visible_effect_is_unknown_not_worked(backend: CdpBackend, page: RootInfo) -> None:
+async def test_press_without_visible_effect_is_unknown_not_worked(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     heading = find(await look(backend, page), "heading", "Sign up")
     assert (await act(backend, page, "press", heading)).outcome == "unknown"
 
@@ -233,10 +266,14 @@ async def test_click_at_a_point_hits_the_element_there(backend: CdpBackend, page
     assert icon.rect is not None
     result = await act(backend, page, "click", point=icon.rect.center)
     assert result.outcome == "worked"
-    assert await js(backend, page, "document.getElementById('status').textContent") == '"icon pressed"'
+    assert (
+        await js(backend, page, "document.getElementById('status').textContent") == '"icon pressed"'
+    )
 
 
-async def test_scroll_moves_the_window_and_rects_follow(backend: CdpBackend, page: RootInfo) -> None:
+async def test_scroll_moves_the_window_and_rects_follow(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     before = find(await look(backend, page), "button", "Submit")
     result = await act(backend, page, "scroll", scroll=(0, 300))
     assert result.outcome == "worked" and result.evidence["after"] == [0, 300, 0, 300]
@@ -248,7 +285,9 @@ async def test_scroll_past_the_top_is_didnt(backend: CdpBackend, page: RootInfo)
     assert (await act(backend, page, "scroll", scroll=(0, -200))).outcome == "didnt"
 
 
-async def test_scroll_with_a_target_brings_it_into_view(backend: CdpBackend, page: RootInfo) -> None:
+async def test_scroll_with_a_target_brings_it_into_view(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     bottom = find(await look(backend, page), "StaticText", "Bottom of the page")
     result = await act(backend, page, "scroll", bottom, scroll=(0, 20))
     assert result.outcome == "worked"
@@ -264,7 +303,9 @@ async def test_read_text_of_the_page_and_of_an_element(backend: CdpBackend, page
     assert (part.text, part.offset, part.total_chars) == ("dl", 1, 4)
 
 
-async def test_evaluate_returns_json_and_reports_exceptions(backend: CdpBackend, page: RootInfo) -> None:
+async def test_evaluate_returns_json_and_reports_exceptions(
+    backend: CdpBackend, page: RootInfo
+) -> None:
     ok = await backend.evaluate(page, "Promise.resolve({a: [1, 'two']})")
     assert ok.value_json == '{"a": [1, "two"]}' and ok.exception is None
     bad = await backend.evaluate(page, "console.log('before'); throw new Error('kaboom')")

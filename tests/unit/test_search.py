@@ -233,6 +233,16 @@ def test_osa_is_symmetric_bounded_and_nearly_a_metric(a: str, b: str, c: str) ->
 
 
 @settings(max_examples=200, deadline=None)
+@given(WORDS, WORDS, st.integers(0, 4))
+def test_a_capped_osa_is_exact_within_the_cap_and_above_it_otherwise(
+    a: str, b: str, cap: int
+) -> None:
+    exact = reference_osa(a, b)
+    capped = osa_distance(a, b, cap)
+    assert capped == exact if exact <= cap else capped > cap
+
+
+@settings(max_examples=200, deadline=None)
 @given(WORDS.filter(bool), WORDS, WORDS)
 def test_a_candidate_containing_the_query_ranks_at_least_substring(
     query: str, before: str, after: str

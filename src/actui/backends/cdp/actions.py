@@ -85,7 +85,11 @@ class _Watch:
 
     def _grown(self, kinds: tuple[str, ...]) -> dict[str, int]:
         counts = self._session.counts
-        return {k: counts[k] - self._before.get(k, 0) for k in kinds if counts[k] > self._before.get(k, 0)}
+        return {
+            k: counts[k] - self._before.get(k, 0)
+            for k in kinds
+            if counts[k] > self._before.get(k, 0)
+        }
 
 
 def _page_outcome(request: ActionRequest, grown: Mapping[str, int], what: str) -> ActionResult:
@@ -212,7 +216,9 @@ async def _keypress(session: PageSession, request: ActionRequest) -> ActionResul
     for event in key_events(chord):
         await session.conn.send("Input.dispatchKeyEvent", event)
     outcome = _page_outcome(request, await watch.changes((*PAGE_KINDS, "f", "s")), "the keys")
-    return result(request, outcome.outcome, {"keys": list(request.keys), **outcome.evidence}, outcome.reason)
+    return result(
+        request, outcome.outcome, {"keys": list(request.keys), **outcome.evidence}, outcome.reason
+    )
 
 
 async def _toggle(session: PageSession, request: ActionRequest) -> ActionResult:
@@ -284,7 +290,9 @@ async def _drag(session: PageSession, request: ActionRequest) -> ActionResult:
         {"type": "mouseMoved", "x": x0, "y": y0},
         {"type": "mousePressed", "x": x0, "y": y0, "button": "left", "buttons": 1, "clickCount": 1},
     ]
-    events += [{"type": "mouseMoved", "x": x, "y": y, "button": "left", "buttons": 1} for x, y in rest]
+    events += [
+        {"type": "mouseMoved", "x": x, "y": y, "button": "left", "buttons": 1} for x, y in rest
+    ]
     x1, y1 = rest[-1]
     events.append({"type": "mouseReleased", "x": x1, "y": y1, "button": "left", "clickCount": 1})
     await _dispatch_mouse(session, events)
@@ -294,9 +302,7 @@ async def _drag(session: PageSession, request: ActionRequest) -> ActionResult:
 async def _move_mouse(session: PageSession, request: ActionRequest) -> ActionResult:
     x, y = _require_point(request)
     await session.conn.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
-    return result(
-        request, "unknown", {"x": x, "y": y}, "the pointer position cannot be read back"
-    )
+    return result(request, "unknown", {"x": x, "y": y}, "the pointer position cannot be read back")
 
 
 async def _set_value(session: PageSession, request: ActionRequest) -> ActionResult:

@@ -191,7 +191,9 @@ class _Index:
             return []
         return found
 
-    def _collect(self, frame: str, ids: Iterable[object], found: list[_Key], seen: set[_Key]) -> None:
+    def _collect(
+        self, frame: str, ids: Iterable[object], found: list[_Key], seen: set[_Key]
+    ) -> None:
         for child_id in ids:
             key = (frame, str(child_id))
             child = self._nodes.get(key)
@@ -259,7 +261,9 @@ def _raw_node(
     )
 
 
-def _states(props: Mapping[str, object], rect: Rect | None, viewport: Rect | None) -> frozenset[str]:
+def _states(
+    props: Mapping[str, object], rect: Rect | None, viewport: Rect | None
+) -> frozenset[str]:
     states = {name for prop, name in _BOOLEAN_STATES.items() if props.get(prop) is True}
     if not props.get("disabled"):
         states |= {"enabled", "sensitive"}
@@ -323,6 +327,5 @@ def _text(node: AxNode, field: str) -> str:
 
 def _properties(node: AxNode) -> dict[str, object]:
     return {
-        str(p.get("name")): (p.get("value") or {}).get("value")
-        for p in node.get("properties", ())
+        str(p.get("name")): (p.get("value") or {}).get("value") for p in node.get("properties", ())
     }

@@ -174,7 +174,9 @@ class CdpBackend(Backend):
             return_exceptions=True,
         )
         frames = {
-            f: t.get("nodes", []) for f, t in zip(frame_ids, trees, strict=True) if isinstance(t, dict)
+            f: t.get("nodes", [])
+            for f, t in zip(frame_ids, trees, strict=True)
+            if isinstance(t, dict)
         }
         if frame_ids[0] not in frames:
             session.check_alive()
@@ -185,7 +187,9 @@ class CdpBackend(Backend):
             frames,
             frame_ids[0],
             layout,
-            viewport=Rect(0, 0, int(viewport.get("clientWidth", 0)), int(viewport.get("clientHeight", 0)))
+            viewport=Rect(
+                0, 0, int(viewport.get("clientWidth", 0)), int(viewport.get("clientHeight", 0))
+            )
             if viewport
             else None,
             max_nodes=max_nodes,
@@ -224,7 +228,9 @@ class CdpBackend(Backend):
             raise SecureTextUnreadable(node_id)
         text = str(read.get("text", ""))
         start = max(0, offset)
-        return TextSlice(text=text[start : start + max(0, limit)], offset=start, total_chars=len(text))
+        return TextSlice(
+            text=text[start : start + max(0, limit)], offset=start, total_chars=len(text)
+        )
 
     def console(self, root: RootInfo) -> tuple[str, ...]:
         """The page's console messages and exceptions since the last drain (≤ 20)."""
@@ -334,5 +340,7 @@ def _check_url(url: str) -> None:
     scheme = urlsplit(url).scheme.lower()
     if scheme not in _NAVIGABLE:
         raise InvalidParams(
-            "url", f"{url[:80]!r} is not navigable here.", "Use an http(s), file:, data: or about: URL."
+            "url",
+            f"{url[:80]!r} is not navigable here.",
+            "Use an http(s), file:, data: or about: URL.",
         )

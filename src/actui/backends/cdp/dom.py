@@ -58,7 +58,9 @@ async def call(
     )
     if "exceptionDetails" in result:
         text = result["exceptionDetails"].get("exception", {}).get("description", "")
-        raise UnsupportedAction(f"the page refused the step: {text.splitlines()[0] if text else ''}")
+        raise UnsupportedAction(
+            f"the page refused the step: {text.splitlines()[0] if text else ''}"
+        )
     return result.get("result", {}).get("value")
 
 

@@ -171,7 +171,9 @@ def key_events(chord: Chord) -> list[dict[str, object]]:
         down_type = "keyDown" if text else "rawKeyDown"
         events.append(_key_event(down_type, main, chord.mask, text=text, key=key))
         events.append(_key_event("keyUp", main, chord.mask, text="", key=key))
-    for definition, bit in reversed(list(zip(chord.modifiers, _bits(chord.modifiers), strict=True))):
+    for definition, bit in reversed(
+        list(zip(chord.modifiers, _bits(chord.modifiers), strict=True))
+    ):
         held &= ~bit
         events.append(_key_event("keyUp", definition, held, text=""))
     return events

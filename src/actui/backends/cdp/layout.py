@@ -128,7 +128,9 @@ def _overflows(client: Sequence[float], scroll_rects: Sequence[Sequence[float]],
     return scroll_rects[li][2] > client[2] or scroll_rects[li][3] > client[3]
 
 
-def _input_type(tag: str, attributes: Sequence[Sequence[int]], index: int, strings: Sequence[str]) -> str:
+def _input_type(
+    tag: str, attributes: Sequence[Sequence[int]], index: int, strings: Sequence[str]
+) -> str:
     if tag != "INPUT" or index >= len(attributes):
         return ""
     pairs = attributes[index]

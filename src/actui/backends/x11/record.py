@@ -92,6 +92,7 @@ class InputMonitor:
                 }
             ],
         )
+        self._control.sync()  # the reader's connection must find the context created
         self._thread = threading.Thread(target=self._read, name="x11-record", daemon=True)
         self._thread.start()
         self._started.wait(2.0)
