@@ -44,11 +44,12 @@ from actui.outline.fold import fold_header, label_line, path_text, render_fold
 from actui.outline.model import Node, Outline
 from actui.outline.search import rank_text, render_search, search
 from actui.output import OutputStore, page_chars
+from actui.runtime.deltas import SETTLE_WINDOW_S, root_deltas, settle
 from actui.runtime.roots import RootRegistry, match_root, pick_default, window_score
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State, StateStore, new_state_id
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
-from actui.views import root_json, root_line, trace_summary
+from actui.views import root_delta_lines, root_json, root_line, trace_summary
 
 log = logging.getLogger(__name__)
 
@@ -524,8 +525,11 @@ class Computer:
         steps: list[dict[str, Any]] = []
         stopped_at: int | None = None
 
+        before: list[RootInfo] = []
+
         async def run(_epoch: int) -> None:
             nonlocal stopped_at
+            before.extend(await backend.list_roots())
             for index, step in enumerate(p.actions):
                 item = prepared[index]
                 if item is None:
@@ -560,12 +564,19 @@ class Computer:
                 verification = {"status": status, **condition_json(expect)}
                 if status == "failed":
                     verification["closest"] = closest(expect, waited.outline)
+            settled = verification is not None and verification["status"] != "failed"
+            after = await settle(
+                before, backend.list_roots, window_s=0.0 if settled else SETTLE_WINDOW_S
+            )
+            deltas = root_deltas(before, after, self.roots.ref_for)
+            if any(d["change"] == "closed" and d["ref"] == state.root_ref for d in deltas):
+                raise TargetGone(f"{state.root_ref} closed during the transaction")
             if successor_snapshot is None:
-                await asyncio.sleep(0.05)
-                successor_snapshot = await self._snapshot(await self._resolve(root))
+                successor_snapshot = await self._snapshot(match_root(root, after))
                 successor_outline = observed_outline(successor_snapshot, state.outline)
         except TargetGone as exc:
-            return self._terminal(state, steps, stopped_at, outcome, expect, exc)
+            deltas = await self._closing_deltas(state, before, backend)
+            return self._terminal(state, steps, stopped_at, outcome, expect, exc, deltas)
         assert successor_outline is not None
         check = str(verification["status"]) if verification else None
         outcome = reconcile(outcome, check, stopped)
@@ -577,6 +588,7 @@ class Computer:
             "backgroundFirst": all(s.get("backgroundFirst", True) for s in steps),
             "escalatedToForeground": any(s.get("escalatedToForeground") for s in steps),
             "verification": verification,
+            "rootDelta": deltas,
         }
         for s in steps:
             if s.get("escalatedToForeground"):
@@ -594,6 +606,7 @@ class Computer:
             f'"{root.title}"; outcome {outcome}'
             + (f"; check {verification['status']}" if verification else ""),
             trace_summary(trace),
+            *root_delta_lines(deltas),
         ]
         if verification and verification["status"] == "failed":
             head.append(
@@ -632,6 +645,20 @@ class Computer:
             }
         return step
 
+    async def _closing_deltas(
+        self, state: State, before: list[RootInfo], backend: Backend
+    ) -> list[dict[str, Any]]:
+        """Deltas when the acted-on root closed; its ``closed`` entry is always there."""
+        try:
+            after = await settle(before, backend.list_roots)
+        except ActuiError:
+            after = [r for r in before if r.native_id != state.root.native_id]
+        deltas = root_deltas(before, after, self.roots.ref_for)
+        if not any(d["change"] == "closed" and d["ref"] == state.root_ref for d in deltas):
+            closed = root_deltas([state.root], [], self.roots.ref_for)
+            deltas = closed + deltas
+        return deltas
+
     def _terminal(
         self,
         state: State,
@@ -640,6 +667,7 @@ class Computer:
         outcome: str,
         expect: UiCondition | None,
         exc: TargetGone,
+        deltas: list[dict[str, Any]],
     ) -> ToolResult:
         """The acted-on window closed: no successor state exists (reference §5.9)."""
         verification = None
@@ -652,20 +680,16 @@ class Computer:
             "steps": steps,
             "stoppedAt": stopped_at,
             "verification": verification,
-            "rootDelta": [
-                {
-                    "change": "closed",
-                    "kind": state.root.kind,
-                    "ref": state.root_ref,
-                    "title": state.root.title,
-                    "pid": state.root.pid,
-                }
-            ],
+            "rootDelta": deltas,
         }
-        text = (
-            f"act_ui: the actions were delivered and {state.root_ref} "
-            f'"{state.root.title}" closed; outcome {outcome}. No successor state exists: '
-            "run find_roots, then observe_ui.\n" + trace_summary(trace)
+        text = "\n".join(
+            [
+                f"act_ui: the actions were delivered and {state.root_ref} "
+                f'"{state.root.title}" closed; outcome {outcome}. No successor state exists: '
+                "run find_roots, then observe_ui.",
+                trace_summary(trace),
+                *root_delta_lines(deltas),
+            ]
         )
         return ToolResult(
             text,

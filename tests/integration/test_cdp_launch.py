@@ -26,6 +26,10 @@ def _alive(pid: int) -> bool:
     return state != "Z"
 
 
+def _profiles() -> set[Path]:
+    return set(Path(tempfile.gettempdir()).glob("actui-chromium-*"))
+
+
 def _group_members(pgid: int) -> list[int]:
     members = []
     for stat in Path("/proc").glob("[0-9]*/stat"):
@@ -52,10 +56,10 @@ async def test_a_browser_that_dies_at_start_leaves_nothing_behind(tmp_path: Path
     fake.write_text("#!/bin/sh\nsleep 0.2\nexit 3\n")
     fake.chmod(0o755)
     backend = CdpBackend(env={**os.environ, "ACTUI_CHROME_EXECUTABLE": str(fake)})
-    profiles = set(Path(tempfile.gettempdir()).glob("actui-chromium-*"))
+    profiles = _profiles()
     with pytest.raises(BackendUnavailable, match="exited with status 3"):
         await backend.launch()
-    assert set(Path(tempfile.gettempdir()).glob("actui-chromium-*")) <= profiles
+    assert _profiles() <= profiles
     assert backend.browser_process is None
 
 

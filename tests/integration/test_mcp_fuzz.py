@@ -123,21 +123,23 @@ class Session:
 
 @pytest.fixture(scope="module")
 def session() -> Iterator[Session]:
-    with start_blocking_portal(backend="asyncio") as portal:
-        with portal.wrap_async_context_manager(Sandbox()) as desktop:
-            dialog = portal.call(
-                desktop.launch, ["zenity", "--entry", "--title=fuzz target", "--text=Fuzz:"]
-            )
-            portal.call(desktop.wait_for_app, dialog.pid)
-            with portal.wrap_async_context_manager(connect(desktop.env)) as agent:
+    with (
+        start_blocking_portal(backend="asyncio") as portal,
+        portal.wrap_async_context_manager(Sandbox()) as desktop,
+    ):
+        dialog = portal.call(
+            desktop.launch, ["zenity", "--entry", "--title=fuzz target", "--text=Fuzz:"]
+        )
+        portal.call(desktop.wait_for_app, dialog.pid)
+        with portal.wrap_async_context_manager(connect(desktop.env)) as agent:
 
-                async def observe() -> str:
-                    roots = await agent.details("find_roots", {"text": "fuzz target"})
-                    ref = roots["windows"][0]["windowRef"]
-                    observed = await agent.details("observe_ui", {"root": ref, "mode": "semantic"})
-                    return str(observed["stateId"])
+            async def observe() -> str:
+                roots = await agent.details("find_roots", {"text": "fuzz target"})
+                ref = roots["windows"][0]["windowRef"]
+                observed = await agent.details("observe_ui", {"root": ref, "mode": "semantic"})
+                return str(observed["stateId"])
 
-                yield Session(portal, agent, portal.call(observe))
+            yield Session(portal, agent, portal.call(observe))
 
 
 def test_fuzzed_arguments_never_crash_hang_or_overflow(session: Session) -> None:

@@ -63,7 +63,7 @@ async def wait_for_window(session: X11Session, title: str, within: float = 10.0)
 
 
 def colour_at(capture: Capture, x: int, y: int) -> int:
-    image = QImage.fromData(capture.png, b"PNG")
+    image = QImage.fromData(capture.png)
     assert not image.isNull()
     return int(image.pixel(x, y)) & 0xFFFFFF
 
@@ -153,7 +153,7 @@ async def test_a_real_app_capture_decodes_to_its_client_size(
     session: X11Session, zenity: XWindow
 ) -> None:
     capture = await session.capture(zenity.window_id, max_dimension=1600)
-    image = QImage.fromData(capture.png, b"PNG")
+    image = QImage.fromData(capture.png)
     assert (image.width(), image.height()) == (zenity.frame.w, zenity.frame.h)
     colours = {
         int(image.pixel(x, y)) & 0xFFFFFF

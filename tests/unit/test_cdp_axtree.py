@@ -132,8 +132,9 @@ def ax_trees(draw: st.DrawFn) -> list[dict[str, Any]]:
             "backendDOMNodeId": i + 1,
             "childIds": [str(j + 1) for j in range(count) if parents[j] == i],
         }
-        if parents[i] is not None:
-            node["parentId"] = str(parents[i] + 1)
+        parent = parents[i]
+        if parent is not None:
+            node["parentId"] = str(parent + 1)
         if role == "textbox":
             node["value"] = {"value": "x" * draw(st.integers(0, 2 * VALUE_CAP))}
         nodes.append(node)

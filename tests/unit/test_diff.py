@@ -238,7 +238,7 @@ def test_changes_json_is_plain_json() -> None:
     assert {d["change"] for d in details} == {"added", "updated", "removed"}
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(raw_trees(40))
 def test_a_successor_identical_to_its_base_keeps_every_ref_and_has_no_changes(
     tree: RawNode,
@@ -253,7 +253,7 @@ def test_a_successor_identical_to_its_base_keeps_every_ref_and_has_no_changes(
         assert changes.identity_confidence == 1.0
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(raw_trees(40), st.data())
 def test_a_sibling_insertion_adds_one_node_and_keeps_all_other_refs(
     tree: RawNode, data: st.DataObject
@@ -275,7 +275,7 @@ def test_a_sibling_insertion_adds_one_node_and_keeps_all_other_refs(
     assert changes.full_view_reason is None
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(raw_trees(40), raw_trees(40), st.booleans())
 def test_added_and_removed_are_the_ref_set_differences(
     first: RawNode, second: RawNode, regenerate: bool

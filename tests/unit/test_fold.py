@@ -233,7 +233,7 @@ def required_refs(outline: Outline) -> set[str]:
     return required
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(outlines(60), st.integers(1, 40), st.integers(0, 4))
 def test_fold_invariants_hold_for_random_trees(
     outline: Outline, max_lines: int, max_depth: int
@@ -254,7 +254,7 @@ def test_fold_invariants_hold_for_random_trees(
             assert int(counted.group(2)) == outline.descendant_count(node) > 0
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(outlines(40))
 def test_an_unlimited_fold_shows_every_node_at_full_depth(outline: Outline) -> None:
     fold = render_fold(outline, max_lines=10_000, max_depth=100)
@@ -262,7 +262,7 @@ def test_an_unlimited_fold_shows_every_node_at_full_depth(outline: Outline) -> N
     assert rendered_refs(fold.text) == [n.ref for n in outline.subtree(outline.root_node)]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(outlines(40), st.data())
 def test_expand_renders_its_target_with_the_path_above(
     outline: Outline, data: st.DataObject

@@ -313,7 +313,7 @@ def render_changes(changes: Changes, successor: Outline, base_state_id: str, sta
 def changes_json(changes: Changes) -> list[dict[str, object]]:
     """The changes as JSON-safe details: plain values, no node objects."""
     details: list[dict[str, object]] = [
-        {"change": "added", "ref": a.ref, "parent": a.parent, **a.fields} for a in changes.added
+        {"change": "added", "ref": a.ref, **a.fields} for a in changes.added
     ]
     details += [
         {

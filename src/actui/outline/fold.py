@@ -74,10 +74,12 @@ def is_disabled(node: Node) -> bool:
 
 
 def is_offscreen(node: Node) -> bool:
-    """Whether the node exists but is not on screen (a hidden page, a closed popover)."""
-    if "offscreen" in node.states:
-        return True
-    return bool(node.states & (_VISIBILITY | _SENSITIVITY)) and "showing" not in node.states
+    """Whether the node exists but is not on screen (a hidden page, a closed popover).
+
+    A backend may say so directly (``offscreen``); AT-SPI says ``visible``
+    without ``showing``.
+    """
+    return "offscreen" in node.states or ("visible" in node.states and "showing" not in node.states)
 
 
 def marks(node: Node) -> list[str]:

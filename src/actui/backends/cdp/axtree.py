@@ -161,7 +161,8 @@ class _Index:
     def root_of(self, frame: str) -> _Key | None:
         roots = [k for k in self._roots.get(frame, ()) if not self._nodes[k].get("ignored")]
         web = [k for k in roots if _role(self._nodes[k]) == "RootWebArea"]
-        return (web or roots or [None])[0]
+        found = web or roots
+        return found[0] if found else None
 
     def is_secure(self, key: _Key) -> bool:
         facts = self.dom(key)

@@ -10,6 +10,7 @@ must not know about refs, folding or the agent.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import time
@@ -261,10 +262,8 @@ class CdpBackend(Backend):
         if reply.get("errorText"):
             raise ActuiError(f"Navigating to {url} failed: {reply['errorText']}.")
         if reply.get("loaderId"):
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(loaded, timeout_s)
-            except TimeoutError:
-                pass
         else:
             loaded.cancel()
         title, href = await _title_and_url(session)

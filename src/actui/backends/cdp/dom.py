@@ -1,4 +1,4 @@
-"""Element handles: backend node ids resolved to JS objects, and the page-side functions run on them.
+"""Element handles (backend node ids resolved to JS objects) and the page-side functions.
 
 Everything that must run inside the page (reading a field, placing the caret,
 choosing an option, scrolling a container) lives here as one small function
@@ -133,7 +133,7 @@ FOCUSED_TEXT = """function() {
 }"""
 
 CHECKED = """function() {
-  if ('checked' in this && (this.type === 'checkbox' || this.type === 'radio')) return String(this.checked);
+  if (this.type === 'checkbox' || this.type === 'radio') return String(this.checked);
   return this.getAttribute('aria-checked') ?? this.getAttribute('aria-pressed') ?? 'none';
 }"""
 
@@ -171,13 +171,16 @@ SCROLL_BY = """function(dx, dy) {
       (e.scrollHeight > e.clientHeight || e.scrollWidth > e.clientWidth);
   };
   let box = this.nodeType === 1 ? this : null;
-  while (box && box !== doc.documentElement && box !== doc.body && !canScroll(box)) box = box.parentElement;
-  if (!box || box === doc.body || box === doc.documentElement) box = doc.scrollingElement;
+  const top = (e) => !e || e === doc.body || e === doc.documentElement;
+  while (!top(box) && !canScroll(box)) box = box.parentElement;
+  if (top(box)) box = doc.scrollingElement;
   const page = doc.scrollingElement;
   const where = () => [box.scrollLeft, box.scrollTop, page.scrollLeft, page.scrollTop];
   const before = where();
-  if (this.nodeType === 1) this.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
-  else if (this.nodeType === 3) this.parentElement.scrollIntoView({block: 'nearest', behavior: 'instant'});
+  const shown = this.nodeType === 3 ? this.parentElement : this;
+  if (shown && shown.nodeType === 1) {
+    shown.scrollIntoView({block: 'nearest', inline: 'nearest', behavior: 'instant'});
+  }
   box.scrollBy({left: dx, top: dy, behavior: 'instant'});
   return {before, after: where()};
 }"""
@@ -186,7 +189,9 @@ READ_TEXT = """function() {
   if (this.nodeType === 9) return {text: this.body ? this.body.innerText : ''};
   const win = (this.ownerDocument || document).defaultView;
   if (this instanceof win.HTMLInputElement && this.type === 'password') return {secure: true};
-  if (this instanceof win.HTMLInputElement || this instanceof win.HTMLTextAreaElement) return {text: this.value};
+  if (this instanceof win.HTMLInputElement || this instanceof win.HTMLTextAreaElement) {
+    return {text: this.value};
+  }
   if (this instanceof win.HTMLSelectElement) {
     return {text: [...this.selectedOptions].map((o) => o.text).join('\\n')};
   }

@@ -13,9 +13,7 @@ import contextlib
 import os
 import shutil
 import signal
-import subprocess
 import tempfile
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,7 +93,7 @@ def command_line(executable: str, profile: Path, *, headed: bool, as_root: bool)
 class BrowserProcess:
     """A running browser: its process, its throwaway profile and its browser endpoint."""
 
-    process: subprocess.Popen[bytes]
+    process: asyncio.subprocess.Process
     profile: Path
     port: int
     browser_path: str
@@ -109,7 +107,7 @@ class BrowserProcess:
 
     @property
     def alive(self) -> bool:
-        return self.process.poll() is None
+        return self.process.returncode is None
 
     async def terminate(self) -> None:
         """Kill the whole process group (renderers included) and delete the profile."""
@@ -124,21 +122,28 @@ async def spawn(
     executable = find_executable(env)
     profile = Path(tempfile.mkdtemp(prefix="actui-chromium-"))
     args = command_line(executable, profile, headed=headed, as_root=os.geteuid() == 0)
-    child_env = dict(env)
     try:
-        process = subprocess.Popen(
-            args,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env=child_env,
+        process = await asyncio.create_subprocess_exec(
+            *args,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+            env=dict(env),
             start_new_session=True,
         )
     except OSError as exc:
         shutil.rmtree(profile, ignore_errors=True)
         raise BackendUnavailable(f"Could not start {executable}: {exc}.") from exc
     try:
-        port, path = await _read_port_file(process, profile / "DevToolsActivePort", deadline_s)
+        port, path = await asyncio.wait_for(
+            _read_port_file(process, profile / "DevToolsActivePort"), deadline_s
+        )
+    except TimeoutError:
+        await _kill_group(process)
+        shutil.rmtree(profile, ignore_errors=True)
+        raise BackendUnavailable(
+            f"Chromium did not open its debugging port within {deadline_s:.0f} s; it was stopped."
+        ) from None
     except BaseException:
         await _kill_group(process)
         shutil.rmtree(profile, ignore_errors=True)
@@ -146,36 +151,35 @@ async def spawn(
     return BrowserProcess(process=process, profile=profile, port=port, browser_path=path)
 
 
-async def _read_port_file(
-    process: subprocess.Popen[bytes], port_file: Path, deadline_s: float
-) -> tuple[int, str]:
+async def _read_port_file(process: asyncio.subprocess.Process, port_file: Path) -> tuple[int, str]:
     """Chromium writes ``<port>\\n<browser ws path>`` once it listens; poll for it."""
-    deadline = time.monotonic() + deadline_s
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
+    while True:
+        if process.returncode is not None:
             raise BackendUnavailable(
                 f"Chromium exited with status {process.returncode} before opening its "
                 "debugging port. Check that the executable runs (try it with --headless=new)."
             )
-        with contextlib.suppress(OSError, ValueError):
-            lines = port_file.read_text().splitlines()
-            if len(lines) >= 2 and lines[0].isdigit():
-                return int(lines[0]), lines[1].strip()
+        lines = await asyncio.to_thread(_read_lines, port_file)
+        if len(lines) >= 2 and lines[0].isdigit():
+            return int(lines[0]), lines[1].strip()
         await asyncio.sleep(_PORT_POLL_S)
-    raise BackendUnavailable(
-        f"Chromium did not open its debugging port within {deadline_s:.0f} s; it was stopped."
-    )
 
 
-async def _kill_group(process: subprocess.Popen[bytes]) -> None:
+def _read_lines(path: Path) -> list[str]:
+    try:
+        return path.read_text().splitlines()
+    except (OSError, ValueError):
+        return []
+
+
+async def _kill_group(process: asyncio.subprocess.Process) -> None:
     """SIGTERM the group, give it a moment, then SIGKILL; always reap the child."""
-    for sig, grace in ((signal.SIGTERM, 2.0), (signal.SIGKILL, 2.0)):
-        if process.poll() is not None:
-            break
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(process.pid, sig)
-        deadline = time.monotonic() + grace
-        while process.poll() is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, sig)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(process.wait(), 2.0)
+    # Renderers and zygotes share the group and may outlive the main process.
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)

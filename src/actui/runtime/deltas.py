@@ -1,0 +1,82 @@
+"""Root deltas: which windows appeared, closed or took focus during a transaction.
+
+Computed from a listing before and listings after the steps; ``settle`` keeps
+listing briefly so a window that opens (or a close-then-open) shortly after
+the last step is still attributed to the transaction (reference §9.10, fixes
+G1). Pure apart from the listing callable it is given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from actui.backends.base import RootInfo
+
+SETTLE_WINDOW_S = 0.3
+SETTLE_POLL_S = 0.03
+REDIFF_COUNT = 3
+REDIFF_INTERVAL_S = 0.06
+
+Signature = frozenset[tuple[str, bool, str]]
+
+
+def signature(roots: Sequence[RootInfo]) -> Signature:
+    return frozenset((r.native_id, r.is_focused, r.title) for r in roots)
+
+
+def root_deltas(
+    before: Sequence[RootInfo], after: Sequence[RootInfo], ref_for: Callable[[RootInfo], str]
+) -> list[dict[str, Any]]:
+    """``appeared`` / ``closed`` / ``focused`` entries, each naming its ``@r`` ref."""
+    old = {r.native_id: r for r in before}
+    new = {r.native_id: r for r in after}
+    deltas: list[dict[str, Any]] = []
+
+    def entry(change: str, root: RootInfo) -> dict[str, Any]:
+        return {
+            "change": change,
+            "kind": root.kind,
+            "ref": ref_for(root),
+            "title": root.title,
+            "pid": root.pid,
+            "isModal": root.is_modal,
+        }
+
+    deltas += [entry("appeared", r) for key, r in new.items() if key not in old]
+    deltas += [entry("closed", r) for key, r in old.items() if key not in new]
+    deltas += [
+        entry("focused", r)
+        for key, r in new.items()
+        if r.is_focused and key in old and not old[key].is_focused
+    ]
+    return deltas
+
+
+async def settle(
+    before: Sequence[RootInfo],
+    list_roots: Callable[[], Awaitable[list[RootInfo]]],
+    *,
+    window_s: float = SETTLE_WINDOW_S,
+) -> list[RootInfo]:
+    """The root listing once the desktop has settled after a transaction.
+
+    Polls until the signature differs from ``before`` or ``window_s`` passes;
+    after a change, re-lists a few more times to catch close-then-open.
+    """
+    base = signature(before)
+    deadline = time.monotonic() + window_s
+    after = await list_roots()
+    while signature(after) == base and time.monotonic() < deadline:
+        await asyncio.sleep(SETTLE_POLL_S)
+        after = await list_roots()
+    if signature(after) != base:
+        for _ in range(REDIFF_COUNT):
+            await asyncio.sleep(REDIFF_INTERVAL_S)
+            again = await list_roots()
+            if signature(again) == signature(after):
+                break
+            after = again
+    return after

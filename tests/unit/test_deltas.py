@@ -1,0 +1,48 @@
+"""Root deltas and settling after a transaction."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from actui.backends.base import RootInfo
+from actui.runtime.deltas import root_deltas, settle
+
+MAIN = RootInfo("a/1", 10, "app", "Main", "window", "frame", is_focused=True)
+DIALOG = RootInfo("a/2", 10, "app", "Save as", "dialog", "dialog", is_modal=True)
+
+
+def _ref(root: RootInfo) -> str:
+    return {"a/1": "@r1", "a/2": "@r2"}[root.native_id]
+
+
+def test_a_new_focused_dialog_appears_and_nothing_else_is_reported() -> None:
+    after = [replace(MAIN, is_focused=False), replace(DIALOG, is_focused=True)]
+    deltas = root_deltas([MAIN], after, _ref)
+    assert [(d["change"], d["ref"]) for d in deltas] == [("appeared", "@r2")]
+    assert deltas[0]["isModal"] is True
+
+
+def test_a_closed_dialog_and_refocused_main_window() -> None:
+    before = [replace(MAIN, is_focused=False), replace(DIALOG, is_focused=True)]
+    deltas = root_deltas(before, [MAIN], _ref)
+    assert [(d["change"], d["ref"]) for d in deltas] == [("closed", "@r2"), ("focused", "@r1")]
+
+
+async def test_settle_waits_for_a_late_window_within_the_window() -> None:
+    listings = [[MAIN], [MAIN], [MAIN, DIALOG], [MAIN, DIALOG]]
+    calls = 0
+
+    async def list_roots() -> list[RootInfo]:
+        nonlocal calls
+        calls += 1
+        return listings[min(calls - 1, len(listings) - 1)]
+
+    after = await settle([MAIN], list_roots, window_s=1.0)
+    assert {r.native_id for r in after} == {"a/1", "a/2"}
+
+
+async def test_settle_returns_after_the_window_when_nothing_changes() -> None:
+    async def list_roots() -> list[RootInfo]:
+        return [MAIN]
+
+    assert await settle([MAIN], list_roots, window_s=0.05) == [MAIN]
