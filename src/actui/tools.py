@@ -68,6 +68,48 @@ class ToolResult:
     is_error: bool = False
 
 
+IMAGE_MAX = {"fused": 900, "visual": 1600}
+
+
+def image_geometry(root: RootInfo, mode: str) -> tuple[float, tuple[int, int] | None]:
+    """Image pixels per screen pixel, and the image size, for an observation mode.
+
+    A semantic observation has no image, so it offers no coordinate space.
+    """
+    frame = root.frame
+    limit = IMAGE_MAX.get(mode)
+    if limit is None or frame is None or frame.empty:
+        return 1.0, None
+    scale = min(1.0, limit / max(frame.w, frame.h))
+    return scale, (max(1, round(frame.w * scale)), max(1, round(frame.h * scale)))
+
+
+IMAGE_NOTES = {
+    "sparse_ax_targets": "The accessible tree is nearly empty, so a screenshot is attached; "
+    "act on it with x/y in its pixels.",
+    "unlabeled_ax_targets": "Most elements have no label, so a screenshot is attached to "
+    "tell them apart; x/y are in its pixels.",
+    "fallback_recovery": "Screenshot attached (visual mode); x/y are in its pixels.",
+}
+
+
+def image_reason(outline: Outline, mode: str) -> str | None:
+    """Why an observation shows its image, or None (reference §1.2)."""
+    if mode == "visual":
+        return "fallback_recovery"
+    if mode != "fused":
+        return None
+    if len(outline) < 3:
+        return "sparse_ax_targets"
+    labeled = sum(1 for node in outline if node.label)
+    return "unlabeled_ax_targets" if labeled * 3 < len(outline) else None
+
+
+def _scale(state: State) -> float:
+    value = state.extra.get("scale", 1.0)
+    return float(value) if isinstance(value, (int, float)) else 1.0
+
+
 def _default_desktop(env: Mapping[str, str]) -> Backend:
     from actui.backends.linux import LinuxBackend
 
@@ -209,9 +251,11 @@ class Computer:
         outline: Outline,
         epoch: int,
         base: State | None = None,
+        mode: str | None = None,
     ) -> State:
         root = snapshot.root
-        frame = root.frame
+        mode = mode or (str(base.extra.get("mode", "fused")) if base else "fused")
+        scale, image_size = image_geometry(root, mode)
         state = State(
             state_id=new_state_id(),
             resource_key=root.resource_key or f"desktop-pid:{root.pid}",
@@ -221,7 +265,8 @@ class Computer:
             outline=outline,
             captured_at=snapshot.captured_at,
             base_state_id=base.state_id if base else None,
-            image_size=(frame.w, frame.h) if frame and not frame.empty else None,
+            image_size=image_size,
+            extra={"mode": mode, "scale": scale},
         )
         self.store.put(state)
         return state
@@ -261,12 +306,28 @@ class Computer:
             return await self._snapshot(root), epoch
 
         snapshot, epoch = await self.scheduler.read(key, job)
-        state = self._save(snapshot, observed_outline(snapshot, None), epoch)
+        scale, _ = image_geometry(snapshot.root, p.mode)
+        state = self._save(snapshot, observed_outline(snapshot, None, scale), epoch, mode=p.mode)
         head = f'observe_ui {p.mode} {state.root_ref} {root.app_name} — "{root.title}"'
         details = self._observation_details(state, "full")
         details["timingsMs"] = dict(snapshot.timings_ms)
         details["source"] = snapshot.source
-        return ToolResult(head + "\n" + self._fold_text(state), details)
+        text = head + "\n" + self._fold_text(state)
+        images: list[tuple[bytes, str]] = []
+        reason = image_reason(state.outline, p.mode)
+        if reason is not None:
+            image = await self._backend_for(root).capture(root, max_dimension=IMAGE_MAX[p.mode])
+            if image is not None:
+                images.append((image.png, "image/png"))
+                details["imageReason"] = reason
+                details["image"] = {
+                    "width": image.width,
+                    "height": image.height,
+                    "source": image.source,
+                    "warnings": list(image.warnings),
+                }
+                text += "\n" + IMAGE_NOTES[reason]
+        return ToolResult(text, details, images)
 
     # ---------------------------------------------------------- cached queries
 
@@ -435,7 +496,7 @@ class Computer:
 
             return await self.scheduler.read(state.resource_key, job)
 
-        return await wait_until(backend, root, cond, state.outline, take)
+        return await wait_until(backend, root, cond, state.outline, take, scale=_scale(state))
 
     def _diff_text(self, base: State, successor: State) -> tuple[str, str, dict[str, Any]]:
         changes = compute_changes(base.outline, successor.outline)
@@ -573,7 +634,9 @@ class Computer:
                 raise TargetGone(f"{state.root_ref} closed during the transaction")
             if successor_snapshot is None:
                 successor_snapshot = await self._snapshot(match_root(root, after))
-                successor_outline = observed_outline(successor_snapshot, state.outline)
+                successor_outline = observed_outline(
+                    successor_snapshot, state.outline, _scale(state)
+                )
         except TargetGone as exc:
             deltas = await self._closing_deltas(state, before, backend)
             return self._terminal(state, steps, stopped_at, outcome, expect, exc, deltas)

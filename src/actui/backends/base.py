@@ -183,6 +183,18 @@ class ActionResult:
 
 
 @dataclass(frozen=True)
+class Image:
+    """A root's pixels as PNG. ``scale`` is image pixels per screen pixel."""
+
+    png: bytes
+    width: int
+    height: int
+    scale: float
+    source: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class TextSlice:
     text: str
     offset: int
@@ -216,6 +228,10 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
         """The element's full live text from ``offset`` (characters)."""
+
+    async def capture(self, root: RootInfo, *, max_dimension: int) -> Image | None:
+        """The root's current pixels, or None when this backend cannot capture."""
+        return None
 
     def change_mark(self, root: RootInfo) -> int:
         """A counter of change events seen for ``root`` (0 without events).

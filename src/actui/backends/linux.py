@@ -1,23 +1,34 @@
 """The Linux desktop backend: AT-SPI for semantics, X11 for the physical side.
 
-AT-SPI delivers everything it can without focus or pointer; a request whose
-policy is ``foreground`` (the runtime decided physical input is allowed and
-needed) goes to X11. This module only routes; each half owns its platform.
+AT-SPI delivers everything it can without focus or pointer. A request the
+runtime sends with the ``foreground`` (or ``default``) policy needs physical
+input and goes to XTEST; keyboard input aimed at an element first gets that
+element focused semantically, so the keys land where the agent meant. Roots
+are AT-SPI's, enriched with their X11 windows (id, stacking, activation).
+This module only composes; each half owns its platform.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 
 from actui.backends.atspi.backend import AtspiBackend
 from actui.backends.base import (
     ActionRequest,
     ActionResult,
     Backend,
+    Image,
     RootInfo,
     Snapshot,
     TextSlice,
 )
+from actui.backends.x11.input import X11Input
+from actui.backends.x11.pairing import pair_windows
+from actui.backends.x11.session import X11Session
+from actui.errors import ActuiError, CoordinateBlocked
+
+_PHYSICAL_POLICIES = ("foreground", "default")
 
 
 class LinuxBackend(Backend):
@@ -25,15 +36,56 @@ class LinuxBackend(Backend):
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         self.atspi = AtspiBackend(env=env)
+        display = (env or {}).get("DISPLAY", "")
+        self._x11 = X11Session(display) if display else None
+        self._input = X11Input(self._x11) if self._x11 else None
+        self._x11_started = False
+
+    async def _session(self) -> X11Session | None:
+        if self._x11 is not None and not self._x11_started:
+            await self._x11.start()
+            self._x11_started = True
+        return self._x11
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
-        return await self.atspi.list_roots(pid)
+        roots = await self.atspi.list_roots(pid)
+        x11 = await self._session()
+        if x11 is None:
+            return roots
+        try:
+            windows = await x11.windows()
+        except ActuiError:
+            return roots
+        return pair_windows(roots, windows)
 
     async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
         return await self.atspi.snapshot(root, max_nodes=max_nodes, max_depth=max_depth)
 
+    async def capture(self, root: RootInfo, *, max_dimension: int) -> Image | None:
+        x11 = await self._session()
+        if x11 is None or not root.window_id:
+            return None
+        shot = await x11.capture(root.window_id, max_dimension=max_dimension)
+        return Image(shot.png, shot.width, shot.height, shot.scale, shot.source, shot.warnings)
+
     async def act(self, request: ActionRequest) -> ActionResult:
-        return await self.atspi.act(request)
+        if request.policy not in _PHYSICAL_POLICIES:
+            return await self.atspi.act(request)
+        window_id = request.root.window_id
+        if self._input is None or not window_id:
+            raise CoordinateBlocked(
+                "physical input needs an X11 window for this root, and none is known."
+            )
+        await self._session()
+        if request.target is not None and request.kind in ("typeText", "keypress"):
+            focused = await self.atspi.act(replace(request, kind="focus", policy="background"))
+            if focused.outcome == "didnt":
+                raise CoordinateBlocked(
+                    "the target could not be focused, so typed keys would land elsewhere; "
+                    "click it first or act on a focusable element."
+                )
+            request = replace(request, target=None)
+        return await self._input.deliver(request, window_id)
 
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
         return await self.atspi.read_text(root, node_id, offset, limit)
@@ -50,3 +102,5 @@ class LinuxBackend(Backend):
 
     async def close(self) -> None:
         await self.atspi.close()
+        if self._x11 is not None:
+            await self._x11.close()

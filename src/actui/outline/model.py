@@ -109,11 +109,12 @@ class Outline:
         return sum(1 for _ in self.subtree(node)) - 1
 
 
-def build_outline(tree: RawNode, origin: Rect | None) -> Outline:
+def build_outline(tree: RawNode, origin: Rect | None, scale: float = 1.0) -> Outline:
     """Number ``tree`` breadth-first from ``@e1`` with rects relative to ``origin``.
 
     ``origin`` is the root's frame in screen pixels; rects become
-    window-relative so they match the observed image's pixel space.
+    window-relative and are multiplied by ``scale`` (image pixels per screen
+    pixel) so they are in the observed image's pixel space.
     """
     ox, oy = (origin.x, origin.y) if origin else (0, 0)
     queue: list[tuple[RawNode, str | None, int]] = [(tree, None, 0)]
@@ -133,7 +134,13 @@ def build_outline(tree: RawNode, origin: Rect | None) -> Outline:
     for raw, parent, depth, ref in ordered:
         rect = None
         if raw.rect is not None and not raw.rect.empty:
-            rect = Rect(raw.rect.x - ox, raw.rect.y - oy, raw.rect.w, raw.rect.h)
+            r = raw.rect
+            rect = Rect(
+                round((r.x - ox) * scale),
+                round((r.y - oy) * scale),
+                max(1, round(r.w * scale)),
+                max(1, round(r.h * scale)),
+            )
         nodes[ref] = Node(
             ref=ref,
             wire=raw.native_id,

@@ -32,9 +32,9 @@ class WaitResult:
     event_driven: bool
 
 
-def observed_outline(snapshot: Snapshot, base: Outline | None) -> Outline:
-    """A snapshot's outline, with refs inherited from ``base`` when given."""
-    fresh = build_outline(snapshot.tree, snapshot.root.frame)
+def observed_outline(snapshot: Snapshot, base: Outline | None, scale: float = 1.0) -> Outline:
+    """A snapshot's outline in image pixels, with refs inherited from ``base`` when given."""
+    fresh = build_outline(snapshot.tree, snapshot.root.frame, scale)
     return stabilize(base, fresh) if base is not None else fresh
 
 
@@ -46,6 +46,7 @@ async def wait_until(
     take_snapshot: SnapshotFn,
     *,
     timeout_ms: int | None = None,
+    scale: float = 1.0,
 ) -> WaitResult:
     """Check ``condition`` on fresh snapshots until it holds or time runs out.
 
@@ -58,7 +59,7 @@ async def wait_until(
     while True:
         mark = backend.change_mark(root)
         snapshot = await take_snapshot()
-        outline = observed_outline(snapshot, base)
+        outline = observed_outline(snapshot, base, scale)
         evaluation = evaluate(condition, outline)
         checks += 1
         remaining = deadline - time.monotonic()

@@ -8,20 +8,33 @@ nothing of refs, folding or policies beyond refusing physical input.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 
 from actui.backends.atspi.actions import ActionDelivery
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
+from actui.backends.atspi.changes import ChangeCounters
 from actui.backends.atspi.reader import read_basics, read_extents, read_text
 from actui.backends.atspi.roots import RootLister
 from actui.backends.atspi.snapshot import SnapshotReader
 from actui.backends.atspi.window_origin import WindowOrigins
-from actui.backends.base import ActionRequest, ActionResult, Backend, RootInfo, Snapshot, TextSlice
+from actui.backends.base import (
+    POLL_INTERVAL_S,
+    ActionRequest,
+    ActionResult,
+    Backend,
+    RootInfo,
+    Snapshot,
+    TextSlice,
+)
 from actui.errors import SecureTextUnreadable, TargetGone
 
 MAX_NODES = 4096
 MAX_DEPTH = 64
+# Toolkits measured to emit change events for what a wait can observe
+# (linux-stack.md); others are polled at the seam's declared interval.
+EVENTFUL_TOOLKITS = ("gtk", "qt", "chromium")
 
 
 class AtspiBackend(Backend):
@@ -40,11 +53,15 @@ class AtspiBackend(Backend):
         self._roots = RootLister(self._bus, self._origins)
         self._snapshots = SnapshotReader(self._bus)
         self._actions = ActionDelivery(self._bus)
+        self._changes = ChangeCounters()
+        self._bus.subscribe(self._changes.on_signal)
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
+        await self._bus.ensure_events()
         return await self._roots.list_roots(pid)
 
     async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
+        await self._bus.ensure_events()
         origin = await self._origin(root)
         return await self._snapshots.snapshot(
             root,
@@ -66,6 +83,25 @@ class AtspiBackend(Backend):
             return (0, 0)
         placement = await self._origins.placement(root.pid, root.title, frame)
         return placement.offset if placement is not None else (0, 0)
+
+    def change_mark(self, root: RootInfo) -> int:
+        return self._changes.mark(Address.parse(root.native_id).bus)
+
+    async def wait_for_change(self, root: RootInfo, since: int, timeout_s: float) -> int:
+        """Wake on the application's next event (within a few ms of it).
+
+        Toolkits not known to send events are polled instead.
+        """
+        await self._bus.ensure_events()
+        app = Address.parse(root.native_id).bus
+        if not root.toolkit.lower().startswith(EVENTFUL_TOOLKITS):
+            await asyncio.sleep(min(POLL_INTERVAL_S, max(0.0, timeout_s)))
+            return self._changes.mark(app) + 1
+        return await self._changes.wait(app, since, timeout_s)
+
+    @property
+    def waits_are_event_driven(self) -> bool:
+        return True
 
     async def act(self, request: ActionRequest) -> ActionResult:
         return await self._actions.act(request)

@@ -72,6 +72,7 @@ class AtspiBus:
         self._session: MessageBus | None = None
         self._a11y: MessageBus | None = None
         self._connecting = asyncio.Lock()
+        self._registering = asyncio.Lock()
         self._in_flight = asyncio.Semaphore(MAX_IN_FLIGHT)
         self._listeners: list[Signal] = []
         self._events_registered = False
@@ -228,10 +229,17 @@ class AtspiBus:
         await self.a11y()
         if self._events_registered:
             return
-        self._events_registered = True
+        async with self._registering:
+            if not self._events_registered:
+                await self._register_events()
+                self._events_registered = True
+
+    async def _register_events(self) -> None:
         rules = (
             "type='signal',interface='org.a11y.atspi.Event.Object'",
             "type='signal',interface='org.a11y.atspi.Event.Window'",
+            # an application's connection closing (exit, crash, SIGKILL)
+            "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged'",
         )
         for rule in rules:
             await self.call(

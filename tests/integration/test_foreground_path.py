@@ -1,0 +1,81 @@
+"""The physical side through the Python API: images, coordinate clicks, headless refusal."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from actui.backends.x11.record import InputMonitor
+from actui.sandbox import Sandbox
+from actui.tools import Computer
+
+
+async def _dialog(sandbox: Sandbox, title: str) -> asyncio.subprocess.Process:
+    dialog = await sandbox.launch(
+        ["zenity", "--entry", f"--title={title}", "--text=Type:", "--entry-text=typed"],
+        stdout=asyncio.subprocess.PIPE,
+    )
+    await sandbox.wait_for_app(dialog.pid)
+    return dialog
+
+
+async def _visual_state(computer: Computer, title: str) -> tuple[dict[str, Any], str]:
+    roots = await computer.call("find_roots", {"text": title})
+    assert not roots.is_error, roots.text
+    observed = await computer.call(
+        "observe_ui", {"root": roots.details["windows"][0]["windowRef"], "mode": "visual"}
+    )
+    assert not observed.is_error, observed.text
+    found = await computer.call(
+        "search_ui", {"stateId": observed.details["stateId"], "text": "OK", "role": "button"}
+    )
+    ok = found.details["matches"][0]["ref"]
+    return observed.details | {"images": observed.images}, ok
+
+
+async def test_visual_observation_attaches_a_png_and_a_coordinate_click_presses_ok(
+    sandbox: Sandbox,
+) -> None:
+    dialog = await _dialog(sandbox, "coordinate click")
+    computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "0"})
+    try:
+        details, ok = await _visual_state(computer, "coordinate click")
+        png, mime = details["images"][0]
+        assert mime == "image/png" and png.startswith(b"\x89PNG\r\n\x1a\n")
+        assert details["capture"]["width"] == details["image"]["width"]
+        inspected = await computer.call("inspect_ui", {"stateId": details["stateId"], "ref": ok})
+        rect = inspected.details["target"]["rect"]
+        x, y = rect["x"] + rect["w"] / 2, rect["y"] + rect["h"] / 2
+        act = await computer.call(
+            "act_ui",
+            {"stateId": details["stateId"], "actions": [{"action": "click", "x": x, "y": y}]},
+        )
+        assert not act.is_error, act.text
+        step = act.details["execution"]["steps"][0]
+        assert step["delivery"] == "hid" and step["backgroundFirst"] is False
+        out, _ = await asyncio.wait_for(dialog.communicate(), timeout=10)
+        assert out.decode().strip() == "typed"
+    finally:
+        await computer.close()
+
+
+async def test_headless_mode_refuses_coordinates_and_sends_no_synthetic_event(
+    sandbox: Sandbox,
+) -> None:
+    dialog = await _dialog(sandbox, "headless click")
+    computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "1"})
+    try:
+        details, _ = await _visual_state(computer, "headless click")
+        async with InputMonitor(sandbox.display) as monitor:
+            act = await computer.call(
+                "act_ui",
+                {"stateId": details["stateId"], "actions": [{"action": "click", "x": 5, "y": 5}]},
+            )
+            await monitor.settle(0.1)
+        assert act.details["outcome"] == "didnt"
+        step = act.details["execution"]["steps"][0]
+        assert step["error"]["code"] == "coordinate_blocked"
+        assert monitor.events == []
+        assert dialog.returncode is None
+    finally:
+        await computer.close()
