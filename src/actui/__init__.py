@@ -1,3 +1,7 @@
 """actui: state-scoped observation and action on desktop and browser UIs for AI agents."""
 
 __version__ = "0.1.0"
+
+from actui.tools import Computer, ToolResult
+
+__all__ = ["Computer", "ToolResult", "__version__"]

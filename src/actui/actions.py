@@ -38,17 +38,6 @@ def can_retry_in_foreground(kind: str, outcome: str, headless: bool) -> bool:
     return not headless and outcome == "didnt" and kind in _KEYBOARD
 
 
-def _node(state: State, ref: str, field: str) -> Node:
-    node = state.outline.get(ref)
-    if node is None:
-        raise InvalidParams(
-            field,
-            f"{ref} is not an element of state {state.state_id}.",
-            "Use a ref from this state's outline, or observe again.",
-        )
-    return node
-
-
 def _screen_point(state: State, x: float, y: float, field: str) -> tuple[int, int]:
     """Map image pixels of the state to screen pixels, rejecting points outside."""
     size = state.image_size
@@ -89,7 +78,7 @@ def prepare(
     """Resolve one step's target against ``state`` (reference §5.2, SPEC §4)."""
     field = f"actions[{index}]"
     kind: ActionKind = "press" if step.action == "wait" else step.action
-    node = _node(state, step.ref, f"{field}.ref") if step.ref else None
+    node = state.node(step.ref, f"{field}.ref") if step.ref else None
     target: str | None = None
     point: tuple[int, int] | None = None
     needs_foreground = uses_current_focus = False

@@ -18,6 +18,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from actui.backends.base import ActionKind
 from actui.errors import InvalidParams
 
 TOOL_NAMES = (
@@ -39,11 +40,11 @@ StateId = Annotated[str, Field(min_length=1, max_length=128, description="From t
 ElementRefDoc = Annotated[str, Field(pattern=r"^@e\d+$", max_length=16, description="An @e ref.")]
 
 
-class _Params(BaseModel):
+class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=False)
 
 
-class FindRoots(_Params):
+class FindRoots(Params):
     text: str | None = Field(None, max_length=256, description="Ranked match on app and title.")
     app: str | None = Field(None, max_length=256, description="Exact app name.")
     bundleId: str | None = Field(None, max_length=256)
@@ -51,14 +52,14 @@ class FindRoots(_Params):
     kind: Literal["window", "menu", "sheet", "popover", "dialog", "browser_page"] | None = None
 
 
-class ObserveUi(_Params):
+class ObserveUi(Params):
     root: str | None = Field(None, pattern=r"^@r\d+$", description="@r ref; default: focused.")
     mode: Literal["semantic", "fused", "visual"] = Field(
         "fused", description="fused adds a screenshot only when the tree is poor."
     )
 
 
-class SearchUi(_Params):
+class SearchUi(Params):
     stateId: StateId
     text: str | None = Field(None, max_length=256)
     role: str | None = Field(None, max_length=128)
@@ -73,18 +74,18 @@ class SearchUi(_Params):
         return self
 
 
-class ExpandUi(_Params):
+class ExpandUi(Params):
     stateId: StateId
     ref: ElementRefDoc
     depth: int = Field(3, ge=1, le=8, description="Levels below ref.")
 
 
-class InspectUi(_Params):
+class InspectUi(Params):
     stateId: StateId
     ref: ElementRefDoc
 
 
-class Condition(_Params):
+class Condition(Params):
     """A UI condition; the same shape for expect, require, wait steps and wait_for."""
 
     ref: str | None = Field(None, max_length=128, description="This exact element.")
@@ -101,24 +102,8 @@ class Condition(_Params):
 Point = Annotated[dict[str, float], Field(description="{x, y} image pixels")]
 
 
-class ActionStep(_Params):
-    action: Literal[
-        "press",
-        "click",
-        "toggle",
-        "setText",
-        "typeText",
-        "keypress",
-        "setValue",
-        "select",
-        "focus",
-        "scroll",
-        "expand",
-        "collapse",
-        "drag",
-        "moveMouse",
-        "wait",
-    ]
+class ActionStep(Params):
+    action: ActionKind | Literal["wait"]
     ref: str | None = Field(None, pattern=r"^@e\d+$", max_length=16)
     x: float | None = None
     y: float | None = None
@@ -199,7 +184,7 @@ _ACTION_RULES: dict[str, _Rule] = {
 }
 
 
-class ActUi(_Params):
+class ActUi(Params):
     stateId: StateId
     actions: list[ActionStep] = Field(
         min_length=1,
@@ -212,7 +197,7 @@ class ActUi(_Params):
     )
 
 
-class ReadText(_Params):
+class ReadText(Params):
     ref: str = Field(pattern=r"^@[eo]\d+$", max_length=16, description="@e element or @o output.")
     offset: int = Field(0, ge=0)
     stateId: str | None = Field(None, max_length=128, description="Required for @e.")
@@ -222,16 +207,16 @@ class WaitFor(Condition):
     stateId: StateId
 
 
-class LaunchBrowser(_Params):
+class LaunchBrowser(Params):
     url: str | None = Field(None, max_length=8192, description="Default about:blank.")
 
 
-class NavigateBrowser(_Params):
+class NavigateBrowser(Params):
     stateId: StateId
     url: str = Field(max_length=8192, description="Absolute http(s), file: or data: URL.")
 
 
-class EvaluateBrowser(_Params):
+class EvaluateBrowser(Params):
     stateId: StateId
     expression: str = Field(min_length=1, max_length=65_536)
 
@@ -239,7 +224,7 @@ class EvaluateBrowser(_Params):
 @dataclass(frozen=True)
 class ToolSpec:
     name: str
-    params: type[_Params]
+    params: type[Params]
     description: str
 
 
@@ -327,12 +312,20 @@ def _simplify(schema: Any, defs: Mapping[str, Any]) -> Any:
             continue
         out[key] = _simplify(value, defs)
     any_of = out.get("anyOf")
-    if isinstance(any_of, list):
+    if isinstance(any_of, list) and all(_is_string_choice(s) for s in any_of):
+        del out["anyOf"]
+        choices = [v for s in any_of for v in s.get("enum", [s.get("const")])]
+        out = {"type": "string", "enum": choices, **out}
+    elif isinstance(any_of, list):
         kept = [s for s in any_of if s != {"type": "null"}]
         if len(kept) == 1:
             del out["anyOf"]
             out = {**kept[0], **out}
     return out
+
+
+def _is_string_choice(schema: Any) -> bool:
+    return isinstance(schema, dict) and ("enum" in schema or "const" in schema)
 
 
 def input_schema(name: str) -> dict[str, Any]:
@@ -383,7 +376,7 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     return path or "arguments"
 
 
-def validate(name: str, arguments: Mapping[str, Any] | None) -> _Params:
+def validate(name: str, arguments: Mapping[str, Any] | None) -> Params:
     """Check a tool call's arguments; raise InvalidParams naming the first bad field."""
     spec = SPECS.get(name)
     if spec is None:

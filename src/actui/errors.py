@@ -55,6 +55,18 @@ class StaleResourceStateError(ActuiError):
         self.current_epoch = current_epoch
 
 
+class StaleDocument(ActuiError):
+    """The page navigated since the state was observed: its refs name nothing now."""
+
+    code = "stale_state"
+
+    def __init__(self, root_ref: str) -> None:
+        super().__init__(
+            f"stale state: the page {root_ref} navigated since this state was observed, so its "
+            "refs no longer exist. Nothing was sent. Call observe_ui on it again."
+        )
+
+
 class SchedulerClosed(ActuiError):
     code = "shutting_down"
 

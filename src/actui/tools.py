@@ -12,9 +12,9 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from actui import contract
 from actui.actions import Prepared, aggregate, deliver, prepare, reconcile
@@ -35,13 +35,14 @@ from actui.errors import (
     InvalidParams,
     PreconditionFailed,
     SecureTextUnreadable,
+    StaleDocument,
     TargetGone,
     UnknownRef,
     UnknownState,
 )
 from actui.outline.diff import changes_json, compute_changes, render_changes
 from actui.outline.fold import fold_header, label_line, path_text, render_fold
-from actui.outline.model import Node, Outline
+from actui.outline.model import Outline
 from actui.outline.search import rank_text, render_search, search
 from actui.output import OutputStore, page_chars
 from actui.runtime.deltas import SETTLE_WINDOW_S, root_deltas, settle
@@ -50,6 +51,9 @@ from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State, StateStore, new_state_id
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
 from actui.views import root_delta_lines, root_json, root_line, trace_summary
+
+if TYPE_CHECKING:
+    from actui.backends.cdp import CdpBackend, EvalResult
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +109,21 @@ def image_reason(outline: Outline, mode: str) -> str | None:
     return "unlabeled_ax_targets" if labeled * 3 < len(outline) else None
 
 
+_URL_SCHEMES = ("http://", "https://", "file:", "data:", "about:blank")
+
+
+def check_url(url: str, field: str) -> str:
+    """Only web, local-file, data and blank URLs: nothing that starts other programs."""
+    text = url.strip()
+    if not text.lower().startswith(_URL_SCHEMES):
+        raise InvalidParams(
+            field,
+            f"{url[:80]!r} is not an absolute http(s), file:, data: or about:blank URL.",
+            "Give a full URL such as https://example.org/.",
+        )
+    return text
+
+
 def _scale(state: State) -> float:
     value = state.extra.get("scale", 1.0)
     return float(value) if isinstance(value, (int, float)) else 1.0
@@ -127,6 +146,7 @@ class Computer:
     ) -> None:
         self.env: Mapping[str, str] = dict(os.environ if env is None else env)
         self._desktop = desktop
+        self._browser: CdpBackend | None = None
         self.store = StateStore()
         self.scheduler = Scheduler()
         self.roots = RootRegistry()
@@ -143,6 +163,14 @@ class Computer:
             self._desktop = _default_desktop(self.env)
         return self._desktop
 
+    @property
+    def browser(self) -> CdpBackend:
+        if self._browser is None:
+            from actui.backends.cdp import CdpBackend
+
+            self._browser = CdpBackend(env=self.env)
+        return self._browser
+
     def config(self) -> Config:
         return load_config(self.env)
 
@@ -150,6 +178,8 @@ class Computer:
         await self.scheduler.close()
         if self._desktop is not None:
             await self._desktop.close()
+        if self._browser is not None:
+            await self._browser.close()
         self.output.close()
 
     # ------------------------------------------------------------------ entry
@@ -178,10 +208,97 @@ class Computer:
         text = self.output.bound_error(f"{tool} failed: {message}")
         return ToolResult(text, {"tool": tool, "error": {"code": code, "message": text}}, [], True)
 
+    # ------------------------------------------------------------ Python API
+    # One typed method per tool; each accepts the contract's parameter model or
+    # the same keyword arguments an agent sends (camelCase wire names).
+
+    async def _typed(self, tool: str, params: contract.Params | None, args: Any) -> ToolResult:
+        if params is not None:
+            args = {**params.model_dump(exclude_none=True, by_alias=True), **args}
+        return await self.call(tool, args)
+
+    async def find_roots(self, p: contract.FindRoots | None = None, /, **a: Any) -> ToolResult:
+        return await self._typed("find_roots", p, a)
+
+    async def observe_ui(self, p: contract.ObserveUi | None = None, /, **a: Any) -> ToolResult:
+        return await self._typed("observe_ui", p, a)
+
+    async def search_ui(self, p: contract.SearchUi | None = None, /, **a: Any) -> ToolResult:
+        return await self._typed("search_ui", p, a)
+
+    async def expand_ui(self, p: contract.ExpandUi | None = None, /, **a: Any) -> ToolResult:
+        return await self._typed("expand_ui", p, a)
+
+    async def inspect_ui(self, p: contract.InspectUi | None = None, /, **a: Any) -> ToolResult:
+        return await self._typed("inspect_ui", p, a)
+
+    async def act_ui(self, p: contract.ActUi | None = None, /, **a: Any) -> ToolResult:
+        return await self._typed("act_ui", p, a)
+
+    async def read_text(self, p: contract.ReadText | None = None, /, **a: Any) -> ToolResult:
+        return await self._typed("read_text", p, a)
+
+    async def wait_for(self, p: contract.WaitFor | None = None, /, **a: Any) -> ToolResult:
+        return await self._typed("wait_for", p, a)
+
+    async def launch_browser(
+        self, p: contract.LaunchBrowser | None = None, /, **a: Any
+    ) -> ToolResult:
+        return await self._typed("launch_browser", p, a)
+
+    async def navigate_browser(
+        self, p: contract.NavigateBrowser | None = None, /, **a: Any
+    ) -> ToolResult:
+        return await self._typed("navigate_browser", p, a)
+
+    async def evaluate_browser(
+        self, p: contract.EvaluateBrowser | None = None, /, **a: Any
+    ) -> ToolResult:
+        return await self._typed("evaluate_browser", p, a)
+
+    async def act(
+        self,
+        action: str,
+        target: str | None = None,
+        params: Mapping[str, Any] | None = None,
+        *,
+        state_id: str | None = None,
+    ) -> ToolResult:
+        """The seeds' one-step shorthand: ``act(action="typeText", target="@e4", params=…)``.
+
+        Runs on ``state_id``, or on the newest state this session saved.
+        """
+        state = self.store.get(state_id) if state_id else self.store.newest()
+        if state is None:
+            return self._error("act_ui", "invalid_params", "stateId: no state yet; observe first.")
+        step: dict[str, Any] = {"action": action, **(params or {})}
+        if target is not None:
+            step["ref"] = target
+        return await self.call("act_ui", {"stateId": state.state_id, "actions": [step]})
+
     # -------------------------------------------------------------- discovery
 
+    def _has_desktop(self) -> bool:
+        return self._desktop is not None or bool(self.env.get("DBUS_SESSION_BUS_ADDRESS"))
+
+    async def _all_roots(self, p: contract.FindRoots, cfg: Config) -> list[RootInfo]:
+        pages_wanted = (
+            cfg.browser_use
+            and self._browser is not None
+            and p.pid in (None, 0)
+            and not p.bundleId
+            and (not p.app or p.app.strip().lower() == "browser")
+        )
+        roots: list[RootInfo] = []
+        if self._has_desktop() or not pages_wanted:
+            roots += await self.desktop.list_roots(pid=p.pid)
+        if pages_wanted and self._browser is not None:
+            roots += await self._browser.list_roots()
+        return roots
+
     async def _tool_find_roots(self, p: contract.FindRoots) -> ToolResult:
-        roots = await self.desktop.list_roots(pid=p.pid)
+        cfg = self.config()
+        roots = await self._all_roots(p, cfg)
         if p.app:
             wanted = p.app.strip().lower()
             roots = [r for r in roots if r.app_name.strip().lower() == wanted]
@@ -200,6 +317,8 @@ class Computer:
             key=lambda sr: (-sr[0], not sr[1].is_focused, sr[1].z_order, -window_score(sr[1]))
         )
         top = scored[:TOP_N]
+        if not cfg.browser_use:
+            top = [(score, r) for score, r in top if r.kind != "browser_page"]
         lines = [
             f"found {len(scored)} roots; returned {len(top)}."
             + (" Refine with text, app, pid or kind." if len(scored) > len(top) else "")
@@ -216,7 +335,6 @@ class Computer:
                 if (p.text or p.app or p.pid or p.kind)
                 else "no windows are open on this desktop."
             ]
-        cfg = self.config()
         return ToolResult(
             "\n".join(lines),
             {
@@ -231,7 +349,21 @@ class Computer:
     # ------------------------------------------------------------ observation
 
     def _backend_for(self, root: RootInfo) -> Backend:
+        if root.kind == "browser_page":
+            if not self.config().browser_use:
+                raise BackendUnavailable(
+                    "browser use is turned off (browser_use = false); browser pages are "
+                    "not available."
+                )
+            return self.browser
         return self.desktop
+
+    def _check_document(self, state: State) -> None:
+        """Refuse a state whose page has navigated away since it was observed."""
+        seen = state.extra.get("generation", 0)
+        now = self._backend_for(state.root).document_generation(state.root)
+        if now != seen:
+            raise StaleDocument(state.root_ref)
 
     async def _resolve(self, root: RootInfo) -> RootInfo:
         """The root's current record, or TargetGone if it closed."""
@@ -266,7 +398,11 @@ class Computer:
             captured_at=snapshot.captured_at,
             base_state_id=base.state_id if base else None,
             image_size=image_size,
-            extra={"mode": mode, "scale": scale},
+            extra={
+                "mode": mode,
+                "scale": scale,
+                "generation": self._backend_for(root).document_generation(root),
+            },
         )
         self.store.put(state)
         return state
@@ -300,23 +436,29 @@ class Computer:
             if chosen is None:
                 raise TargetGone("no windows are open on this desktop. Launch an app first.")
             root = chosen
+        return await self._observe(root, p.mode, "observe_ui")
+
+    async def _observe(self, root: RootInfo, mode: str, tool: str) -> ToolResult:
+        """A fresh observation of ``root``, saved as a new state and rendered in full."""
         key = root.resource_key or f"desktop-pid:{root.pid}"
 
         async def job(epoch: int) -> tuple[Snapshot, int]:
             return await self._snapshot(root), epoch
 
         snapshot, epoch = await self.scheduler.read(key, job)
-        scale, _ = image_geometry(snapshot.root, p.mode)
-        state = self._save(snapshot, observed_outline(snapshot, None, scale), epoch, mode=p.mode)
-        head = f'observe_ui {p.mode} {state.root_ref} {root.app_name} — "{root.title}"'
+        scale, _ = image_geometry(snapshot.root, mode)
+        state = self._save(snapshot, observed_outline(snapshot, None, scale), epoch, mode=mode)
+        head = f'{tool} {mode} {state.root_ref} {root.app_name} — "{root.title}"'
+        if root.url:
+            head += f" {root.url}"
         details = self._observation_details(state, "full")
         details["timingsMs"] = dict(snapshot.timings_ms)
         details["source"] = snapshot.source
-        text = head + "\n" + self._fold_text(state)
+        text = "\n".join([head, *self._console(root, details), self._fold_text(state)])
         images: list[tuple[bytes, str]] = []
-        reason = image_reason(state.outline, p.mode)
+        reason = image_reason(state.outline, mode)
         if reason is not None:
-            image = await self._backend_for(root).capture(root, max_dimension=IMAGE_MAX[p.mode])
+            image = await self._backend_for(root).capture(root, max_dimension=IMAGE_MAX[mode])
             if image is not None:
                 images.append((image.png, "image/png"))
                 details["imageReason"] = reason
@@ -329,6 +471,15 @@ class Computer:
                 text += "\n" + IMAGE_NOTES[reason]
         return ToolResult(text, details, images)
 
+    def _console(self, root: RootInfo, details: dict[str, Any]) -> list[str]:
+        """Drain a page's console messages into the result (nothing for desktop roots)."""
+        if root.kind != "browser_page" or self._browser is None:
+            return []
+        messages = list(self._browser.console(root))
+        if messages:
+            details["console"] = messages
+        return [f"console: {m}" for m in messages]
+
     # ---------------------------------------------------------- cached queries
 
     def _state(self, state_id: str) -> State:
@@ -336,16 +487,6 @@ class Computer:
             return self.store.get(state_id)
         except UnknownState as exc:
             raise InvalidParams("stateId", exc.message) from None
-
-    def _node(self, state: State, ref: str, field: str = "ref") -> Node:
-        node = state.outline.get(ref)
-        if node is None:
-            raise InvalidParams(
-                field,
-                f"{ref} is not an element of state {state.state_id}.",
-                "Use a ref from this state's outline (search_ui helps), or observe again.",
-            )
-        return node
 
     async def _tool_search_ui(self, p: contract.SearchUi) -> ToolResult:
         state = self._state(p.stateId)
@@ -375,14 +516,14 @@ class Computer:
 
     async def _tool_expand_ui(self, p: contract.ExpandUi) -> ToolResult:
         state = self._state(p.stateId)
-        node = self._node(state, p.ref)
+        node = state.node(p.ref)
         fold = render_fold(state.outline, max_depth=p.depth, start=node.ref)
         text = "\n".join([label_line(node), "path: " + path_text(state.outline, node), fold.text])
         return ToolResult(text, {"stateId": state.state_id, "ref": node.ref, "shown": fold.shown})
 
     async def _tool_inspect_ui(self, p: contract.InspectUi) -> ToolResult:
         state = self._state(p.stateId)
-        node = self._node(state, p.ref)
+        node = state.node(p.ref)
         rect = node.rect
         lines = [
             label_line(node),
@@ -442,11 +583,12 @@ class Computer:
         if not p.stateId:
             raise InvalidParams("stateId", "is required to read an @e ref.", "Pass the stateId.")
         state = self._state(p.stateId)
-        node = self._node(state, p.ref)
+        node = state.node(p.ref)
         if node.secure:
             raise SecureTextUnreadable(node.ref)
         if node.wire is None:
             raise UnknownRef(f"ref: {node.ref} has no live element to read.")
+        self._check_document(state)
         root = await self._resolve(state.root)
         backend = self._backend_for(root)
         wire = node.wire
@@ -547,6 +689,87 @@ class Computer:
         )
         return ToolResult(head + "\n" + body, details)
 
+    # --------------------------------------------------------------- browser
+
+    def _browser_state(self, state_id: str) -> State:
+        state = self._state(state_id)
+        if state.root.kind != "browser_page":
+            raise InvalidParams(
+                "stateId",
+                f"state {state_id} is of a desktop window, not a browser page.",
+                "Use act_ui for native windows, or a stateId from launch_browser.",
+            )
+        self._backend_for(state.root)
+        return state
+
+    async def _tool_launch_browser(self, p: contract.LaunchBrowser) -> ToolResult:
+        if not self.config().browser_use:
+            raise BackendUnavailable("browser use is turned off (browser_use = false).")
+        url = check_url(p.url or "about:blank", "url")
+        root = await self.browser.launch(url, headed=self.config().browser_headed or None)
+        return await self._observe(root, "semantic", "launch_browser")
+
+    async def _page_write(
+        self, state: State, work: Callable[[RootInfo], Awaitable[RootInfo]]
+    ) -> RootInfo:
+        """Run ``work`` as a write on the page's lane and observe the result."""
+        self.scheduler.check_current(state.resource_key, state.epoch)
+        root = await self._resolve(state.root)
+        after: list[RootInfo] = []
+
+        async def job(_epoch: int) -> None:
+            after.append(await work(root))
+
+        await self.scheduler.write(state.resource_key, state.epoch, job)
+        return after[0]
+
+    async def _page_successor(
+        self, state: State, root: RootInfo, tool: str, extra_text: list[str]
+    ) -> ToolResult:
+        snapshot = await self._snapshot(root)
+        outline = observed_outline(snapshot, state.outline, _scale(state))
+        successor = self._save(
+            snapshot, outline, self.scheduler.epoch(state.resource_key), base=state
+        )
+        body, view, extra = self._diff_text(state, successor)
+        details = self._observation_details(successor, view)
+        details.update(extra)
+        head = f'{tool} {successor.root_ref} "{snapshot.root.title}" {snapshot.root.url}'
+        text = "\n".join([head, *extra_text, *self._console(root, details), body])
+        return ToolResult(text, details)
+
+    async def _tool_navigate_browser(self, p: contract.NavigateBrowser) -> ToolResult:
+        state = self._browser_state(p.stateId)
+        url = check_url(p.url, "url")
+        browser = self.browser
+
+        async def go(root: RootInfo) -> RootInfo:
+            return await browser.navigate(root, url)
+
+        root = await self._page_write(state, go)
+        return await self._page_successor(state, root, "navigate_browser", [])
+
+    async def _tool_evaluate_browser(self, p: contract.EvaluateBrowser) -> ToolResult:
+        state = self._browser_state(p.stateId)
+        browser = self.browser
+        results: list[EvalResult] = []
+
+        async def run(root: RootInfo) -> RootInfo:
+            results.append(await browser.evaluate(root, p.expression))
+            return root
+
+        root = await self._page_write(state, run)
+        result = results[0]
+        if result.exception is not None:
+            lines = [f"exception: {result.exception}"]
+        else:
+            lines = ["value: " + result.value_json]
+        lines += [f"console: {line}" for line in result.console]
+        outcome = await self._page_successor(state, root, "evaluate_browser", lines)
+        outcome.details["value"] = result.value_json if result.exception is None else None
+        outcome.details["exception"] = result.exception
+        return outcome
+
     # ------------------------------------------------------------------- act
 
     async def _tool_act_ui(self, p: contract.ActUi) -> ToolResult:
@@ -576,6 +799,7 @@ class Computer:
             prepared.append(item)
         key = state.resource_key
         self.scheduler.check_current(key, state.epoch)
+        self._check_document(state)
         root = await self._resolve(state.root)
         backend = self._backend_for(root)
         if require is not None:

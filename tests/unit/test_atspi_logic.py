@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
+from dbus_fast import Message, MessageType, Variant
 from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.caps import derive_caps, normalize_action, press_index
+from actui.backends.atspi.changes import OBJECT_EVENTS, WINDOW_EVENTS, ChangeCounters, concerned
 from actui.backends.atspi.roots import root_kind
 from actui.backends.atspi.tables import STATE_NAMES, role_name, state_names
 from actui.backends.atspi.window_origin import XWindow, choose_window, content_offset
@@ -74,3 +78,69 @@ def test_window_pairing_prefers_title_then_size_and_offsets_the_border() -> None
     assert content_offset(calc, frame) == (462, 169)
     shadowed = XWindow(3, 7, "x", Rect(100, 100, 400, 540), (20, 20, 14, 40))
     assert content_offset(shadowed, frame) == (120, 114)
+
+
+def _signal(
+    sender: str, interface: str, member: str, signature: str, body: list[object]
+) -> Message:
+    return Message(
+        message_type=MessageType.SIGNAL,
+        sender=sender,
+        path="/org/a11y/atspi/accessible/root",
+        interface=interface,
+        member=member,
+        signature=signature,
+        body=body,
+    )
+
+
+def test_events_are_credited_to_their_app_and_registry_news_to_the_announced_app() -> None:
+    text = _signal(
+        ":1.5", OBJECT_EVENTS, "TextChanged", "siiva{sv}", ["insert", 0, 2, Variant("s", "hi"), {}]
+    )
+    assert concerned(text) == (":1.5",)
+    child = Variant("(so)", [":1.9", "/org/a11y/atspi/accessible/root"])
+    arrived = _signal(
+        ":1.1", OBJECT_EVENTS, "ChildrenChanged", "siiva{sv}", ["add", 3, 0, child, {}]
+    )
+    assert concerned(arrived) == (":1.1", ":1.9")
+    gone = _signal(
+        "org.freedesktop.DBus",
+        "org.freedesktop.DBus",
+        "NameOwnerChanged",
+        "sss",
+        [":1.9", ":1.9", ""],
+    )
+    assert concerned(gone) == (":1.9",)
+    joined = _signal(
+        "org.freedesktop.DBus",
+        "org.freedesktop.DBus",
+        "NameOwnerChanged",
+        "sss",
+        [":1.4", "", ":1.4"],
+    )
+    assert concerned(joined) == ()
+    window = _signal(
+        ":1.5", WINDOW_EVENTS, "activate", "siiva{sv}", ["", 0, 0, Variant("s", "0"), {}]
+    )
+    assert concerned(window) == (":1.5",)
+
+
+async def test_counters_wake_only_the_changed_app_and_time_out_quietly() -> None:
+    counters = ChangeCounters()
+    mark = counters.mark(":1.5")
+    other = asyncio.create_task(counters.wait(":1.6", counters.mark(":1.6"), 0.05))
+    waiting = asyncio.create_task(counters.wait(":1.5", mark, 5.0))
+    await asyncio.sleep(0)
+    counters.on_signal(
+        _signal(
+            ":1.5",
+            OBJECT_EVENTS,
+            "StateChanged",
+            "siiva{sv}",
+            ["checked", 1, 0, Variant("i", 0), {}],
+        )
+    )
+    assert await asyncio.wait_for(waiting, 1.0) == mark + 1
+    assert await other == 0
+    assert await counters.wait(":1.5", mark, 5.0) == mark + 1  # already passed: at once

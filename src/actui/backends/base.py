@@ -233,6 +233,14 @@ class Backend(abc.ABC):
         """The root's current pixels, or None when this backend cannot capture."""
         return None
 
+    def document_generation(self, root: RootInfo) -> int:
+        """How often ``root``'s content was replaced wholesale (a page navigation).
+
+        A state observed under an older generation describes a document that
+        no longer exists, so the runtime treats it as stale.
+        """
+        return 0
+
     def change_mark(self, root: RootInfo) -> int:
         """A counter of change events seen for ``root`` (0 without events).
 

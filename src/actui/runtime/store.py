@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from actui.backends.base import RootInfo
-from actui.errors import UnknownState
-from actui.outline.model import Outline
+from actui.errors import InvalidParams, UnknownState
+from actui.outline.model import Node, Outline
 
 DEFAULT_CAPACITY = 128
 
@@ -52,6 +52,17 @@ class State:
         if not isinstance(self.extra, MappingProxyType):
             object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
 
+    def node(self, ref: str, field: str = "ref") -> Node:
+        """The element ``ref`` of this state, or an error naming ``field``."""
+        node = self.outline.get(ref)
+        if node is None:
+            raise InvalidParams(
+                field,
+                f"{ref} is not an element of state {self.state_id}.",
+                "Use a ref from this state's outline (search_ui helps), or observe again.",
+            )
+        return node
+
 
 class StateStore:
     """Insertion-ordered, newest last; overflow evicts the oldest."""
@@ -78,6 +89,10 @@ class StateStore:
                 "and use the stateId it returns."
             )
         return state
+
+    def newest(self) -> State | None:
+        """The most recently saved (or re-saved) state of any resource."""
+        return next(reversed(self._states.values()), None)
 
     def newest_for(self, resource_key: str) -> State | None:
         """The most recently saved state of one resource, if any is still kept."""

@@ -34,6 +34,7 @@ from actui.errors import TargetGone
 CACHE_PATH = "/org/a11y/atspi/cache"
 CACHE_IFACE = "org.a11y.atspi.Cache"
 CACHE_TOOLKITS = ("gtk 3", "chromium")
+GTK_INERT_ROLES = frozenset({"panel", "filler", "label", "separator", "image"})
 
 
 @dataclass
@@ -48,6 +49,34 @@ class _Visit:
     child_addresses: list[Address] = field(default_factory=list)
     children: list[int] = field(default_factory=list)
     truncated: bool = False
+    finished: bool = False
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Which calls a node needs: the rules that skip calls which cannot matter."""
+
+    cache: dict[Address, _Cached] | None
+    origin: tuple[int, int]
+    is_gtk: bool
+
+    def wants_rect(self, basics: Basics, parent: _Visit | None) -> bool:
+        """Extents only where they can be non-empty.
+
+        The cache's toolkits report ``showing`` reliably; GTK 4 never sets it,
+        but a child of an element with empty extents (a hidden stack page) is
+        empty too, which skips about two thirds of gtk4-widget-factory.
+        """
+        if self.cache is not None:
+            return "showing" in basics.states
+        if parent is None or parent.basics is None or parent.details is None:
+            return True
+        return parent.details.rect is not None or "Component" not in parent.basics.interfaces
+
+    def wants_actions(self, basics: Basics) -> bool:
+        """GTK 4 puts an Action interface on every widget; its containers, labels
+        and images only list clipboard or popup-menu actions, never a capability."""
+        return not (self.is_gtk and basics.role in GTK_INERT_ROLES)
 
 
 @dataclass(frozen=True)
@@ -108,7 +137,8 @@ class SnapshotReader:
         at = Address.parse(root.native_id)
         cache = await self._cache(root, at)
         cached_at = time.perf_counter()
-        visits = await self._walk(at, cache, origin, max(1, max_nodes), max(0, max_depth))
+        plan = _Plan(cache, origin, is_gtk=root.toolkit.lower().startswith("gtk"))
+        visits = await self._walk(at, plan, max(1, max_nodes), max(0, max_depth))
         if visits[0].basics is None:
             raise TargetGone(
                 f"the window {root.title!r} of {root.app_name} is gone; call find_roots again."
@@ -132,24 +162,25 @@ class SnapshotReader:
     async def _walk(
         self,
         root: Address,
-        cache: dict[Address, _Cached] | None,
-        origin: tuple[int, int],
+        plan: _Plan,
         max_nodes: int,
         max_depth: int,
     ) -> list[_Visit]:
+        """Visit nodes as soon as their parent is read, admitting children in BFS order.
+
+        There is no per-level barrier: up to the bus's bound of calls are in
+        flight across levels. Children are admitted (given their index) strictly
+        in breadth-first order, so the node cap keeps the same nodes a level-by-
+        level walk would.
+        """
         visits = [_Visit(root, 0, -1)]
         seen = {root}
-        level = [0]
-        while level:
-            try:
-                async with asyncio.TaskGroup() as group:
-                    for index in level:
-                        group.create_task(self._visit(visits, index, cache, origin, max_depth))
-            except ExceptionGroup as failed:  # a timeout: the app is hung, give up
-                raise failed.exceptions[0] from None
-            following: list[int] = []
-            for index in level:
-                visit = visits[index]
+        admitted = 0
+
+        def admit_ready(group: asyncio.TaskGroup) -> None:
+            nonlocal admitted
+            while admitted < len(visits) and visits[admitted].finished:
+                visit = visits[admitted]
                 for child in visit.child_addresses:
                     if child in seen:
                         continue
@@ -158,30 +189,41 @@ class SnapshotReader:
                         break
                     seen.add(child)
                     visit.children.append(len(visits))
-                    following.append(len(visits))
-                    visits.append(_Visit(child, visit.depth + 1, index))
-            level = following
+                    visits.append(_Visit(child, visit.depth + 1, admitted))
+                    group.create_task(run(group, len(visits) - 1))
+                admitted += 1
+
+        async def run(group: asyncio.TaskGroup, index: int) -> None:
+            await self._visit(visits, index, plan, max_depth)
+            visits[index].finished = True
+            admit_ready(group)
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                group.create_task(run(group, 0))
+        except ExceptionGroup as failed:  # a timeout: the app is hung, give up
+            raise failed.exceptions[0] from None
         return visits
 
-    async def _visit(
-        self,
-        visits: list[_Visit],
-        index: int,
-        cache: dict[Address, _Cached] | None,
-        origin: tuple[int, int],
-        max_depth: int,
-    ) -> None:
+    async def _visit(self, visits: list[_Visit], index: int, plan: _Plan, max_depth: int) -> None:
         visit = visits[index]
-        entry = cache.get(visit.at) if cache is not None else None
+        entry = plan.cache.get(visit.at) if plan.cache is not None else None
+        parent = visits[visit.parent] if visit.parent >= 0 else None
         try:
             basics = entry.basics if entry is not None else await read_basics(self._bus, visit.at)
-            want_rect = cache is None or "showing" in basics.states
             wants_children = basics.child_count != 0
             if wants_children and visit.depth >= max_depth:
                 visit.truncated = True
                 wants_children = False
             details, children = await asyncio.gather(
-                read_details(self._bus, visit.at, basics, origin, want_rect=want_rect),
+                read_details(
+                    self._bus,
+                    visit.at,
+                    basics,
+                    plan.origin,
+                    want_rect=plan.wants_rect(basics, parent),
+                    want_actions=plan.wants_actions(basics),
+                ),
                 self._children(visit.at, entry, wants_children),
             )
         except (TargetGone, CallFailed):

@@ -215,7 +215,7 @@ async def _keypress(session: PageSession, request: ActionRequest) -> ActionResul
     watch = _Watch(session)
     for event in key_events(chord):
         await session.conn.send("Input.dispatchKeyEvent", event)
-    outcome = _page_outcome(request, await watch.changes((*PAGE_KINDS, "f", "s")), "the keys")
+    outcome = _page_outcome(request, await watch.changes((*PAGE_KINDS, "f", "s", "c")), "the keys")
     return result(
         request, outcome.outcome, {"keys": list(request.keys), **outcome.evidence}, outcome.reason
     )

@@ -139,6 +139,10 @@ class CdpBackend(Backend):
             self._sessions[target_id] = session
             return session
 
+    def document_generation(self, root: RootInfo) -> int:
+        session = self._sessions.get(_target_id(root))
+        return session.documents if session is not None else 0
+
     def change_mark(self, root: RootInfo) -> int:
         session = self._sessions.get(_target_id(root))
         return 0 if session is None else session.mark

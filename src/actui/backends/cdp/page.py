@@ -25,7 +25,8 @@ BINDING = "__actuiChanged"
 _CONSOLE_TEXT_CAP = 500
 
 # Coalesces bursts into one binding call per microtask checkpoint; the kind
-# letter tells mutations (m), input/change (i), focus (f) and scroll (s) apart.
+# letter tells mutations (m), input/change (i), focus (f), scroll (s) and
+# selection (c) apart.
 _WATCHER = f"""(() => {{
   if (globalThis.__actuiWatching) return;
   globalThis.__actuiWatching = true;
@@ -40,6 +41,7 @@ _WATCHER = f"""(() => {{
   for (const t of ['input', 'change']) document.addEventListener(t, () => fire('i'), true);
   document.addEventListener('focusin', () => fire('f'), true);
   document.addEventListener('scroll', () => fire('s'), true);
+  document.addEventListener('selectionchange', () => fire('c'), true);
 }})()"""
 
 # Events that say the page as a whole moved on (counted as "n").
@@ -60,6 +62,8 @@ class PageSession:
         self.target_id = target_id
         self.conn = conn
         self.counts: collections.Counter[str] = collections.Counter()
+        self.documents = 0
+        """How many times the main frame loaded a new document (navigations)."""
         self._changed = asyncio.Event()
         self._console: collections.deque[str] = collections.deque(maxlen=CONSOLE_CAP)
         self._loads: list[asyncio.Future[None]] = []
@@ -138,6 +142,10 @@ class PageSession:
             self._bump(str(params.get("payload", "m"))[:1] or "m")
         elif method in _NAVIGATION_EVENTS:
             self._bump("n")
+            frame = params.get("frame")
+            main_frame = isinstance(frame, dict) and not frame.get("parentId")
+            if method == "Page.frameNavigated" and main_frame:
+                self.documents += 1
             if method == "Page.loadEventFired":
                 loads, self._loads = self._loads, []
                 for future in loads:
