@@ -726,12 +726,17 @@ class Computer:
     async def _page_successor(
         self, state: State, root: RootInfo, tool: str, extra_text: list[str]
     ) -> ToolResult:
+        navigated = self.browser.document_generation(root) != state.extra.get("generation", 0)
         snapshot = await self._snapshot(root)
-        outline = observed_outline(snapshot, state.outline, _scale(state))
+        outline = observed_outline(snapshot, None if navigated else state.outline, _scale(state))
         successor = self._save(
             snapshot, outline, self.scheduler.epoch(state.resource_key), base=state
         )
-        body, view, extra = self._diff_text(state, successor)
+        if navigated:
+            body, view = self._fold_text(successor, "navigated to a new document"), "full"
+            extra: dict[str, Any] = {"viewReason": "navigated"}
+        else:
+            body, view, extra = self._diff_text(state, successor)
         details = self._observation_details(successor, view)
         details.update(extra)
         head = f'{tool} {successor.root_ref} "{snapshot.root.title}" {snapshot.root.url}'

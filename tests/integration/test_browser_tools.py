@@ -1,0 +1,138 @@
+"""The browser tools end to end: a real MCP client, `actui mcp`, headless Chromium, local pages."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import urllib.parse
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from actui.demo import Agent, connect
+
+pytestmark = pytest.mark.skipif(
+    not Path("/usr/bin/chromium").exists(), reason="chromium not installed"
+)
+
+FORM_URL = (Path(__file__).resolve().parents[1] / "apps" / "web" / "form.html").as_uri()
+SECRET = "hunter2-secret"
+
+
+def _no_desktop_env() -> dict[str, str]:
+    """No display and no session bus: the browser tools must not need a desktop."""
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS")
+    }
+
+
+def _data_url(html: str) -> str:
+    return "data:text/html," + urllib.parse.quote(html)
+
+
+async def _ref(agent: Agent, state: str, **query: str) -> str:
+    found = await agent.details("search_ui", {"stateId": state, **query})
+    assert found["matches"], query
+    return str(found["matches"][0]["ref"])
+
+
+def _everything(result: Any) -> str:
+    return Agent.text(result) + json.dumps(result.structured_content)
+
+
+async def test_a_form_page_is_observed_filled_submitted_and_verified() -> None:
+    async with connect(_no_desktop_env()) as agent:
+        launched = await agent.call("launch_browser", {"url": FORM_URL})
+        assert not launched.is_error, Agent.text(launched)
+        assert SECRET not in _everything(launched)
+        state = launched.structured_content["stateId"]  # type: ignore[index]
+        roots = await agent.details("find_roots", {})
+        assert [w["kind"] for w in roots["windows"]] == ["browser_page"]
+        name = await _ref(agent, state, text="Name", role="textbox")
+        submit = await _ref(agent, state, text="Submit", role="button")
+        act = await agent.call(
+            "act_ui",
+            {
+                "stateId": state,
+                "actions": [
+                    {"action": "setText", "ref": name, "text": "Grace"},
+                    {"action": "press", "ref": submit},
+                ],
+                "expect": {"text": "submitted Grace"},
+            },
+        )
+        assert not act.is_error, Agent.text(act)
+        details = act.structured_content
+        assert details["outcome"] == "worked"  # type: ignore[index]
+        assert details["execution"]["verification"]["status"] == "verified"  # type: ignore[index]
+        assert details["execution"]["steps"][0]["outcome"] == "worked"  # type: ignore[index]
+        assert SECRET not in _everything(act)
+        # The page's own state, read back independently of the outline.
+        value = await agent.details(
+            "evaluate_browser",
+            {"stateId": details["stateId"], "expression": "document.getElementById('name').value"},  # type: ignore[index]
+        )
+        assert json.loads(value["value"]) == "Grace"
+        # An explicit read of the password field is refused.
+        pw = await _ref(agent, value["stateId"], role="password")
+        refused = await agent.call("read_text", {"stateId": value["stateId"], "ref": pw})
+        assert refused.is_error and SECRET not in Agent.text(refused)
+
+
+async def test_wait_for_wakes_on_a_delayed_change_and_evaluate_reports_exceptions() -> None:
+    async with connect(_no_desktop_env()) as agent:
+        state = (await agent.details("launch_browser", {"url": FORM_URL}))["stateId"]
+        later = await _ref(agent, state, text="Show later", role="button")
+        act = await agent.details(
+            "act_ui", {"stateId": state, "actions": [{"action": "press", "ref": later}]}
+        )
+        waited = await agent.details(
+            "wait_for", {"stateId": act["stateId"], "text": "Arrived late", "timeoutMs": 5000}
+        )
+        assert waited["found"] is True and waited["timedOut"] is False
+        assert waited["waitedBy"] == "events"
+        failed = await agent.details(
+            "evaluate_browser",
+            {"stateId": waited["stateId"], "expression": "throw new Error('boom')"},
+        )
+        assert "boom" in failed["exception"]
+        assert failed["value"] is None
+
+
+async def test_navigation_makes_old_states_stale() -> None:
+    async with connect(_no_desktop_env()) as agent:
+        state = (await agent.details("launch_browser", {"url": _data_url("<p>first</p>")}))[
+            "stateId"
+        ]
+        navigated = await agent.details(
+            "navigate_browser",
+            {"stateId": state, "url": _data_url("<button>Go</button><p>second</p>")},
+        )
+        assert "second" in json.dumps(navigated)
+        stale = await agent.call(
+            "act_ui", {"stateId": state, "actions": [{"action": "press", "ref": "@e1"}]}
+        )
+        assert stale.is_error and "stale" in Agent.text(stale)
+        assert navigated["view"] == "full"
+        # A page that navigates by itself also makes its state stale.
+        form = await agent.details(
+            "navigate_browser", {"stateId": navigated["stateId"], "url": FORM_URL}
+        )
+        timer = await agent.details(
+            "evaluate_browser",
+            {
+                "stateId": form["stateId"],
+                "expression": "setTimeout(() => { location.href = 'frame.html'; }, 200); 1",
+            },
+        )
+        await asyncio.sleep(1.0)
+        moved = await agent.call(
+            "act_ui", {"stateId": timer["stateId"], "actions": [{"action": "press", "ref": "@e2"}]}
+        )
+        assert moved.is_error and "navigated" in Agent.text(moved)
+        bad = await agent.call("navigate_browser", {"stateId": timer["stateId"], "url": "ftp://x"})
+        assert bad.is_error and Agent.text(bad).startswith("navigate_browser failed: url:")
