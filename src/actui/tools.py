@@ -629,10 +629,16 @@ class Computer:
         check_scope(cond, state.outline, field=field)
         return cond
 
-    async def _wait(self, state: State, root: RootInfo, cond: UiCondition) -> WaitResult:
+    async def _wait(
+        self, state: State, root: RootInfo, cond: UiCondition, *, in_lane: bool = False
+    ) -> WaitResult:
+        """Wait for ``cond`` on fresh snapshots; ``in_lane`` when the caller holds the lane."""
         backend = self._backend_for(root)
 
         async def take() -> Snapshot:
+            if in_lane:
+                return await self._snapshot(root)
+
             async def job(_epoch: int) -> Snapshot:
                 return await self._snapshot(root)
 
@@ -923,7 +929,7 @@ class Computer:
         if cond is None:
             await asyncio.sleep((ms or 0) / 1000)
             return {"action": "wait", "ms": ms, "outcome": "worked"}
-        waited = await self._wait(state, root, cond)
+        waited = await self._wait(state, root, cond, in_lane=True)
         step: dict[str, Any] = {
             "action": "wait",
             "until": condition_json(cond),
