@@ -46,7 +46,13 @@ from actui.outline.model import Outline
 from actui.outline.search import rank_text, render_search, search
 from actui.output import OutputStore, page_chars
 from actui.runtime.deltas import SETTLE_WINDOW_S, root_deltas, settle
-from actui.runtime.roots import RootRegistry, match_root, pick_default, window_score
+from actui.runtime.roots import (
+    RootRegistry,
+    match_root,
+    pick_default,
+    promote_modal,
+    window_score,
+)
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State, StateStore, new_state_id
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
@@ -430,7 +436,10 @@ class Computer:
 
     async def _tool_observe_ui(self, p: contract.ObserveUi) -> ToolResult:
         if p.root:
-            root = await self._resolve(self.roots.get(p.root))
+            wanted = self.roots.get(p.root)
+            siblings = await self._backend_for(wanted).list_roots(pid=wanted.pid)
+            root = promote_modal(match_root(wanted, siblings), siblings)
+            self.roots.ref_for(root)
         else:
             chosen = pick_default(await self.desktop.list_roots())
             if chosen is None:
@@ -518,7 +527,7 @@ class Computer:
         state = self._state(p.stateId)
         node = state.node(p.ref)
         fold = render_fold(state.outline, max_depth=p.depth, start=node.ref)
-        text = "\n".join([label_line(node), "path: " + path_text(state.outline, node), fold.text])
+        text = "\n".join([label_line(node), fold.text])
         return ToolResult(text, {"stateId": state.state_id, "ref": node.ref, "shown": fold.shown})
 
     async def _tool_inspect_ui(self, p: contract.InspectUi) -> ToolResult:

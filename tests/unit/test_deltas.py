@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from actui.backends.base import RootInfo
 from actui.runtime.deltas import root_deltas, settle
+from actui.runtime.roots import promote_modal
 
 MAIN = RootInfo("a/1", 10, "app", "Main", "window", "frame", is_focused=True)
 DIALOG = RootInfo("a/2", 10, "app", "Save as", "dialog", "dialog", is_modal=True)
@@ -46,3 +47,14 @@ async def test_settle_returns_after_the_window_when_nothing_changes() -> None:
         return [MAIN]
 
     assert await settle([MAIN], list_roots, window_s=0.05) == [MAIN]
+
+
+def test_a_modal_in_front_is_promoted_and_one_behind_is_not() -> None:
+    main = replace(MAIN, z_order=1, is_focused=False)
+    in_front = replace(DIALOG, z_order=0, is_focused=True)
+    assert promote_modal(main, [main, in_front]) == in_front
+    behind = replace(DIALOG, z_order=2)
+    front_main = replace(MAIN, z_order=0)
+    assert promote_modal(front_main, [front_main, behind]) == front_main
+    other_app = replace(DIALOG, pid=99, z_order=0, is_focused=True)
+    assert promote_modal(main, [main, other_app]) == main

@@ -68,3 +68,19 @@ def pick_default(roots: Sequence[RootInfo]) -> RootInfo | None:
     if not roots:
         return None
     return max(roots, key=lambda r: (window_score(r), -r.z_order))
+
+
+def promote_modal(root: RootInfo, siblings: Sequence[RootInfo]) -> RootInfo:
+    """A modal window of the same app in front of ``root`` is what input reaches.
+
+    A modal behind the requested root is not promoted (reference §12.14).
+    """
+    in_front = [
+        r
+        for r in siblings
+        if r.is_modal
+        and r.pid == root.pid
+        and r.native_id != root.native_id
+        and (r.z_order < root.z_order or (r.is_focused and not root.is_focused))
+    ]
+    return min(in_front, key=lambda r: r.z_order) if in_front else root
