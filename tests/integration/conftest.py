@@ -1,7 +1,7 @@
 """Fixtures for integration tests: a private desktop per test or per module.
 
 Every test under tests/integration is marked ``integration`` here, so ``-m "not integration"``
-selects the fast suite; the whole directory is skipped where the desktop stack is missing.
+selects the fast suite; where the desktop stack is missing, collecting them fails loudly.
 """
 
 from __future__ import annotations
@@ -15,17 +15,28 @@ import pytest_asyncio
 
 from actui.sandbox import Sandbox
 
-_STACK = ("Xvfb", "dbus-daemon", "openbox", "setpriv", "/usr/libexec/at-spi-bus-launcher")
+_STACK = (
+    "Xvfb",
+    "dbus-daemon",
+    "openbox",
+    "setpriv",
+    "chromium",
+    "/usr/libexec/at-spi-bus-launcher",
+)
 _MISSING = [tool for tool in _STACK if shutil.which(tool) is None]
 _HERE = Path(__file__).parent
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    for item in items:
-        if _HERE in Path(item.path).parents:
-            item.add_marker(pytest.mark.integration)
-            if _MISSING:
-                item.add_marker(pytest.mark.skip(reason=f"desktop stack missing: {_MISSING}"))
+    selected = [item for item in items if _HERE in Path(item.path).parents]
+    if selected and _MISSING:
+        # Missing prerequisites fail loudly: a skipped desktop suite would hide a broken setup.
+        raise pytest.UsageError(
+            f"the desktop stack is missing {_MISSING}; `make test` installs it "
+            "(scripts/bootstrap.sh), or deselect with -m 'not integration'."
+        )
+    for item in selected:
+        item.add_marker(pytest.mark.integration)
 
 
 @pytest_asyncio.fixture

@@ -9,13 +9,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from actui.demo import Agent, connect
-
-pytestmark = pytest.mark.skipif(
-    not Path("/usr/bin/chromium").exists(), reason="chromium not installed"
-)
 
 FORM_URL = (Path(__file__).resolve().parents[1] / "apps" / "web" / "form.html").as_uri()
 SECRET = "hunter2-secret"

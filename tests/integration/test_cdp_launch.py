@@ -13,10 +13,6 @@ from actui.backends.base import RootInfo
 from actui.backends.cdp import CdpBackend
 from actui.errors import BackendUnavailable, TargetGone
 
-pytestmark = pytest.mark.skipif(
-    not Path("/usr/bin/chromium").exists(), reason="chromium not installed"
-)
-
 
 def _alive(pid: int) -> bool:
     try:

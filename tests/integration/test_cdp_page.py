@@ -19,7 +19,6 @@ from actui.errors import InvalidParams, SecureTextUnreadable
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),
-    pytest.mark.skipif(not Path("/usr/bin/chromium").exists(), reason="chromium not installed"),
 ]
 
 WEB = Path(__file__).resolve().parents[1] / "apps" / "web"
