@@ -2,6 +2,7 @@
 
 __version__ = "0.1.0"
 
-from actui.tools import Computer, ToolResult
+from actui.session import ToolResult
+from actui.tools import Computer
 
 __all__ = ["Computer", "ToolResult", "__version__"]

@@ -17,7 +17,8 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
 from actui import __version__, contract
-from actui.tools import Computer, ToolResult
+from actui.session import ToolResult
+from actui.tools import Computer
 
 INSTRUCTIONS = (
     "actui drives desktop and browser apps. Typical loop: find_roots → observe_ui(root) → "

@@ -1,0 +1,126 @@
+"""The browser tools: launch a private Chromium, navigate a page, evaluate script.
+
+Navigation and evaluation are writes on the page's lane; their results are
+successor observations like any action's. URLs are limited to web, file,
+data and blank pages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from actui import contract
+from actui.backends.base import RootInfo
+from actui.errors import BackendUnavailable, InvalidParams
+from actui.runtime.store import State
+from actui.runtime.waiting import observed_outline
+from actui.session import Session, ToolResult, scale_of
+
+if TYPE_CHECKING:
+    from actui.backends.cdp import EvalResult
+
+
+_URL_SCHEMES = ("http://", "https://", "file:", "data:", "about:blank")
+
+
+def check_url(url: str, field: str) -> str:
+    """Only web, local-file, data and blank URLs: nothing that starts other programs."""
+    text = url.strip()
+    if not text.lower().startswith(_URL_SCHEMES):
+        raise InvalidParams(
+            field,
+            f"{url[:80]!r} is not an absolute http(s), file:, data: or about:blank URL.",
+            "Give a full URL such as https://example.org/.",
+        )
+    return text
+
+
+def _browser_state(session: Session, state_id: str) -> State:
+    state = session.state(state_id)
+    if state.root.kind != "browser_page":
+        raise InvalidParams(
+            "stateId",
+            f"state {state_id} is of a desktop window, not a browser page.",
+            "Use act_ui for native windows, or a stateId from launch_browser.",
+        )
+    session.backend_for(state.root)
+    return state
+
+
+async def launch_browser(session: Session, p: contract.LaunchBrowser) -> ToolResult:
+    if not session.config().browser_use:
+        raise BackendUnavailable("browser use is turned off (browser_use = false).")
+    url = check_url(p.url or "about:blank", "url")
+    root = await session.browser.launch(url, headed=session.config().browser_headed or None)
+    return await session.observe(root, "semantic", "launch_browser")
+
+
+async def _page_write(
+    session: Session, state: State, work: Callable[[RootInfo], Awaitable[RootInfo]]
+) -> RootInfo:
+    """Run ``work`` as a write on the page's lane and observe the result."""
+    session.scheduler.check_current(state.resource_key, state.epoch)
+    root = await session.resolve(state.root)
+    after: list[RootInfo] = []
+
+    async def job(_epoch: int) -> None:
+        after.append(await work(root))
+
+    await session.scheduler.write(state.resource_key, state.epoch, job)
+    return after[0]
+
+
+async def _page_successor(
+    session: Session, state: State, root: RootInfo, tool: str, extra_text: list[str]
+) -> ToolResult:
+    navigated = session.browser.document_generation(root) != state.extra.get("generation", 0)
+    snapshot = await session.snapshot(root)
+    outline = observed_outline(snapshot, None if navigated else state.outline, scale_of(state))
+    successor = session.save(
+        snapshot, outline, session.scheduler.epoch(state.resource_key), base=state
+    )
+    if navigated:
+        body, view = session.fold_text(successor, "navigated to a new document"), "full"
+        extra: dict[str, Any] = {"viewReason": "navigated"}
+    else:
+        body, view, extra = session.diff_text(state, successor)
+    details = session.observation_details(successor, view)
+    details.update(extra)
+    head = f'{tool} {successor.root_ref} "{snapshot.root.title}" {snapshot.root.url}'
+    text = "\n".join([head, *extra_text, *session.console_lines(root, details), body])
+    return ToolResult(text, details)
+
+
+async def navigate_browser(session: Session, p: contract.NavigateBrowser) -> ToolResult:
+    state = _browser_state(session, p.stateId)
+    url = check_url(p.url, "url")
+    browser = session.browser
+
+    async def go(root: RootInfo) -> RootInfo:
+        return await browser.navigate(root, url)
+
+    root = await _page_write(session, state, go)
+    return await _page_successor(session, state, root, "navigate_browser", [])
+
+
+async def evaluate_browser(session: Session, p: contract.EvaluateBrowser) -> ToolResult:
+    state = _browser_state(session, p.stateId)
+    browser = session.browser
+    results: list[EvalResult] = []
+
+    async def run(root: RootInfo) -> RootInfo:
+        results.append(await browser.evaluate(root, p.expression))
+        return root
+
+    root = await _page_write(session, state, run)
+    result = results[0]
+    if result.exception is not None:
+        lines = [f"exception: {result.exception}"]
+    else:
+        lines = ["value: " + result.value_json]
+    lines += [f"console: {line}" for line in result.console]
+    outcome = await _page_successor(session, state, root, "evaluate_browser", lines)
+    outcome.details["value"] = result.value_json if result.exception is None else None
+    outcome.details["exception"] = result.exception
+    return outcome

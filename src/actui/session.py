@@ -1,0 +1,315 @@
+"""The session: backends, states, scheduler, refs and output, and the shared steps.
+
+Every tool works through these services: resolving a state's root, taking
+and saving observations, waiting for conditions, rendering diffs. The tool
+modules (``tools``, ``transaction``, ``browser_tools``) compose them; this
+module holds no tool logic and no platform code.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from actui import contract
+from actui.backends.base import Backend, RootInfo, Snapshot
+from actui.conditions import UiCondition, check_scope, parse_condition
+from actui.config import Config, load_config
+from actui.errors import BackendUnavailable, InvalidParams, StaleDocument, UnknownState
+from actui.outline.diff import changes_json, compute_changes, render_changes
+from actui.outline.fold import fold_header, render_fold
+from actui.outline.model import Outline
+from actui.output import OutputStore
+from actui.runtime.roots import RootRegistry, match_root
+from actui.runtime.scheduler import Scheduler
+from actui.runtime.store import State, StateStore, new_state_id
+from actui.runtime.waiting import WaitResult, observed_outline, wait_until
+from actui.views import root_json
+
+if TYPE_CHECKING:
+    from actui.backends.cdp import CdpBackend
+
+log = logging.getLogger(__name__)
+
+MAX_NODES = 4096
+MAX_DEPTH = 64
+TOP_N = 12
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns: model-visible text, images, and structured details."""
+
+    text: str
+    details: dict[str, Any]
+    images: list[tuple[bytes, str]] = field(default_factory=list)
+    is_error: bool = False
+
+
+IMAGE_MAX = {"fused": 900, "visual": 1600}
+
+
+def image_geometry(root: RootInfo, mode: str) -> tuple[float, tuple[int, int] | None]:
+    """Image pixels per screen pixel, and the image size, for an observation mode.
+
+    A semantic observation has no image, so it offers no coordinate space.
+    """
+    frame = root.frame
+    limit = IMAGE_MAX.get(mode)
+    if limit is None or frame is None or frame.empty:
+        return 1.0, None
+    scale = min(1.0, limit / max(frame.w, frame.h))
+    return scale, (max(1, round(frame.w * scale)), max(1, round(frame.h * scale)))
+
+
+IMAGE_NOTES = {
+    "sparse_ax_targets": "The accessible tree is nearly empty, so a screenshot is attached; "
+    "act on it with x/y in its pixels.",
+    "unlabeled_ax_targets": "Most elements have no label, so a screenshot is attached to "
+    "tell them apart; x/y are in its pixels.",
+    "fallback_recovery": "Screenshot attached (visual mode); x/y are in its pixels.",
+}
+
+
+def image_reason(outline: Outline, mode: str) -> str | None:
+    """Why an observation shows its image, or None (reference §1.2)."""
+    if mode == "visual":
+        return "fallback_recovery"
+    if mode != "fused":
+        return None
+    if len(outline) < 3:
+        return "sparse_ax_targets"
+    labeled = sum(1 for node in outline if node.label)
+    return "unlabeled_ax_targets" if labeled * 3 < len(outline) else None
+
+
+def scale_of(state: State) -> float:
+    value = state.extra.get("scale", 1.0)
+    return float(value) if isinstance(value, (int, float)) else 1.0
+
+
+def _default_desktop(env: Mapping[str, str]) -> Backend:
+    from actui.backends.linux import LinuxBackend
+
+    return LinuxBackend(env=env)
+
+
+class Session:
+    """One agent session's services, shared by every tool."""
+
+    def __init__(
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        desktop: Backend | None = None,
+    ) -> None:
+        self.env: Mapping[str, str] = dict(os.environ if env is None else env)
+        self._desktop = desktop
+        self._browser: CdpBackend | None = None
+        self.store = StateStore()
+        self.scheduler = Scheduler()
+        self.roots = RootRegistry()
+        self.output = OutputStore()
+
+    @property
+    def desktop(self) -> Backend:
+        if self._desktop is None:
+            if not self.env.get("DBUS_SESSION_BUS_ADDRESS"):
+                raise BackendUnavailable(
+                    "no desktop session: DBUS_SESSION_BUS_ADDRESS is not set. Run inside a "
+                    "desktop session, or start one with `actui sandbox run -- <command>`."
+                )
+            self._desktop = _default_desktop(self.env)
+        return self._desktop
+
+    @property
+    def browser(self) -> CdpBackend:
+        if self._browser is None:
+            from actui.backends.cdp import CdpBackend
+
+            self._browser = CdpBackend(env=self.env)
+        return self._browser
+
+    def config(self) -> Config:
+        return load_config(self.env)
+
+    async def close(self) -> None:
+        await self.scheduler.close()
+        if self._desktop is not None:
+            await self._desktop.close()
+        if self._browser is not None:
+            await self._browser.close()
+        self.output.close()
+
+    def error_result(self, tool: str, code: str, message: str) -> ToolResult:
+        text = self.output.bound_error(f"{tool} failed: {message}")
+        return ToolResult(text, {"tool": tool, "error": {"code": code, "message": text}}, [], True)
+
+    def has_desktop(self) -> bool:
+        return self._desktop is not None or bool(self.env.get("DBUS_SESSION_BUS_ADDRESS"))
+
+    def backend_for(self, root: RootInfo) -> Backend:
+        if root.kind == "browser_page":
+            if not self.config().browser_use:
+                raise BackendUnavailable(
+                    "browser use is turned off (browser_use = false); browser pages are "
+                    "not available."
+                )
+            return self.browser
+        return self.desktop
+
+    def check_document(self, state: State) -> None:
+        """Refuse a state whose page has navigated away since it was observed."""
+        seen = state.extra.get("generation", 0)
+        now = self.backend_for(state.root).document_generation(state.root)
+        if now != seen:
+            raise StaleDocument(state.root_ref)
+
+    async def resolve(self, root: RootInfo) -> RootInfo:
+        """The root's current record, or TargetGone if it closed."""
+        backend = self.backend_for(root)
+        fresh = match_root(root, await backend.list_roots(pid=root.pid))
+        self.roots.ref_for(fresh)
+        return fresh
+
+    async def snapshot(self, root: RootInfo) -> Snapshot:
+        return await self.backend_for(root).snapshot(root, max_nodes=MAX_NODES, max_depth=MAX_DEPTH)
+
+    def save(
+        self,
+        snapshot: Snapshot,
+        outline: Outline,
+        epoch: int,
+        base: State | None = None,
+        mode: str | None = None,
+    ) -> State:
+        root = snapshot.root
+        mode = mode or (str(base.extra.get("mode", "fused")) if base else "fused")
+        scale, image_size = image_geometry(root, mode)
+        state = State(
+            state_id=new_state_id(),
+            resource_key=root.resource_key or f"desktop-pid:{root.pid}",
+            epoch=epoch,
+            root_ref=self.roots.ref_for(root),
+            root=root,
+            outline=outline,
+            captured_at=snapshot.captured_at,
+            base_state_id=base.state_id if base else None,
+            image_size=image_size,
+            extra={
+                "mode": mode,
+                "scale": scale,
+                "generation": self.backend_for(root).document_generation(root),
+            },
+        )
+        self.store.put(state)
+        return state
+
+    def observation_details(self, state: State, view: str) -> dict[str, Any]:
+        root = state.root
+        return {
+            "stateId": state.state_id,
+            "baseStateId": state.base_state_id,
+            "view": view,
+            "target": root_json(state.root_ref, root),
+            "capture": {
+                "stateId": state.state_id,
+                "width": state.image_size[0] if state.image_size else 0,
+                "height": state.image_size[1] if state.image_size else 0,
+                "coordinateSpace": "window-relative-screenshot-pixels",
+                "timestamp": state.captured_at,
+            },
+            "nodeCount": len(state.outline),
+        }
+
+    def fold_text(self, state: State, reason: str | None = None) -> str:
+        fold = render_fold(state.outline)
+        return fold_header(fold, state.state_id, reason) + "\n" + fold.text
+
+    async def observe(self, root: RootInfo, mode: str, tool: str) -> ToolResult:
+        """A fresh observation of ``root``, saved as a new state and rendered in full."""
+        key = root.resource_key or f"desktop-pid:{root.pid}"
+
+        async def job(epoch: int) -> tuple[Snapshot, int]:
+            return await self.snapshot(root), epoch
+
+        snapshot, epoch = await self.scheduler.read(key, job)
+        scale, _ = image_geometry(snapshot.root, mode)
+        state = self.save(snapshot, observed_outline(snapshot, None, scale), epoch, mode=mode)
+        head = f'{tool} {mode} {state.root_ref} {root.app_name} — "{root.title}"'
+        if root.url:
+            head += f" {root.url}"
+        details = self.observation_details(state, "full")
+        details["timingsMs"] = dict(snapshot.timings_ms)
+        details["source"] = snapshot.source
+        text = "\n".join([head, *self.console_lines(root, details), self.fold_text(state)])
+        images: list[tuple[bytes, str]] = []
+        reason = image_reason(state.outline, mode)
+        if reason is not None:
+            image = await self.backend_for(root).capture(root, max_dimension=IMAGE_MAX[mode])
+            if image is not None:
+                images.append((image.png, "image/png"))
+                details["imageReason"] = reason
+                details["image"] = {
+                    "width": image.width,
+                    "height": image.height,
+                    "source": image.source,
+                    "warnings": list(image.warnings),
+                }
+                text += "\n" + IMAGE_NOTES[reason]
+        return ToolResult(text, details, images)
+
+    def console_lines(self, root: RootInfo, details: dict[str, Any]) -> list[str]:
+        """Drain a page's console messages into the result (nothing for desktop roots)."""
+        if root.kind != "browser_page" or self._browser is None:
+            return []
+        messages = list(self._browser.console(root))
+        if messages:
+            details["console"] = messages
+        return [f"console: {m}" for m in messages]
+
+    def state(self, state_id: str) -> State:
+        try:
+            return self.store.get(state_id)
+        except UnknownState as exc:
+            raise InvalidParams("stateId", exc.message) from None
+
+    def condition(
+        self, raw: contract.Condition | None, field: str, state: State
+    ) -> UiCondition | None:
+        if raw is None:
+            return None
+        cond = parse_condition(raw.model_dump(exclude_none=True), field=field)
+        check_scope(cond, state.outline, field=field)
+        return cond
+
+    async def wait(
+        self, state: State, root: RootInfo, cond: UiCondition, *, in_lane: bool = False
+    ) -> WaitResult:
+        """Wait for ``cond`` on fresh snapshots; ``in_lane`` when the caller holds the lane."""
+        backend = self.backend_for(root)
+
+        async def take() -> Snapshot:
+            if in_lane:
+                return await self.snapshot(root)
+
+            async def job(_epoch: int) -> Snapshot:
+                return await self.snapshot(root)
+
+            return await self.scheduler.read(state.resource_key, job)
+
+        return await wait_until(backend, root, cond, state.outline, take, scale=scale_of(state))
+
+    def diff_text(self, base: State, successor: State) -> tuple[str, str, dict[str, Any]]:
+        changes = compute_changes(base.outline, successor.outline)
+        if changes.full_view_reason:
+            return (
+                self.fold_text(successor, changes.full_view_reason),
+                "full",
+                {"viewReason": changes.full_view_reason},
+            )
+        text = render_changes(changes, successor.outline, base.state_id, successor.state_id)
+        return text, "diff", {"changes": changes_json(changes)}
