@@ -29,9 +29,12 @@ def _call(tool: str, arguments: str) -> int:
 
 
 def _schema(fmt: str) -> int:
-    from actui.contract import export_schemas
+    from actui.contract import export_schemas, markdown_reference
 
-    print(json.dumps(export_schemas(fmt), indent=2))  # type: ignore[arg-type]
+    if fmt == "markdown":
+        print(markdown_reference(), end="")
+    else:
+        print(json.dumps(export_schemas(fmt), indent=2))  # type: ignore[arg-type]
     return 0
 
 
@@ -46,7 +49,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub.add_parser("mcp", help="serve the eleven tools over MCP on stdio")
     sub.add_parser("sandbox", help="run a command in a private virtual desktop (see --help)")
     schema = sub.add_parser("schema", help="print the tool schemas")
-    schema.add_argument("--format", choices=("mcp", "openai", "anthropic"), default="mcp")
+    schema.add_argument(
+        "--format", choices=("mcp", "openai", "anthropic", "markdown"), default="mcp"
+    )
     sub.add_parser("doctor", help="show the configuration and check the session")
     sub.add_parser("demo", help="drive gnome-calculator and zenity through MCP in a sandbox")
     call = sub.add_parser("call", help="run one tool: actui call TOOL '{json arguments}'")

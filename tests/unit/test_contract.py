@@ -1,0 +1,97 @@
+"""The contract: one source for schemas and docs, and errors that name the field."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from actui.contract import TOOL_NAMES, TOOLS, export_schemas, input_schema, markdown_reference
+from actui.contract import validate as validate_call
+from actui.errors import InvalidParams
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
+
+
+def test_the_tool_list_is_exactly_the_eleven_tools_in_order() -> None:
+    assert [spec.name for spec in TOOLS] == list(TOOL_NAMES)
+    assert len(TOOL_NAMES) == 11
+    for fmt in ("mcp", "openai", "anthropic"):
+        assert len(export_schemas(fmt)) == 11  # type: ignore[arg-type]
+
+
+def test_schemas_have_no_tuple_arrays_refs_or_titles() -> None:
+    text = json.dumps([input_schema(name) for name in TOOL_NAMES])
+    for forbidden in ('"prefixItems"', '"$ref"', '"$defs"', '"title"'):
+        assert forbidden not in text
+
+    def arrays(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "array":
+                assert isinstance(node.get("items"), dict), node
+            for value in node.values():
+                arrays(value)
+        elif isinstance(node, list):
+            for value in node:
+                arrays(value)
+
+    arrays(json.loads(text))
+
+
+def test_the_docs_are_generated_from_the_contract() -> None:
+    assert DOCS.read_text(encoding="utf-8") == markdown_reference(), (
+        "docs/tools.md is stale: run `actui schema --format markdown > docs/tools.md`"
+    )
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "field"),
+    [
+        ("find_roots", {"pid": -1}, "pid"),
+        ("observe_ui", {"mode": "x"}, "mode"),
+        ("expand_ui", {"stateId": "s", "ref": "@e1", "depth": 9}, "depth"),
+        ("act_ui", {"stateId": "s", "actions": [{"action": "click", "x": 1}]}, "actions[0]"),
+        ("act_ui", {"stateId": "s", "actions": [{"action": "scroll"}]}, "actions[0]"),
+        ("act_ui", {"stateId": "s", "actions": [{"action": "wait"}]}, "actions[0]"),
+        (
+            "act_ui",
+            {"stateId": "s", "actions": [{"action": "drag", "path": [{"x": 1}]}]},
+            "actions[0].path",
+        ),
+        (
+            "act_ui",
+            {"stateId": "s", "actions": [{"action": "press", "ref": "@e1"}] * 21},
+            "actions",
+        ),
+        ("read_text", {"ref": "@x1"}, "ref"),
+        ("evaluate_browser", {"stateId": "s", "expression": ""}, "expression"),
+    ],
+)
+def test_contract_violations_name_their_field(
+    tool: str, arguments: dict[str, Any], field: str
+) -> None:
+    with pytest.raises(InvalidParams) as info:
+        validate_call(tool, arguments)
+    assert info.value.field == field, info.value.message
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    tool=st.sampled_from(TOOL_NAMES),
+    arguments=st.dictionaries(
+        st.sampled_from(["stateId", "ref", "text", "actions", "url", "depth", "zzz", "mode"]),
+        st.none() | st.integers() | st.text(max_size=5) | st.lists(st.integers(), max_size=2),
+        max_size=4,
+    ),
+)
+def test_any_arguments_validate_or_fail_with_a_named_field(
+    tool: str, arguments: dict[str, Any]
+) -> None:
+    try:
+        validate_call(tool, arguments)
+    except InvalidParams as exc:
+        assert exc.field and exc.message.startswith(exc.field + ":")
