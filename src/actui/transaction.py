@@ -15,230 +15,247 @@ from typing import Any
 
 from actui import contract
 from actui.actions import Prepared, aggregate, deliver, prepare, reconcile
-from actui.backends.base import Backend, RootInfo, Snapshot
+from actui.backends.base import RootInfo, Snapshot
 from actui.conditions import UiCondition, closest, condition_json, describe
 from actui.conditions import evaluate as evaluate_condition
 from actui.errors import ActuiError, PreconditionFailed, TargetGone
 from actui.outline.model import Outline
 from actui.runtime.deltas import SETTLE_WINDOW_S, root_deltas, settle
 from actui.runtime.roots import match_root
-from actui.runtime.store import State
 from actui.runtime.waiting import observed_outline
 from actui.session import Session, ToolResult, scale_of
 from actui.views import root_delta_lines, root_json, trace_summary
 
+Trace = dict[str, Any]
+
 
 async def act_ui(session: Session, p: contract.ActUi) -> ToolResult:
-    state = session.state(p.stateId)
-    cfg = session.config()
-    headless = cfg.headless
-    expect = session.condition(p.expect, "expect", state)
-    require = session.condition(p.require, "require", state)
-    waits = [
-        session.condition(step.until, f"actions[{i}].until", state)
-        for i, step in enumerate(p.actions)
-    ]
-    focus = False
-    prepared: list[Prepared | None] = []
-    for index, step in enumerate(p.actions):
-        if step.action == "wait":
-            prepared.append(None)
-            continue
-        item = prepare(step, index, state, headless=headless, focus_established=focus)
-        focus = (
-            focus
-            or item.establishes_focus
-            or (not headless and item.request.kind == "click" and item.request.point is not None)
+    return await Transaction(session, p).run()
+
+
+class Transaction:
+    """The phases of one ``act_ui`` call; each method is one phase."""
+
+    def __init__(self, session: Session, p: contract.ActUi) -> None:
+        self.session = session
+        self.p = p
+        self.state = session.state(p.stateId)
+        self.config = session.config()
+        self.headless = self.config.headless
+        self.expect = session.condition(p.expect, "expect", self.state)
+        self.require = session.condition(p.require, "require", self.state)
+        self.waits = [
+            session.condition(step.until, f"actions[{i}].until", self.state)
+            for i, step in enumerate(p.actions)
+        ]
+        self.prepared = self._prepare()
+        self.steps: list[Trace] = []
+        self.stopped_at: int | None = None
+        self.before: list[RootInfo] = []
+        self.after: list[RootInfo] = []
+
+    def _prepare(self) -> list[Prepared | None]:
+        """Resolve every step's target before anything is sent (wait steps: None)."""
+        focus = False
+        prepared: list[Prepared | None] = []
+        for index, step in enumerate(self.p.actions):
+            if step.action == "wait":
+                prepared.append(None)
+                continue
+            item = prepare(step, index, self.state, headless=self.headless, focus_established=focus)
+            clicked = item.request.kind == "click" and item.request.point is not None
+            focus = focus or item.establishes_focus or (not self.headless and clicked)
+            prepared.append(item)
+        return prepared
+
+    async def run(self) -> ToolResult:
+        session, state = self.session, self.state
+        session.scheduler.check_current(state.resource_key, state.epoch)
+        session.check_document(state)
+        root = await session.resolve(state.root)
+        if self.require is not None:
+            await self._gate(root, self.require)
+        await session.scheduler.write(state.resource_key, state.epoch, lambda _: self._steps(root))
+        stopped = self.stopped_at is not None
+        outcome = aggregate([s["outcome"] for s in self.steps], stopped)
+        try:
+            verification, snapshot, outline = await self._verify(root, stopped)
+            deltas = await self._settle(verification)
+            if snapshot is None or outline is None:
+                snapshot = await session.snapshot(match_root(root, self.after))
+                outline = observed_outline(snapshot, state.outline, scale_of(state))
+        except TargetGone as exc:
+            return await self._terminal(outcome, exc)
+        check = str(verification["status"]) if verification else None
+        return self._result(
+            root, reconcile(outcome, check, stopped), verification, deltas, snapshot, outline
         )
-        prepared.append(item)
-    key = state.resource_key
-    session.scheduler.check_current(key, state.epoch)
-    session.check_document(state)
-    root = await session.resolve(state.root)
-    backend = session.backend_for(root)
-    if require is not None:
-        held = await session.wait(state, root, require)
+
+    async def _gate(self, root: RootInfo, require: UiCondition) -> None:
+        """``require`` must hold in time, or nothing is sent and the epoch stays."""
+        held = await self.session.wait(self.state, root, require)
         if not held.satisfied:
             near = closest(require, held.outline)
             raise PreconditionFailed(describe(require), require.timeout_ms, near)
-    steps: list[dict[str, Any]] = []
-    stopped_at: int | None = None
 
-    before: list[RootInfo] = []
-
-    async def run(_epoch: int) -> None:
-        nonlocal stopped_at
-        before.extend(await backend.list_roots())
-        for index, step in enumerate(p.actions):
-            item = prepared[index]
+    async def _steps(self, root: RootInfo) -> None:
+        """Deliver the steps in order inside the lane; stop at the first ``didnt``."""
+        backend = self.session.backend_for(root)
+        self.before = await backend.list_roots()
+        for index, step in enumerate(self.p.actions):
+            item = self.prepared[index]
             if item is None:
-                trace = await _wait_step(session, state, root, step.ms, waits[index])
+                trace = await self._wait_step(root, step.ms, self.waits[index])
             else:
                 item = replace(item, request=replace(item.request, root=root))
-                trace = await deliver(backend, item, headless=headless, policy=cfg.delivery_policy)
-            steps.append(trace)
+                trace = await deliver(
+                    backend, item, headless=self.headless, policy=self.config.delivery_policy
+                )
+            self.steps.append(trace)
             if trace["outcome"] == "didnt":
-                stopped_at = index
+                self.stopped_at = index
                 return
 
-    await session.scheduler.write(key, state.epoch, run)
-    new_epoch = session.scheduler.epoch(key)
-    stopped = stopped_at is not None
-    outcome = aggregate([s["outcome"] for s in steps], stopped)
-    verification: dict[str, Any] | None = None
-    successor_snapshot: Snapshot | None = None
-    successor_outline: Outline | None = None
-    try:
-        if expect is not None and stopped:
-            verification = {"status": "skipped", **condition_json(expect)}
-        elif expect is not None:
-            preexisting = evaluate_condition(expect, state.outline).satisfied
-            waited = await session.wait(state, root, expect)
-            successor_snapshot, successor_outline = waited.snapshot, waited.outline
-            status = (
-                ("preexisting" if preexisting else "verified") if waited.satisfied else "failed"
-            )
-            verification = {"status": status, **condition_json(expect)}
-            if status == "failed":
-                verification["closest"] = closest(expect, waited.outline)
-        settled = verification is not None and verification["status"] != "failed"
-        after = await settle(
-            before, backend.list_roots, window_s=0.0 if settled else SETTLE_WINDOW_S
-        )
-        deltas = root_deltas(before, after, session.roots.ref_for)
-        if any(d["change"] == "closed" and d["ref"] == state.root_ref for d in deltas):
-            raise TargetGone(f"{state.root_ref} closed during the transaction")
-        if successor_snapshot is None:
-            successor_snapshot = await session.snapshot(match_root(root, after))
-            successor_outline = observed_outline(successor_snapshot, state.outline, scale_of(state))
-    except TargetGone as exc:
-        deltas = await _closing_deltas(session, state, before, backend)
-        return _terminal(session, state, steps, stopped_at, outcome, expect, exc, deltas)
-    assert successor_outline is not None
-    check = str(verification["status"]) if verification else None
-    outcome = reconcile(outcome, check, stopped)
-    trace: dict[str, Any] = {
-        "outcome": outcome,
-        "steps": steps,
-        "actionCount": len(steps),
-        "stoppedAt": stopped_at,
-        "backgroundFirst": all(s.get("backgroundFirst", True) for s in steps),
-        "escalatedToForeground": any(s.get("escalatedToForeground") for s in steps),
-        "verification": verification,
-        "rootDelta": deltas,
-    }
-    for s in steps:
-        if s.get("escalatedToForeground"):
-            trace["escalationReason"] = s["escalationReason"]
-            trace["backgroundAttempt"] = s["backgroundAttempt"]
-            break
-    delivered = [s for s in steps if "delivery" in s]
-    if delivered:
-        trace["delivery"] = delivered[-1]["delivery"]
-        trace["deliveryPolicy"] = delivered[-1]["deliveryPolicy"]
-    successor = session.save(successor_snapshot, successor_outline, new_epoch, base=state)
-    body, view, extra = session.diff_text(state, successor)
-    head = [
-        f"act_ui: {len(steps)} of {len(p.actions)} steps run in {root.app_name} — "
-        f'"{root.title}"; outcome {outcome}'
-        + (f"; check {verification['status']}" if verification else ""),
-        trace_summary(trace),
-        *root_delta_lines(deltas),
-    ]
-    if verification and verification["status"] == "failed":
-        head.append(
-            f"postcondition_failed: expected {describe(expect)}"  # type: ignore[arg-type]
-            + (
-                "; the UI shows instead: " + "; ".join(verification["closest"])
-                if verification.get("closest")
-                else ""
-            )
-        )
-    details = session.observation_details(successor, view)
-    details.update(extra)
-    details["execution"] = trace
-    details["outcome"] = outcome
-    if verification and verification["status"] == "failed":
-        details["error"] = {"code": "postcondition_failed", "message": head[-1]}
-    return ToolResult("\n".join([*head, body]), details)
-
-
-async def _wait_step(
-    session: Session, state: State, root: RootInfo, ms: int | None, cond: UiCondition | None
-) -> dict[str, Any]:
-    if cond is None:
-        await asyncio.sleep((ms or 0) / 1000)
-        return {"action": "wait", "ms": ms, "outcome": "worked"}
-    waited = await session.wait(state, root, cond, in_lane=True)
-    step: dict[str, Any] = {
-        "action": "wait",
-        "until": condition_json(cond),
-        "outcome": "worked" if waited.satisfied else "didnt",
-        "elapsedMs": waited.elapsed_ms,
-    }
-    if not waited.satisfied:
-        step["error"] = {
-            "code": "timeout",
-            "message": f"timed out waiting for {describe(cond)}",
+    async def _wait_step(self, root: RootInfo, ms: int | None, cond: UiCondition | None) -> Trace:
+        if cond is None:
+            await asyncio.sleep((ms or 0) / 1000)
+            return {"action": "wait", "ms": ms, "outcome": "worked"}
+        waited = await self.session.wait(self.state, root, cond, in_lane=True)
+        step: Trace = {
+            "action": "wait",
+            "until": condition_json(cond),
+            "outcome": "worked" if waited.satisfied else "didnt",
+            "elapsedMs": waited.elapsed_ms,
         }
-    return step
+        if not waited.satisfied:
+            step["error"] = {
+                "code": "timeout",
+                "message": f"timed out waiting for {describe(cond)}",
+            }
+        return step
 
+    async def _verify(
+        self, root: RootInfo, stopped: bool
+    ) -> tuple[Trace | None, Snapshot | None, Outline | None]:
+        """The postcondition: verified, preexisting, failed — or skipped after a stop."""
+        expect = self.expect
+        if expect is None:
+            return None, None, None
+        if stopped:
+            return {"status": "skipped", **condition_json(expect)}, None, None
+        preexisting = evaluate_condition(expect, self.state.outline).satisfied
+        waited = await self.session.wait(self.state, root, expect)
+        status = ("preexisting" if preexisting else "verified") if waited.satisfied else "failed"
+        verification: Trace = {"status": status, **condition_json(expect)}
+        if status == "failed":
+            verification["closest"] = closest(expect, waited.outline)
+        return verification, waited.snapshot, waited.outline
 
-async def _closing_deltas(
-    session: Session, state: State, before: list[RootInfo], backend: Backend
-) -> list[dict[str, Any]]:
-    """Deltas when the acted-on root closed; its ``closed`` entry is always there."""
-    try:
-        after = await settle(before, backend.list_roots)
-    except ActuiError:
-        after = [r for r in before if r.native_id != state.root.native_id]
-    deltas = root_deltas(before, after, session.roots.ref_for)
-    if not any(d["change"] == "closed" and d["ref"] == state.root_ref for d in deltas):
-        closed = root_deltas([state.root], [], session.roots.ref_for)
-        deltas = closed + deltas
-    return deltas
+    async def _settle(self, verification: Trace | None) -> list[Trace]:
+        """Root deltas; a verified check has already waited, so it needs no settle window."""
+        backend = self.session.backend_for(self.state.root)
+        settled = verification is not None and verification["status"] != "failed"
+        self.after = await settle(
+            self.before, backend.list_roots, window_s=0.0 if settled else SETTLE_WINDOW_S
+        )
+        deltas = root_deltas(self.before, self.after, self.session.roots.ref_for)
+        if any(d["change"] == "closed" and d["ref"] == self.state.root_ref for d in deltas):
+            raise TargetGone(f"{self.state.root_ref} closed during the transaction")
+        return deltas
 
+    def _trace(self, outcome: str, verification: Trace | None, deltas: list[Trace]) -> Trace:
+        steps = self.steps
+        trace: Trace = {
+            "outcome": outcome,
+            "steps": steps,
+            "actionCount": len(steps),
+            "stoppedAt": self.stopped_at,
+            "backgroundFirst": all(s.get("backgroundFirst", True) for s in steps),
+            "escalatedToForeground": any(s.get("escalatedToForeground") for s in steps),
+            "verification": verification,
+            "rootDelta": deltas,
+        }
+        escalated = next((s for s in steps if s.get("escalatedToForeground")), None)
+        if escalated is not None:
+            trace["escalationReason"] = escalated["escalationReason"]
+            trace["backgroundAttempt"] = escalated["backgroundAttempt"]
+        delivered = [s for s in steps if "delivery" in s]
+        if delivered:
+            trace["delivery"] = delivered[-1]["delivery"]
+            trace["deliveryPolicy"] = delivered[-1]["deliveryPolicy"]
+        return trace
 
-def _terminal(
-    session: Session,
-    state: State,
-    steps: list[dict[str, Any]],
-    stopped_at: int | None,
-    outcome: str,
-    expect: UiCondition | None,
-    exc: TargetGone,
-    deltas: list[dict[str, Any]],
-) -> ToolResult:
-    """The acted-on window closed: no successor state exists (reference §5.9)."""
-    verification = None
-    if expect is not None:
-        status = "verified" if expect.until == "absent" else "failed"
-        verification = {"status": status, **condition_json(expect)}
-        outcome = reconcile(outcome, status, stopped_at is not None)
-    trace = {
-        "outcome": outcome,
-        "steps": steps,
-        "stoppedAt": stopped_at,
-        "verification": verification,
-        "rootDelta": deltas,
-    }
-    text = "\n".join(
-        [
-            f"act_ui: the actions were delivered and {state.root_ref} "
-            f'"{state.root.title}" closed; outcome {outcome}. No successor state exists: '
-            "run find_roots, then observe_ui.",
+    def _result(
+        self,
+        root: RootInfo,
+        outcome: str,
+        verification: Trace | None,
+        deltas: list[Trace],
+        snapshot: Snapshot,
+        outline: Outline,
+    ) -> ToolResult:
+        session, state = self.session, self.state
+        trace = self._trace(outcome, verification, deltas)
+        epoch = session.scheduler.epoch(state.resource_key)
+        successor = session.save(snapshot, outline, epoch, base=state)
+        body, view, extra = session.diff_text(state, successor)
+        check = f"; check {verification['status']}" if verification else ""
+        head = [
+            f"act_ui: {len(self.steps)} of {len(self.p.actions)} steps run in "
+            f'{root.app_name} — "{root.title}"; outcome {outcome}{check}',
             trace_summary(trace),
             *root_delta_lines(deltas),
         ]
-    )
-    return ToolResult(
-        text,
-        {
-            "status": "target_closed",
-            "baseStateId": state.state_id,
-            "target": root_json(state.root_ref, state.root),
-            "execution": trace,
-            "outcome": outcome,
-            "error": {"code": "target_closed", "message": exc.message},
-        },
-    )
+        details = session.observation_details(successor, view)
+        details.update(extra, execution=trace, outcome=outcome)
+        if verification and verification["status"] == "failed" and self.expect is not None:
+            shown = verification.get("closest")
+            message = f"postcondition_failed: expected {describe(self.expect)}" + (
+                "; the UI shows instead: " + "; ".join(shown) if shown else ""
+            )
+            head.append(message)
+            details["error"] = {"code": "postcondition_failed", "message": message}
+        return ToolResult("\n".join([*head, body]), details)
+
+    async def _terminal(self, outcome: str, exc: TargetGone) -> ToolResult:
+        """The acted-on window closed: no successor state exists (reference §5.9)."""
+        state, expect = self.state, self.expect
+        deltas = await self._closing_deltas()
+        verification = None
+        if expect is not None:
+            status = "verified" if expect.until == "absent" else "failed"
+            verification = {"status": status, **condition_json(expect)}
+            outcome = reconcile(outcome, status, self.stopped_at is not None)
+        trace = self._trace(outcome, verification, deltas)
+        text = "\n".join(
+            [
+                f"act_ui: the actions were delivered and {state.root_ref} "
+                f'"{state.root.title}" closed; outcome {outcome}. No successor state exists: '
+                "run find_roots, then observe_ui.",
+                trace_summary(trace),
+                *root_delta_lines(deltas),
+            ]
+        )
+        return ToolResult(
+            text,
+            {
+                "status": "target_closed",
+                "baseStateId": state.state_id,
+                "target": root_json(state.root_ref, state.root),
+                "execution": trace,
+                "outcome": outcome,
+                "error": {"code": "target_closed", "message": exc.message},
+            },
+        )
+
+    async def _closing_deltas(self) -> list[Trace]:
+        """Deltas when the acted-on root closed; its ``closed`` entry is always there."""
+        state, refs = self.state, self.session.roots.ref_for
+        try:
+            after = await settle(self.before, self.session.backend_for(state.root).list_roots)
+        except ActuiError:
+            after = [r for r in self.before if r.native_id != state.root.native_id]
+        deltas = root_deltas(self.before, after, refs)
+        if not any(d["change"] == "closed" and d["ref"] == state.root_ref for d in deltas):
+            deltas = root_deltas([state.root], [], refs) + deltas
+        return deltas
