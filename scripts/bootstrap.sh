@@ -35,10 +35,12 @@ if [ ! -x .venv/bin/python ]; then
   fi
 fi
 stamp=".venv/.actui-installed"
-if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ] || [ "$0" -nt "$stamp" ]; then
   echo "bootstrap: installing actui into .venv"
   .venv/bin/python -m pip install -q --upgrade pip 2>&1 | grep -v "^WARNING" || true
   .venv/bin/python -m pip install -q -e '.[dev]' 2>&1 | grep -v "^WARNING" || true
+  # MiniWoB++ task pages for the browser tests; its Python dependencies (gym, selenium) are not used.
+  .venv/bin/python -m pip install -q --no-deps miniwob==1.1.0 2>&1 | grep -v "^WARNING" || true
   .venv/bin/python -c "import actui, dbus_fast, Xlib, mcp" 
   touch "$stamp"
 fi

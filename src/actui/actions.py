@@ -82,13 +82,18 @@ def prepare(
     target: str | None = None
     point: tuple[int, int] | None = None
     needs_foreground = uses_current_focus = False
+    # A page's input events reach the element without focus or pointer, so a
+    # browser ref click stays a real click on its element.
+    page = state.root.kind == "browser_page"
     if node is not None:
         semantic_click = (
             kind == "click" and step.button in (None, "left") and step.clickCount in (None, 1)
         )
-        if kind == "click" and semantic_click and ("press" in node.caps or "focus" in node.caps):
+        semantic_caps = "press" in node.caps or "focus" in node.caps
+        if kind == "click" and semantic_click and semantic_caps and not page:
             kind = "press" if "press" in node.caps else "focus"
-        if kind in ("click", "drag", "moveMouse") or node.picture_only or not node.wire:
+        pointer = kind in ("drag", "moveMouse") or (kind == "click" and not page)
+        if pointer or node.picture_only or not node.wire:
             point = _node_point(state, node, f"{field}.ref")
         else:
             target = node.wire
@@ -99,7 +104,7 @@ def prepare(
     elif kind in _KEYBOARD:
         uses_current_focus = not headless and focus_established
     if point is not None and kind in ("click", "press"):
-        needs_foreground = not headless
+        needs_foreground = not headless and not page
     path = tuple(
         _screen_point(state, p["x"], p["y"], f"{field}.path[{i}]")
         for i, p in enumerate(step.path or ())

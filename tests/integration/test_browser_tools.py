@@ -130,3 +130,31 @@ async def test_navigation_makes_old_states_stale() -> None:
         assert moved.is_error and "navigated" in Agent.text(moved)
         bad = await agent.call("navigate_browser", {"stateId": timer["stateId"], "url": "ftp://x"})
         assert bad.is_error and Agent.text(bad).startswith("navigate_browser failed: url:")
+
+
+async def test_a_visual_page_state_carries_a_screenshot_and_coordinates_click_there() -> None:
+    async with connect(_no_desktop_env()) as agent:
+        launched = await agent.details("launch_browser", {"url": FORM_URL})
+        roots = await agent.details("find_roots", {})
+        visual = await agent.call(
+            "observe_ui", {"root": roots["windows"][0]["windowRef"], "mode": "visual"}
+        )
+        images = [b for b in visual.content if b.type == "image"]
+        assert images and images[0].mime_type == "image/png"
+        state = visual.structured_content["stateId"]  # type: ignore[index]
+        assert launched["stateId"] != state
+        button = await _ref(agent, state, text="Show later", role="button")
+        rect = (await agent.details("inspect_ui", {"stateId": state, "ref": button}))["target"][
+            "rect"
+        ]
+        act = await agent.details(
+            "act_ui",
+            {
+                "stateId": state,
+                "actions": [
+                    {"action": "click", "x": rect["x"] + rect["w"] / 2, "y": rect["y"] + 3}
+                ],
+                "expect": {"text": "Arrived late", "timeoutMs": 5000},
+            },
+        )
+        assert act["execution"]["verification"]["status"] == "verified"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import pytest
 
@@ -267,3 +268,14 @@ def test_transaction_outcomes_and_postcondition_reconciliation() -> None:
     assert reconcile("worked", "failed", stopped=False) == "didnt"
     # A verified postcondition never upgrades a transaction that stopped early (G18).
     assert reconcile("didnt", "verified", stopped=True) == "didnt"
+
+
+def test_a_browser_ref_click_stays_a_real_click_on_its_element() -> None:
+    page = replace(ROOT, kind="browser_page", resource_key="cdp:T")
+    state = replace(_state(), root=page, resource_key="cdp:T")
+    prepared = prepare(
+        ActionStep(action="click", ref="@e2"), 0, state, headless=True, focus_established=False
+    )
+    assert prepared.request.kind == "click"
+    assert prepared.request.target == "entry"
+    assert not prepared.needs_foreground

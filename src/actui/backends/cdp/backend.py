@@ -10,12 +10,13 @@ must not know about refs, folding or the agent.
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import json
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,6 +24,7 @@ from actui.backends.base import (
     ActionRequest,
     ActionResult,
     Backend,
+    Image,
     Rect,
     RootInfo,
     Snapshot,
@@ -202,6 +204,13 @@ class CdpBackend(Backend):
         )
         done = time.perf_counter()
         fresh = _root_info(_target_id(root), built.title, built.url or root.url)
+        if viewport:
+            fresh = replace(
+                fresh,
+                frame=Rect(
+                    0, 0, int(viewport.get("clientWidth", 0)), int(viewport.get("clientHeight", 0))
+                ),
+            )
         return Snapshot(
             root=fresh,
             tree=built.tree,
@@ -216,6 +225,22 @@ class CdpBackend(Backend):
                 "total": (done - started) * 1000,
             },
         )
+
+    async def capture(self, root: RootInfo, *, max_dimension: int) -> Image | None:
+        """The viewport as PNG, scaled so its longer side fits ``max_dimension``."""
+        session = await self._session(root)
+        metrics = await session.conn.send("Page.getLayoutMetrics")
+        viewport = metrics.get("cssLayoutViewport", {})
+        width, height = int(viewport.get("clientWidth", 0)), int(viewport.get("clientHeight", 0))
+        if width <= 0 or height <= 0:
+            return None
+        scale = min(1.0, max_dimension / max(width, height))
+        clip = {"x": 0, "y": 0, "width": width, "height": height, "scale": scale}
+        shot = await session.conn.send(
+            "Page.captureScreenshot", {"format": "png", "clip": clip}, timeout_s=10.0
+        )
+        png = base64.b64decode(shot["data"])
+        return Image(png, max(1, round(width * scale)), max(1, round(height * scale)), scale, "cdp")
 
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
         session = await self._session(root)

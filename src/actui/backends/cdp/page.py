@@ -83,7 +83,13 @@ class PageSession:
 
     async def _enable(self) -> None:
         send = self.conn.send
-        await asyncio.gather(send("Page.enable"), send("Runtime.enable"))
+        # Focus emulation: a headless or background page never has window focus,
+        # so without it `focus`/`blur` events never fire on the page's elements.
+        await asyncio.gather(
+            send("Page.enable"),
+            send("Runtime.enable"),
+            send("Emulation.setFocusEmulationEnabled", {"enabled": True}),
+        )
         await send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD_NAME})
         await send(
             "Page.addScriptToEvaluateOnNewDocument",
