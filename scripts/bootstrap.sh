@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 SYSTEM_PACKAGES=(
   xvfb dbus dbus-x11 at-spi2-core at-spi2-common x11-utils x11-xserver-utils openbox
   fonts-dejavu-core fonts-liberation
-  zenity gnome-calculator gtk-3-examples gtk-4-examples mousepad xfce4-appfinder
+  zenity gnome-calculator gtk-3-examples gtk-4-examples mousepad xfce4-appfinder tesseract-ocr
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 libegl1 libgl1
   chromium
 )

@@ -175,14 +175,16 @@ async def deliver(
         if initial not in ("foreground", "ax_only") and can_retry_in_foreground(
             request.kind, result.outcome, headless
         ):
-            first = result
-            result = await backend.act(_with_policy(request, "foreground"))
             trace.update(
                 deliveryPolicy="foreground",
                 escalatedToForeground=True,
                 escalationReason="side_effect_free_didnt",
-                backgroundAttempt={"outcome": "didnt", "reason": first.reason},
+                backgroundAttempt={"outcome": "didnt", "reason": result.reason},
             )
+            try:
+                result = await backend.act(_with_policy(request, "foreground"))
+            except ActuiError as retry_exc:
+                return _failed(trace, "foreground", retry_exc)
     except ForegroundRequired as exc:
         if headless or initial in ("ax_only", "foreground"):
             return _failed(trace, initial, exc)

@@ -8,6 +8,7 @@ module holds no tool logic and no platform code.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 from collections.abc import Mapping
@@ -18,7 +19,14 @@ from actui import contract
 from actui.backends.base import Backend, RootInfo, Snapshot
 from actui.conditions import UiCondition, check_scope, parse_condition
 from actui.config import Config, load_config
-from actui.errors import BackendUnavailable, InvalidParams, StaleDocument, UnknownState
+from actui.errors import (
+    ActuiError,
+    BackendUnavailable,
+    InvalidParams,
+    StaleDocument,
+    UnknownState,
+)
+from actui.ocr import recognize
 from actui.outline.diff import changes_json, compute_changes, render_changes
 from actui.outline.fold import fold_header, render_fold
 from actui.outline.model import Outline
@@ -28,6 +36,7 @@ from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State, StateStore, new_state_id
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
 from actui.views import root_json
+from actui.visual import add_visual_evidence
 
 if TYPE_CHECKING:
     from actui.backends.cdp import CdpBackend
@@ -113,6 +122,7 @@ class Session:
         self.scheduler = Scheduler()
         self.roots = RootRegistry()
         self.output = OutputStore()
+        self._ocr_slot = asyncio.Semaphore(1)  # two cores: one OCR at a time
 
     @property
     def desktop(self) -> Backend:
@@ -238,29 +248,50 @@ class Session:
 
         snapshot, epoch = await self.scheduler.read(key, job)
         scale, _ = image_geometry(snapshot.root, mode)
-        state = self.save(snapshot, observed_outline(snapshot, None, scale), epoch, mode=mode)
+        outline = observed_outline(snapshot, None, scale)
+        details: dict[str, Any] = {}
+        reason = image_reason(outline, mode)
+        image = None
+        if reason is not None:
+            image = await self.backend_for(root).capture(root, max_dimension=IMAGE_MAX[mode])
+        if image is not None and mode == "visual":
+            outline = await self._with_ocr(outline, image.png, details)
+        state = self.save(snapshot, outline, epoch, mode=mode)
         head = f'{tool} {mode} {state.root_ref} {root.app_name} — "{root.title}"'
         if root.url:
             head += f" {root.url}"
-        details = self.observation_details(state, "full")
+        details.update(self.observation_details(state, "full"))
         details["timingsMs"] = dict(snapshot.timings_ms)
         details["source"] = snapshot.source
         text = "\n".join([head, *self.console_lines(root, details), self.fold_text(state)])
         images: list[tuple[bytes, str]] = []
-        reason = image_reason(state.outline, mode)
-        if reason is not None:
-            image = await self.backend_for(root).capture(root, max_dimension=IMAGE_MAX[mode])
-            if image is not None:
-                images.append((image.png, "image/png"))
-                details["imageReason"] = reason
-                details["image"] = {
-                    "width": image.width,
-                    "height": image.height,
-                    "source": image.source,
-                    "warnings": list(image.warnings),
-                }
-                text += "\n" + IMAGE_NOTES[reason]
+        if image is not None and reason is not None:
+            images.append((image.png, "image/png"))
+            details["imageReason"] = reason
+            details["image"] = {
+                "width": image.width,
+                "height": image.height,
+                "source": image.source,
+                "warnings": list(image.warnings),
+            }
+            text += "\n" + IMAGE_NOTES[reason]
         return ToolResult(text, details, images)
+
+    async def _with_ocr(self, outline: Outline, png: bytes, details: dict[str, Any]) -> Outline:
+        """Text evidence from the image; OCR failing degrades the observation, never fails it."""
+        async with self._ocr_slot:
+            try:
+                boxes = await recognize(png)
+            except ActuiError as exc:
+                details["ocr"] = {"engine": "tesseract", "error": exc.message}
+                return outline
+        enriched = add_visual_evidence(outline, boxes)
+        details["ocr"] = {
+            "engine": "tesseract",
+            "lines": len(boxes),
+            "pictureOnly": len(enriched) - len(outline),
+        }
+        return enriched
 
     def console_lines(self, root: RootInfo, details: dict[str, Any]) -> list[str]:
         """Drain a page's console messages into the result (nothing for desktop roots)."""

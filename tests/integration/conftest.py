@@ -21,6 +21,7 @@ _STACK = (
     "openbox",
     "setpriv",
     "chromium",
+    "tesseract",
     "/usr/libexec/at-spi-bus-launcher",
 )
 _MISSING = [tool for tool in _STACK if shutil.which(tool) is None]

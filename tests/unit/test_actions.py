@@ -207,6 +207,29 @@ async def test_a_keyboard_didnt_is_retried_in_the_foreground_with_the_trace_fiel
     assert trace["deliveryPolicy"] == "foreground"
 
 
+async def test_a_failed_foreground_retry_after_didnt_is_not_retried_again() -> None:
+    def answer(request: ActionRequest) -> ActionResult:
+        if request.policy == "background":
+            return _result("didnt", "background")
+        raise ForegroundRequired("the window could not be activated")
+
+    prepared = prepare(
+        ActionStep(action="typeText", ref="@e2", text="x"),
+        0,
+        _state(),
+        headless=False,
+        focus_established=False,
+    )
+    backend = ScriptedBackend(answer)
+    trace = await deliver(backend, prepared, headless=False, policy="background")
+    assert [r.policy for r in backend.requests] == ["background", "foreground"]
+    assert trace["escalationReason"] == "side_effect_free_didnt"
+    assert trace["backgroundAttempt"]["outcome"] == "didnt"
+    assert trace["deliveryPolicy"] == "foreground"
+    assert trace["outcome"] == "didnt"
+    assert trace["error"]["code"] == "foreground_required"
+
+
 async def test_foreground_required_is_retried_in_the_foreground_unless_headless() -> None:
     def answer(request: ActionRequest) -> ActionResult:
         if request.policy != "foreground":

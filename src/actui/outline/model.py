@@ -34,6 +34,7 @@ class Node:
     secure: bool = False
     truncated: bool = False
     picture_only: bool = False
+    ocr_text: tuple[str, ...] = ()
     parent: str | None = None
     children: tuple[str, ...] = ()
     depth: int = 0

@@ -1,0 +1,26 @@
+"""Helpers for integration tests that drive ``Computer`` like an agent does."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from actui.tools import Computer
+
+
+async def paired_root(
+    computer: Computer, *, pid: int | None = None, title: str = "", timeout_s: float = 20.0
+) -> dict[str, Any]:
+    """The first root (of ``pid``, with ``title`` in its title) once it has its X window.
+
+    AT-SPI can list a window before the window manager has mapped it, and
+    physical input and captures need the X window, so wait for the pairing.
+    """
+    query: dict[str, Any] = {"pid": pid} if pid else {"text": title}
+    async with asyncio.timeout(timeout_s):
+        while True:
+            found = await computer.call("find_roots", query)
+            for window in found.details.get("windows", []):
+                if window["windowId"] and title in window["windowTitle"]:
+                    return dict(window)
+            await asyncio.sleep(0.05)

@@ -1,0 +1,69 @@
+"""Escalation ``foreground_required``: a web field seen over AT-SPI can only be typed into.
+
+Headed Chromium exposes its pages over AT-SPI (``--force-renderer-accessibility``) but
+gives web inputs no EditableText, so a background typeText is refused and actui
+retries once in the foreground with XTEST, as reference §5.4 prescribes.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from computer_helpers import paired_root
+
+from actui.backends.cdp.launch import command_line, find_executable
+from actui.sandbox import Sandbox
+from actui.tools import Computer
+
+PAGE = (
+    "<!doctype html><title>Escalation form</title>"
+    "<label for=q>Query</label> <input id=q autocomplete=off> <button>Go</button>"
+)
+
+
+async def test_typing_into_a_web_field_escalates_to_the_foreground_and_lands(
+    sandbox: Sandbox, tmp_path: Path
+) -> None:
+    page = tmp_path / "form.html"
+    page.write_text(PAGE)
+    argv = command_line(
+        find_executable(sandbox.env), tmp_path / "profile", headed=True, as_root=os.geteuid() == 0
+    )
+    browser = await sandbox.launch([*argv[:-1], "--test-type", page.as_uri()])
+    await sandbox.wait_for_app(browser.pid, timeout=30)
+    computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "0"})
+    try:
+        root = (await paired_root(computer, title="Escalation form"))["windowRef"]
+        observed = await computer.call("observe_ui", {"root": root, "mode": "fused"})
+        assert not observed.is_error, observed.text
+        state = observed.details["stateId"]
+        found = await computer.call(
+            "search_ui", {"stateId": state, "text": "Query", "role": "textbox"}
+        )
+        field = found.details["matches"][0]["ref"]
+        acted = await computer.call(
+            "act_ui",
+            {
+                "stateId": state,
+                "actions": [{"action": "typeText", "ref": field, "text": "hello web"}],
+            },
+        )
+        assert not acted.is_error, acted.text
+        trace = acted.details["execution"]
+        assert trace["escalatedToForeground"] is True
+        assert trace["escalationReason"] == "foreground_required"
+        assert trace["backgroundAttempt"]["outcome"] == "foreground_required"
+        (step,) = trace["steps"]
+        assert step["backgroundFirst"] is True
+        assert step["delivery"] == "hid" and step["deliveryPolicy"] == "foreground"
+        successor = acted.details["stateId"]
+        again = await computer.call(
+            "search_ui", {"stateId": successor, "text": "Query", "role": "textbox"}
+        )
+        read = await computer.call(
+            "read_text", {"stateId": successor, "ref": again.details["matches"][0]["ref"]}
+        )
+        assert read.details["text"] == "hello web", read.text
+    finally:
+        await computer.close()

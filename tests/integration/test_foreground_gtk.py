@@ -1,0 +1,149 @@
+"""The physical path through ``Computer`` on GTK3: drag, wheel, Unicode typing, safe retry.
+
+Each effect is read back from the application (AT-SPI values, zenity's output),
+never inferred from the trace alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from computer_helpers import paired_root
+
+from actui.outline.model import Node
+from actui.sandbox import Sandbox
+from actui.tools import Computer
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+UNICODE = "Ωmega – 42 ✓ é ß 中"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
+    session = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+    yield session
+    await session.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def factory(module_sandbox: Sandbox) -> int:
+    app = await module_sandbox.launch(["gtk3-widget-factory"])
+    await module_sandbox.wait_for_app(app.pid)
+    return app.pid
+
+
+async def _observe(computer: Computer, pid: int, mode: str = "fused") -> str:
+    root = (await paired_root(computer, pid=pid))["windowRef"]
+    observed = await computer.call("observe_ui", {"root": root, "mode": mode})
+    assert not observed.is_error, observed.text
+    return str(observed.details["stateId"])
+
+
+def _one(computer: Computer, state: str, where: Callable[[Node], bool]) -> Node:
+    found = [n for n in computer.store.get(state).outline if where(n)]
+    assert found, "no node matched"
+    return found[0]
+
+
+async def _act(computer: Computer, state: str, *actions: dict[str, Any]) -> dict[str, Any]:
+    acted = await computer.call("act_ui", {"stateId": state, "actions": list(actions)})
+    assert not acted.is_error, acted.text
+    return acted.details
+
+
+async def test_dragging_a_scale_handle_moves_its_value(computer: Computer, factory: int) -> None:
+    state = await _observe(computer, factory)
+    scale = _one(
+        computer,
+        state,
+        lambda n: (
+            n.role == "slider"
+            and n.value == "50"
+            and "horizontal" in n.states
+            and "sensitive" in n.states
+        ),
+    )
+    assert scale.rect is not None
+    y = scale.rect.y + scale.rect.h // 2
+    start, end = scale.rect.x + scale.rect.w // 2, scale.rect.x + scale.rect.w - 4
+    acted = await _act(
+        computer, state, {"action": "drag", "path": [{"x": start, "y": y}, {"x": end, "y": y}]}
+    )
+    assert acted["execution"]["delivery"] == "hid"
+    moved = computer.store.get(acted["stateId"]).outline.get(scale.ref)
+    assert moved is not None and float(moved.value) > 90, moved
+
+
+async def test_wheel_scrolling_a_text_view_moves_its_scroll_bar(
+    computer: Computer, factory: int
+) -> None:
+    state = await _observe(computer, factory)
+    view = _one(computer, state, lambda n: n.role == "textbox" and n.value.startswith("Lorem"))
+    bars = [n.ref for n in computer.store.get(state).outline if n.parent == view.parent]
+    assert view.rect is not None
+    x, y = view.rect.center
+    acted = await _act(computer, state, {"action": "scroll", "x": x, "y": y, "scrollY": 3})
+    step = acted["execution"]["steps"][0]
+    assert step["delivery"] == "hid" and step["evidence"]["wheelClicks"] == [0, 3]
+    after = computer.store.get(acted["stateId"]).outline
+    offsets = [
+        float(after.nodes[ref].value or 0) for ref in bars if after.nodes[ref].role == "scrollbar"
+    ]
+    assert max(offsets) > 0, offsets
+
+
+async def test_unicode_typed_after_a_coordinate_click_reaches_the_app_exactly(
+    computer: Computer, module_sandbox: Sandbox
+) -> None:
+    dialog = await module_sandbox.launch(
+        ["zenity", "--entry", "--title=Unicode entry", "--text=Type:"],
+        stdout=asyncio.subprocess.PIPE,
+    )
+    await module_sandbox.wait_for_app(dialog.pid)
+    state = await _observe(computer, dialog.pid, mode="visual")
+    entry = _one(computer, state, lambda n: n.role == "textbox")
+    ok = _one(computer, state, lambda n: n.role == "button" and n.name == "OK")
+    assert entry.rect is not None
+    x, y = entry.rect.center
+    acted = await _act(
+        computer,
+        state,
+        {"action": "click", "x": x, "y": y},
+        {"action": "typeText", "text": UNICODE},
+    )
+    typed = acted["execution"]["steps"][1]
+    assert typed["backgroundFirst"] is False and typed["delivery"] == "hid"
+    await _act(computer, acted["stateId"], {"action": "press", "ref": ok.ref})
+    out, _ = await asyncio.wait_for(dialog.communicate(), timeout=10)
+    assert out.decode().rstrip("\n") == UNICODE
+
+
+async def test_a_refused_background_insert_is_retried_in_the_foreground_and_stays_honest(
+    computer: Computer, module_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """zenity --text-info shows a read-only text view: EditableText.InsertText changes
+    nothing (checked ``didnt``), so the side-effect-free retry runs; the keys change
+    nothing either, and the outcome stays ``unknown`` rather than ``worked``."""
+    text = tmp_path / "notes.txt"
+    text.write_text("read only text\n")
+    viewer = await module_sandbox.launch(
+        ["zenity", "--text-info", "--title=Read only", f"--filename={text}"]
+    )
+    await module_sandbox.wait_for_app(viewer.pid)
+    state = await _observe(computer, viewer.pid)
+    view = _one(computer, state, lambda n: n.role == "textbox")
+    acted = await _act(computer, state, {"action": "typeText", "ref": view.ref, "text": "xyz"})
+    trace = acted["execution"]
+    assert trace["escalatedToForeground"] is True
+    assert trace["escalationReason"] == "side_effect_free_didnt"
+    assert trace["backgroundAttempt"]["outcome"] == "didnt"
+    assert trace["steps"][0]["deliveryPolicy"] == "foreground"
+    assert acted["outcome"] == "unknown"
+    read = await computer.call("read_text", {"stateId": acted["stateId"], "ref": view.ref})
+    assert read.details["text"] == "read only text\n"
