@@ -28,6 +28,33 @@ def _call(tool: str, arguments: str) -> int:
     return asyncio.run(run())
 
 
+def _repl() -> int:
+    """One session for people: ``TOOL {json}`` per line; states live until EOF."""
+    from actui.tools import Computer
+
+    async def run() -> int:
+        computer = Computer()
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                line = await loop.run_in_executor(None, sys.stdin.readline)
+                if not line:
+                    return 0
+                tool, _, arguments = line.strip().partition(" ")
+                if not tool:
+                    continue
+                try:
+                    parsed = json.loads(arguments or "{}")
+                except json.JSONDecodeError as exc:
+                    print(f"arguments: not JSON ({exc.msg}); write e.g. find_roots {{}}")
+                    continue
+                print((await computer.call(tool, parsed)).text, flush=True)
+        finally:
+            await computer.close()
+
+    return asyncio.run(run())
+
+
 def _schema(fmt: str) -> int:
     from actui.contract import export_schemas, markdown_reference
 
@@ -54,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     sub.add_parser("doctor", help="show the configuration and check the session")
     sub.add_parser("demo", help="drive gnome-calculator and zenity through MCP in a sandbox")
+    sub.add_parser("repl", help="a session on stdin: one `TOOL {json}` per line")
+    sub.add_parser("roots", help="list windows and pages (find_roots)")
     call = sub.add_parser("call", help="run one tool: actui call TOOL '{json arguments}'")
     call.add_argument("tool")
     call.add_argument("arguments", nargs="?", default="{}")
@@ -69,6 +98,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from actui.doctor import doctor
 
         return asyncio.run(doctor())
+    if ns.command == "repl":
+        return _repl()
+    if ns.command == "roots":
+        return _call("find_roots", "{}")
     if ns.command == "demo":
         from actui.demo import main as demo_main
 
