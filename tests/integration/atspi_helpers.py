@@ -34,11 +34,39 @@ def nodes(tree: RawNode) -> Iterator[RawNode]:
         yield from nodes(child)
 
 
-def find(snapshot: Snapshot, where: Callable[[RawNode], bool]) -> RawNode:
-    found = [n for n in nodes(snapshot.tree) if where(n)]
+def find(within: Snapshot | RawNode, where: Callable[[RawNode], bool]) -> RawNode:
+    tree = within.tree if isinstance(within, Snapshot) else within
+    found = [n for n in nodes(tree) if where(n)]
     assert found, "no node matched"
     return found[0]
 
 
 async def snap(backend: AtspiBackend, root: RootInfo) -> Snapshot:
     return await backend.snapshot(root, max_nodes=4096, max_depth=64)
+
+
+def fields(snapshot: Snapshot) -> dict[str, tuple[object, ...]]:
+    """What a mirror must agree on with a fresh walk, per node id."""
+    return {
+        n.native_id: (
+            n.raw_role,
+            n.name,
+            n.description,
+            sorted(n.states),
+            n.value,
+            n.actions,
+            sorted(n.caps),
+            [c.native_id for c in n.children],
+            n.truncated,
+        )
+        for n in nodes(snapshot.tree)
+    }
+
+
+async def settle(backend: AtspiBackend, root: RootInfo, quiet_s: float = 0.3) -> None:
+    """Return once the root's app has sent no event for ``quiet_s`` (at most 10 s)."""
+    async with asyncio.timeout(10):
+        while True:
+            mark = backend.change_mark(root)
+            if await backend.wait_for_change(root, mark, quiet_s) == mark:
+                return

@@ -5,13 +5,14 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 import pytest_asyncio
-from atspi_helpers import find, launch_app, nodes, root_of, snap
+from atspi_helpers import find, launch_app, nodes, root_of, settle, snap
 
 from actui.backends.atspi import AtspiBackend
-from actui.backends.base import ActionRequest, RootInfo
+from actui.backends.base import ActionKind, ActionRequest, ActionResult, RawNode, RootInfo
 from actui.errors import CoordinateBlocked, ForegroundRequired, TargetGone
 from actui.sandbox import Sandbox
 
@@ -132,3 +133,75 @@ async def test_bogus_node_id_is_reported_gone_quickly(factory: Factory) -> None:
     with pytest.raises(TargetGone):
         await factory.backend.read_text(factory.root, "not-an-id", 0, 10)
     assert time.perf_counter() - started < 5
+
+
+async def _step(factory: Factory, kind: ActionKind, node: RawNode, **extra: Any) -> ActionResult:
+    request = ActionRequest(
+        kind=kind, root=factory.root, policy="background", target=node.native_id, **extra
+    )
+    return await factory.backend.act(request)
+
+
+def _showing(node: RawNode, role: str) -> bool:
+    return node.raw_role == role and {"showing", "enabled"} <= node.states
+
+
+async def _fresh(factory: Factory, node: RawNode) -> RawNode:
+    return find(await snap(factory.backend, factory.root), lambda n: n.native_id == node.native_id)
+
+
+async def test_select_a_combo_item_changes_the_combo_choice(factory: Factory) -> None:
+    snapshot = await snap(factory.backend, factory.root)
+    combo = find(snapshot, lambda n: n.raw_role == "combo box" and n.name == "Left")
+    item = find(combo, lambda n: n.raw_role == "menu item" and n.name == "Right")
+    result = await _step(factory, "select", item)
+    assert result.outcome == "worked", result
+    assert (await _fresh(factory, combo)).name == "Right"
+
+
+async def test_set_value_moves_a_spin_button_and_a_slider(factory: Factory) -> None:
+    snapshot = await snap(factory.backend, factory.root)
+    spin = find(snapshot, lambda n: _showing(n, "spin button") and n.value == "50")
+    slider = find(snapshot, lambda n: _showing(n, "slider") and n.value == "50")
+    assert (await _step(factory, "setValue", spin, value=42.0)).outcome == "worked"
+    assert (await _step(factory, "setValue", slider, value=70.0)).outcome == "worked"
+    assert (await _fresh(factory, spin)).value == "42"
+    assert (await _fresh(factory, slider)).value == "70"
+
+
+async def test_focus_moves_keyboard_focus_to_the_element(factory: Factory) -> None:
+    snapshot = await snap(factory.backend, factory.root)
+    spin = find(snapshot, lambda n: _showing(n, "spin button") and "focused" not in n.states)
+    result = await _step(factory, "focus", spin)
+    assert result.outcome == "worked", result
+    assert "focused" in (await _fresh(factory, spin)).states
+
+
+async def test_wheel_scroll_moves_a_text_view_down_without_a_pointer(factory: Factory) -> None:
+    snapshot = await snap(factory.backend, factory.root)
+    text = find(snapshot, lambda n: _showing(n, "text") and (n.value or "").startswith("Lorem"))
+    result = await _step(factory, "scroll", text, scroll=(0, 3))
+    assert result.outcome == "worked", result
+    moved = result.evidence["vertical"]
+    assert isinstance(moved, dict) and moved["after"] > moved["before"]
+    back = await _step(factory, "scroll", text, scroll=(0, -100))
+    assert back.outcome == "worked"
+
+
+async def test_page_two_expander_collapses_and_expands_and_an_icon_is_selected(
+    factory: Factory,
+) -> None:
+    snapshot = await snap(factory.backend, factory.root)
+    page = find(snapshot, lambda n: n.raw_role == "radio button" and n.name == "Page 2")
+    assert (await _step(factory, "press", page)).outcome == "worked"
+    await settle(factory.backend, factory.root)
+    snapshot = await snap(factory.backend, factory.root)
+    expander = find(snapshot, lambda n: n.name == "Expander" and "expandable" in n.states)
+    assert "expand" in expander.caps
+    assert (await _step(factory, "collapse", expander)).outcome == "worked"
+    assert "expanded" not in (await _fresh(factory, expander)).states
+    assert (await _step(factory, "expand", expander)).outcome == "worked"
+    assert "expanded" in (await _fresh(factory, expander)).states
+    icon = [n for n in nodes(snapshot.tree) if n.raw_role == "icon" and "select" in n.caps][-1]
+    assert (await _step(factory, "select", icon)).outcome == "worked"
+    assert "selected" in (await _fresh(factory, icon)).states

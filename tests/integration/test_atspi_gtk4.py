@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from functools import partial
 
-from atspi_helpers import find, launch_app, nodes, root_of, snap
+from atspi_helpers import fields, find, launch_app, nodes, root_of, snap
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionRequest, RawNode
@@ -45,18 +45,37 @@ async def test_calculator_presses_compute_42_read_back_from_the_display(
         await backend.close()
 
 
-async def test_gtk4_widget_factory_cold_walk_is_complete(sandbox: Sandbox) -> None:
+async def test_gtk4_widget_factory_walks_are_complete_and_a_rewalk_matches_a_fresh_one(
+    sandbox: Sandbox,
+) -> None:
     process = await launch_app(sandbox, ["gtk4-widget-factory"])
-    backend = AtspiBackend(sandbox.env)
+    backend, fresh_backend = AtspiBackend(sandbox.env), AtspiBackend(sandbox.env)
     try:
         root = await root_of(backend, process.pid)
         started = time.perf_counter()
         snapshot = await snap(backend, root)
         cold_ms = (time.perf_counter() - started) * 1000
+        assert snapshot.node_count > 500 and not snapshot.truncated
+        assert root.frame is not None
+        inside = [n.rect for n in nodes(snapshot.tree) if n.rect is not None]
+        assert all(r.x >= root.frame.x and r.y >= root.frame.y for r in inside[:50])
+
+        entry = find(snapshot, lambda n: "setText" in n.caps and n.rect is not None)
+        step = ActionRequest(
+            kind="setText", root=root, policy="background", target=entry.native_id, text="rewalk"
+        )
+        assert (await backend.act(step)).outcome == "worked"
+        started = time.perf_counter()
+        rewalk = await snap(backend, root)
+        warm_ms = (time.perf_counter() - started) * 1000
+        fresh = await snap(fresh_backend, root)
     finally:
         await backend.close()
-    print(f"gtk4-widget-factory cold walk: {snapshot.node_count} nodes in {cold_ms:.0f} ms")
-    assert snapshot.node_count > 500 and not snapshot.truncated
-    assert root.frame is not None
-    inside = [n.rect for n in nodes(snapshot.tree) if n.rect is not None]
-    assert all(r.x >= root.frame.x and r.y >= root.frame.y for r in inside[:50])
+        await fresh_backend.close()
+    print(
+        f"gtk4-widget-factory {snapshot.node_count} nodes: cold walk {cold_ms:.0f} ms, "
+        f"re-walk with known roles {warm_ms:.0f} ms"
+    )
+    assert rewalk.source == "walk+known-roles" and fresh.source == "walk"
+    assert fields(rewalk) == fields(fresh)
+    assert find(rewalk, lambda n: n.native_id == entry.native_id).value == "rewalk"

@@ -11,7 +11,10 @@ from hypothesis import strategies as st
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.caps import derive_caps, normalize_action, press_index
 from actui.backends.atspi.changes import OBJECT_EVENTS, WINDOW_EVENTS, ChangeCounters, concerned
+from actui.backends.atspi.mirror import Mirrors, NodeRecord, Reuse, mirrored, remembered
+from actui.backends.atspi.reader import Basics, Details
 from actui.backends.atspi.roots import root_kind
+from actui.backends.atspi.scrollbars import Bar, wheel_target
 from actui.backends.atspi.tables import STATE_NAMES, role_name, state_names
 from actui.backends.atspi.window_origin import XWindow, choose_window, content_offset
 from actui.backends.base import Rect
@@ -144,3 +147,94 @@ async def test_counters_wake_only_the_changed_app_and_time_out_quietly() -> None
     assert await asyncio.wait_for(waiting, 1.0) == mark + 1
     assert await other == 0
     assert await counters.wait(":1.5", mark, 5.0) == mark + 1  # already passed: at once
+
+
+@given(
+    st.floats(0, 1000),
+    st.floats(0, 1000),
+    st.floats(0, 50),
+    st.integers(-20, 20),
+)
+def test_wheel_clicks_move_by_the_step_and_stay_in_range(
+    current: float, span: float, step: float, clicks: int
+) -> None:
+    bar = Bar(Address(":1.2", "/a"), True, min(current, span), 0.0, span, step)
+    target = wheel_target(bar, clicks)
+    assert 0.0 <= target <= span
+    if clicks == 0:
+        assert target == bar.current
+    elif clicks > 0:
+        assert target >= bar.current
+    else:
+        assert target <= bar.current
+
+
+def test_a_bar_without_a_step_moves_a_tenth_of_its_range() -> None:
+    bar = Bar(Address(":1.2", "/a"), True, 0.0, 0.0, 400.0, 0.0)
+    assert wheel_target(bar, 2) == 80.0
+
+
+def _record() -> NodeRecord:
+    basics = Basics("push button", "OK", "", frozenset({"showing"}), frozenset({"Action"}), 0)
+    return NodeRecord(basics, Details(None, None, 0, ("click",)), ())
+
+
+def _state_event(sender: str, path: str) -> Message:
+    body = ["checked", 1, 0, Variant("i", 0), {}]
+    message = _signal(sender, OBJECT_EVENTS, "StateChanged", "siiva{sv}", body)
+    message.path = path
+    return message
+
+
+def test_mirror_events_dirty_their_element_until_the_next_walk_takes_them() -> None:
+    mirrors, key = Mirrors(), (512, 20, 1)
+    root, button = Address(":1.5", "/root"), Address(":1.5", "/button")
+    mirrors.store(root.native_id, key, {root: _record(), button: _record()})
+    mirrors.on_event(":1.5", _state_event(":1.5", "/button"))
+    mirrors.on_event(":1.6", _state_event(":1.6", "/button"))  # another app
+    reuse = mirrors.take(root.native_id, key, trusted=True)
+    assert reuse is not None and reuse.dirty == {button}
+    assert reuse.clean(button) is None and reuse.clean(root) is not None
+    assert mirrors.take(root.native_id, key, trusted=True) == Reuse(
+        reuse.records, frozenset(), True
+    )
+    assert mirrors.take(root.native_id, (512, 20, 2), trusted=True) is None, (
+        "a new connection may have missed events"
+    )
+
+
+def test_an_exited_app_loses_its_mirrors() -> None:
+    mirrors, key = Mirrors(), (512, 20, 1)
+    root = Address(":1.5", "/root")
+    mirrors.store(root.native_id, key, {root: _record()})
+    gone = _signal(
+        "org.freedesktop.DBus",
+        "org.freedesktop.DBus",
+        "NameOwnerChanged",
+        "sss",
+        [":1.5", ":1.5", ""],
+    )
+    mirrors.on_event(":1.5", gone)
+    assert mirrors.take(root.native_id, key, trusted=True) is None
+    assert mirrored("GTK 3.24.38") and not mirrored("GTK 4.8.3") and not mirrored("Qt 6.12.0")
+
+
+def test_an_event_during_the_first_walk_dirties_what_that_walk_read() -> None:
+    mirrors, key = Mirrors(), (512, 20, 1)
+    root, button = Address(":1.5", "/root"), Address(":1.5", "/button")
+    assert mirrors.take(root.native_id, key, trusted=True) is None  # cold: nothing to reuse yet
+    mirrors.on_event(":1.5", _state_event(":1.5", "/button"))  # while the walk runs
+    mirrors.store(root.native_id, key, {root: _record(), button: _record()})
+    reuse = mirrors.take(root.native_id, key, trusted=True)
+    assert reuse is not None and reuse.dirty == {button}
+
+
+def test_without_trusted_events_nothing_is_clean_but_roles_are_remembered() -> None:
+    mirrors, key = Mirrors(), (512, 20, 1)
+    root = Address(":1.5", "/org/gtk/a11y/72c35acd")
+    mirrors.take(root.native_id, key, trusted=False)
+    mirrors.store(root.native_id, key, {root: _record()})
+    reuse = mirrors.take(root.native_id, key, trusted=False)
+    assert reuse is not None and reuse.clean(root) is None
+    assert reuse.identity(root) == ("push button", frozenset({"Action"}))
+    assert remembered("GTK 4.8.3") and not remembered("Qt 6.12.0")

@@ -34,6 +34,7 @@ from actui.backends.atspi.reader import (
     read_text,
     read_value,
 )
+from actui.backends.atspi.scrollbars import scroll_bars, wheel_target
 from actui.backends.base import ActionRequest, ActionResult, Outcome
 from actui.errors import CallTimeout, CoordinateBlocked, ForegroundRequired, TargetGone
 
@@ -46,6 +47,14 @@ TEXT = IFACE_PREFIX + "Text"
 COMPONENT = IFACE_PREFIX + "Component"
 SCROLL_ANYWHERE = 6
 TOGGLE_STATES = ("checked", "pressed", "indeterminate")
+# GTK 3 runs an action inside its AT-SPI message handler; a handler that opens a
+# modal dialog with gtk_dialog_run (mousepad's Save As) leaves the whole
+# application unable to answer AT-SPI until that dialog closes.
+MODAL_REASON = (
+    "the application stopped answering accessibility calls right after the action, "
+    "typically because it opened a modal dialog that blocks its accessibility until it "
+    "closes; that dialog can only be driven with physical input (foreground policy)"
+)
 
 
 def _cap(text: str) -> str:
@@ -175,7 +184,11 @@ class ActionDelivery:
                 after = await self._observable(at)
                 return after != before or bool(watch.seen)
 
-            seen_change = await self._until(watch, changed)
+            try:
+                seen_change = await self._until(watch, changed)
+            except CallTimeout:
+                blocked = {"events": list(watch.seen), "answering": False}
+                return self._result(request, "unknown", mechanism, blocked, MODAL_REASON)
         evidence: dict[str, object] = {"events": list(watch.seen)}
         for key in ("states", "name", "windows", "target"):
             if before.get(key) != after.get(key):
@@ -347,13 +360,20 @@ class ActionDelivery:
         outcome: Outcome = "worked" if ok else ("didnt" if current == before else "unknown")
         return self._result(request, outcome, "Value.CurrentValue", evidence)
 
-    async def _select(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
-        if "selected" in basics.states:
-            return self._result(request, "worked", "none", {"already": "selected"})
+    async def _parent(self, at: Address) -> tuple[Address, Basics | None]:
         parent = Address.of(
             await self._bus.get(at.bus, at.path, IFACE_PREFIX + "Accessible", "Parent")
         )
-        parent_basics = await read_basics(self._bus, parent) if not parent.is_null else None
+        return parent, (await read_basics(self._bus, parent) if not parent.is_null else None)
+
+    async def _select(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+        parent, parent_basics = await self._parent(at)
+        if parent_basics is not None and parent_basics.role == "menu":
+            combo, combo_basics = await self._parent(parent)
+            if combo_basics is not None and combo_basics.role == "combo box":
+                return await self._select_in_combo(request, at, basics, combo, combo_basics)
+        if "selected" in basics.states:
+            return self._result(request, "worked", "none", {"already": "selected"})
         if parent_basics is None or "Selection" not in parent_basics.interfaces:
             return await self._state_step(
                 request,
@@ -387,6 +407,47 @@ class ActionDelivery:
         evidence = {"selected": "selected" in states, "events": watch.seen}
         return self._result(request, "worked" if ok else "didnt", mechanism, evidence)
 
+    async def _select_in_combo(
+        self,
+        request: ActionRequest,
+        at: Address,
+        basics: Basics,
+        combo: Address,
+        combo_basics: Basics,
+    ) -> ActionResult:
+        """A combo box item: the combo's own Selection picks it; its name shows the choice.
+
+        Selecting inside the combo's menu only highlights the item (GTK 3).
+        """
+        before = combo_basics.name
+        if before == basics.name:
+            return self._result(request, "worked", "none", {"already": "chosen"})
+        if "Selection" not in combo_basics.interfaces:
+            return await self._press(request, at, basics)
+        body = await self._bus.call(
+            at.bus, at.path, IFACE_PREFIX + "Accessible", "GetIndexInParent"
+        )
+        current = before
+        with EventWatch(self._bus, combo.bus) as watch:
+            await self._bus.call(
+                combo.bus,
+                combo.path,
+                IFACE_PREFIX + "Selection",
+                "SelectChild",
+                "i",
+                (int(body[0]),),
+            )
+
+            async def check() -> bool:
+                nonlocal current
+                current = (await read_basics(self._bus, combo)).name
+                return current == basics.name
+
+            ok = await self._until(watch, check)
+        evidence = {"combo": {"before": _cap(before), "after": _cap(current)}}
+        outcome: Outcome = "worked" if ok else ("didnt" if current == before else "unknown")
+        return self._result(request, outcome, "Selection.SelectChild (combo box)", evidence)
+
     async def _focus(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
         if "Component" not in basics.interfaces:
             refuse_physical(request, f"the {basics.role} cannot take focus semantically")
@@ -406,17 +467,45 @@ class ActionDelivery:
         return self._result(request, outcome, "Component.GrabFocus", {"focused": ok})
 
     async def _scroll(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
-        """Scroll the element into view; wheel amounts need the foreground path."""
+        """Wheel amounts move the scroll bars; without them, scroll the element into view."""
+        if request.scroll != (0, 0):
+            return await self._wheel(request, at)
         if "Component" not in basics.interfaces:
             refuse_physical(request, f"the {basics.role} cannot be scrolled semantically")
         before = await read_extents(self._bus, at, (0, 0))
         await self._bus.call(at.bus, at.path, COMPONENT, "ScrollTo", "u", (SCROLL_ANYWHERE,))
         after = await read_extents(self._bus, at, (0, 0))
         evidence: dict[str, object] = {"moved": before != after}
-        if request.scroll != (0, 0):
-            evidence["ignored"] = "wheel amounts; the element was scrolled into view instead"
         if before != after:
             return self._result(request, "worked", "Component.ScrollTo", evidence)
         return self._result(
             request, "unknown", "Component.ScrollTo", evidence, "already in view or not scrollable"
         )
+
+    async def _wheel(self, request: ActionRequest, at: Address) -> ActionResult:
+        bars = await scroll_bars(self._bus, at)
+        dx, dy = request.scroll
+        moves = [(bar, wheel_target(bar, dy if bar.vertical else dx)) for bar in bars]
+        moves = [(bar, target) for bar, target in moves if (dy if bar.vertical else dx)]
+        if not moves:
+            refuse_physical(request, "no scroll bar to move for that direction")
+        mechanism = "Value.CurrentValue (scroll bar)"
+        evidence: dict[str, object] = {}
+        moved = False
+        for bar, target in moves:
+            await self._bus.set(
+                bar.at.bus,
+                bar.at.path,
+                IFACE_PREFIX + "Value",
+                "CurrentValue",
+                Variant("d", target),
+            )
+            after = await read_value(self._bus, bar.at)
+            evidence["vertical" if bar.vertical else "horizontal"] = {
+                "before": bar.current,
+                "after": after,
+            }
+            moved = moved or after != bar.current
+        if moved:
+            return self._result(request, "worked", mechanism, evidence)
+        return self._result(request, "didnt", mechanism, evidence, "already at the end")

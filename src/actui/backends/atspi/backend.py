@@ -1,9 +1,14 @@
 """``AtspiBackend``: the AT-SPI half of the Linux desktop backend.
 
-Composes the bus connections, root listing, snapshots, semantic actions and
-text reads behind the ``Backend`` seam. It holds the only state (the two
-connections and a read-only X connection for window origins) and knows
-nothing of refs, folding or policies beyond refusing physical input.
+Composes the bus connections, root listing, snapshots (with the live mirror),
+semantic actions, text reads and event-driven waits behind the ``Backend``
+seam. Waits wake on the application's own AT-SPI events (``changes``) within
+milliseconds; toolkits not known to send events are polled at the seam's
+declared interval, which is why ``waits_are_event_driven`` is a property of
+the backend rather than of each root. It holds the only state (the two
+connections, the change counters, the mirrors and a read-only X connection for
+window origins) and knows nothing of refs, folding or policies beyond refusing
+physical input.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from actui.backends.atspi.actions import ActionDelivery
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
 from actui.backends.atspi.changes import ChangeCounters
+from actui.backends.atspi.mirror import Mirrors
 from actui.backends.atspi.reader import read_basics, read_extents, read_text
 from actui.backends.atspi.roots import RootLister
 from actui.backends.atspi.snapshot import SnapshotReader
@@ -51,10 +57,12 @@ class AtspiBackend(Backend):
         self._bus = AtspiBus(env, call_timeout_s=call_timeout_s)
         self._origins = WindowOrigins(env)
         self._roots = RootLister(self._bus, self._origins)
-        self._snapshots = SnapshotReader(self._bus)
         self._actions = ActionDelivery(self._bus)
         self._changes = ChangeCounters()
         self._bus.subscribe(self._changes.on_signal)
+        mirrors = Mirrors()
+        self._changes.listen(mirrors.on_event)
+        self._snapshots = SnapshotReader(self._bus, mirrors)
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
         await self._bus.ensure_events()

@@ -2,10 +2,12 @@
 
 Owns the two persistent dbus-fast connections, the bound on calls in flight
 (dbus-fast closes its socket on EAGAIN when ~1,500 calls are queued; 64 never
-failed), the per-call timeout, the one-time event registration and the signal
-fan-out. It translates every D-Bus failure into an ``actui.errors`` class, so no
-dbus-fast exception leaves this module. It knows nothing of roles, trees or
-actions.
+failed), the per-call timeout, the event registration (once per connection,
+counted by ``connection_epoch`` so event consumers know when they may have
+missed some) and the signal fan-out. It translates every D-Bus failure into an
+``actui.errors`` class, telling a whole application gone (``AppGone``) from one
+element gone, so no dbus-fast exception leaves this module. It knows nothing of
+roles, trees or actions.
 """
 
 from __future__ import annotations
@@ -36,10 +38,12 @@ EVENTS = (
     "object:property-change",
     "window:",
 )
-_GONE_ERRORS = frozenset(
+# The element is gone, the application may live on.
+_ELEMENT_GONE = frozenset({"org.freedesktop.DBus.Error.UnknownObject"})
+# The application's connection is gone (exited, crashed, killed).
+_APP_GONE = frozenset(
     {
         "org.freedesktop.DBus.Error.ServiceUnknown",
-        "org.freedesktop.DBus.Error.UnknownObject",
         "org.freedesktop.DBus.Error.NameHasNoOwner",
         "org.freedesktop.DBus.Error.NoReply",
         "org.freedesktop.DBus.Error.Disconnected",
@@ -55,6 +59,10 @@ class CallFailed(BackendUnavailable):
     def __init__(self, member: str, error_name: str, detail: str) -> None:
         super().__init__(f"AT-SPI call {member} failed: {error_name} {detail}".strip())
         self.error_name = error_name
+
+
+class AppGone(TargetGone):
+    """The whole application is gone, not just one element: a walk must stop."""
 
 
 class AtspiBus:
@@ -77,6 +85,8 @@ class AtspiBus:
         self._listeners: list[Signal] = []
         self._events_registered = False
         self._no_get_all: set[tuple[str, str]] = set()
+        self.connection_epoch = 0
+        """Bumped on every (re)connection: events before it may have been missed."""
 
     async def a11y(self) -> MessageBus:
         """The accessibility bus, connecting (again) when needed."""
@@ -86,6 +96,7 @@ class AtspiBus:
             if self._a11y is None or not self._a11y.connected:
                 self._a11y = await self._connect_a11y()
                 self._events_registered = False
+                self.connection_epoch += 1
         return self._a11y
 
     async def _connect_a11y(self) -> MessageBus:
@@ -158,7 +169,12 @@ class AtspiBus:
             raise BackendUnavailable(f"the AT-SPI bus connection failed: {exc}") from exc
         if reply.message_type == MessageType.ERROR:
             detail = str(reply.body[0]) if reply.body else ""
-            if reply.error_name in _GONE_ERRORS:
+            if reply.error_name in _APP_GONE:
+                raise AppGone(
+                    f"the application {destination} is gone ({reply.error_name}); it exited "
+                    "or crashed. Call find_roots again."
+                )
+            if reply.error_name in _ELEMENT_GONE:
                 raise TargetGone(
                     f"{destination}{path} is gone ({detail or reply.error_name}); the "
                     "application closed it or exited. Observe again."

@@ -54,19 +54,30 @@ def short_interfaces(names: Any) -> frozenset[str]:
     return frozenset(str(n).removeprefix(IFACE_PREFIX) for n in names)
 
 
-async def read_basics(bus: AtspiBus, at: Address) -> Basics:
-    props, role, state, interfaces = await asyncio.gather(
-        bus.get_many(at.bus, at.path, ACCESSIBLE, ("Name", "Description", "ChildCount")),
-        bus.call(at.bus, at.path, ACCESSIBLE, "GetRole"),
-        bus.call(at.bus, at.path, ACCESSIBLE, "GetState"),
-        bus.call(at.bus, at.path, ACCESSIBLE, "GetInterfaces"),
-    )
+async def read_basics(
+    bus: AtspiBus, at: Address, identity: tuple[str, frozenset[str]] | None = None
+) -> Basics:
+    """Four calls, or two when ``identity`` (role, interfaces) is already known."""
+    names = ("Name", "Description", "ChildCount")
+    if identity is None:
+        props, role, state, interfaces = await asyncio.gather(
+            bus.get_many(at.bus, at.path, ACCESSIBLE, names),
+            bus.call(at.bus, at.path, ACCESSIBLE, "GetRole"),
+            bus.call(at.bus, at.path, ACCESSIBLE, "GetState"),
+            bus.call(at.bus, at.path, ACCESSIBLE, "GetInterfaces"),
+        )
+        identity = (role_name(int(role[0])), short_interfaces(interfaces[0]))
+    else:
+        props, state = await asyncio.gather(
+            bus.get_many(at.bus, at.path, ACCESSIBLE, names),
+            bus.call(at.bus, at.path, ACCESSIBLE, "GetState"),
+        )
     return Basics(
-        role=role_name(int(role[0])),
+        role=identity[0],
         name=str(props.get("Name", "")),
         description=str(props.get("Description", "")),
         states=state_names(state[0]),
-        interfaces=short_interfaces(interfaces[0]),
+        interfaces=identity[1],
         child_count=int(props.get("ChildCount", -1)),
     )
 

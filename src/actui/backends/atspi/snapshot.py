@@ -1,30 +1,45 @@
 """One root's tree: from the toolkit cache where it is complete, else a walk.
 
-Owns the breadth-first traversal (level by level, so the node cap always keeps
-the same nodes), the node and depth caps with ``truncated`` marked on every
-node whose children were cut, and the choice between ``Cache.GetItems``
-(GTK3 and Chromium: complete after ``RegisterEvent``; GTK3 omits transient
-tree cells, so a node whose cached children fall short of its child count is
-walked live) and plain calls. Per-node calls live in ``reader``; caps in
-``caps``.
+Owns the breadth-first traversal, the node and depth caps with ``truncated``
+marked on every node whose children were cut, and the choice of calls per
+node. The walk has no per-level barrier: a node's children start as soon as
+its child list is known (the bus bounds the calls in flight), yet children are
+admitted strictly in breadth-first order, so the node cap keeps the same nodes
+a level-by-level walk would. Calls that cannot matter are skipped: extents of
+elements inside an element with empty extents (GTK 4 never says ``showing``;
+its hidden stack pages are two thirds of gtk4-widget-factory), action lists of
+GTK containers, labels and images (only clipboard and popup-menu actions),
+``CharacterCount`` when the text is shorter than the cap.
+
+``Cache.GetItems`` supplies name, role, states, interfaces and children in one
+call where it is complete (GTK 3 and Chromium, after ``RegisterEvent``; GTK 3
+omits transient tree cells, so a node whose cached children fall short of its
+child count is walked live). Where the live ``mirror`` applies, clean nodes
+are taken from it and only dirty or new ones are read; where it is not trusted
+(GTK 4), known nodes skip only the role and interface calls. A dead application
+aborts the walk (``TargetGone``), never yields a partial tree. Per-node calls
+live in ``reader``; caps in ``caps``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from actui.backends.atspi.address import Address
-from actui.backends.atspi.bus import AtspiBus, CallFailed
+from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
 from actui.backends.atspi.caps import SCROLL_ROLES, derive_caps
+from actui.backends.atspi.mirror import Mirrors, NodeRecord, Reuse, mirrored, remembered
 from actui.backends.atspi.reader import (
     Basics,
     Details,
     read_basics,
     read_children,
     read_details,
+    read_extents,
     short_interfaces,
 )
 from actui.backends.atspi.tables import role_name, state_names
@@ -49,7 +64,9 @@ class _Visit:
     child_addresses: list[Address] = field(default_factory=list)
     children: list[int] = field(default_factory=list)
     truncated: bool = False
-    finished: bool = False
+    children_known: bool = False
+    children_read: bool = False
+    settled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 @dataclass(frozen=True)
@@ -57,6 +74,7 @@ class _Plan:
     """Which calls a node needs: the rules that skip calls which cannot matter."""
 
     cache: dict[Address, _Cached] | None
+    reuse: Reuse | None
     origin: tuple[int, int]
     is_gtk: bool
 
@@ -72,6 +90,11 @@ class _Plan:
         if parent is None or parent.basics is None or parent.details is None:
             return True
         return parent.details.rect is not None or "Component" not in parent.basics.interfaces
+
+    @property
+    def rect_follows_parent(self) -> bool:
+        """Whether :meth:`wants_rect` needs the parent's extents first."""
+        return self.cache is None
 
     def wants_actions(self, basics: Basics) -> bool:
         """GTK 4 puts an Action interface on every widget; its containers, labels
@@ -117,8 +140,9 @@ def index_cache(items: list[Any]) -> dict[Address, _Cached]:
 
 
 class SnapshotReader:
-    def __init__(self, bus: AtspiBus) -> None:
+    def __init__(self, bus: AtspiBus, mirrors: Mirrors) -> None:
         self._bus = bus
+        self._mirrors = mirrors
 
     async def _cache(self, root: RootInfo, at: Address) -> dict[Address, _Cached] | None:
         if not uses_cache(root.toolkit):
@@ -135,23 +159,46 @@ class SnapshotReader:
     ) -> Snapshot:
         started = time.perf_counter()
         at = Address.parse(root.native_id)
+        max_nodes, max_depth = max(1, max_nodes), max(0, max_depth)
         cache = await self._cache(root, at)
         cached_at = time.perf_counter()
-        plan = _Plan(cache, origin, is_gtk=root.toolkit.lower().startswith("gtk"))
-        visits = await self._walk(at, plan, max(1, max_nodes), max(0, max_depth))
-        if visits[0].basics is None:
+        # After a round trip to the app (its extents, read by the caller, or the
+        # cache): every event it sent before answering has been counted.
+        key = (max_nodes, max_depth, self._bus.connection_epoch)
+        keep = remembered(root.toolkit)
+        trusted = mirrored(root.toolkit)
+        reuse = self._mirrors.take(root.native_id, key, trusted=trusted) if keep else None
+        gtk = root.toolkit.lower().startswith("gtk")
+        plan = _Plan(cache, reuse, origin, is_gtk=gtk)
+        try:
+            visits = await self._walk(at, plan, max_nodes, max_depth)
+        except AppGone as exc:
+            raise AppGone(
+                f"{root.app_name} (pid {root.pid}) exited while its window {root.title!r} was "
+                "being read; call find_roots again."
+            ) from exc
+        first = visits[0].basics
+        if first is None:
             raise TargetGone(
                 f"the window {root.title!r} of {root.app_name} is gone; call find_roots again."
             )
-        tree = _assemble(visits)
+        if not first.states & {"showing", "visible"}:
+            # GTK 3 keeps a closed window's accessible, hidden.
+            raise TargetGone(
+                f"the window {root.title!r} of {root.app_name} was closed; call find_roots again."
+            )
+        tree, node_count = _assemble(visits)
+        if keep:
+            self._mirrors.store(root.native_id, key, _records(visits))
         done = time.perf_counter()
+        source = "cache" if cache is not None else "walk"
         return Snapshot(
             root=root,
             tree=tree,
             captured_at=time.time(),
-            node_count=sum(1 for v in visits if v.basics is not None),
+            node_count=node_count,
             truncated=any(v.truncated for v in visits),
-            source="cache" if cache is not None else "walk",
+            source=_source(source, reuse),
             timings_ms={
                 "cache_ms": (cached_at - started) * 1000,
                 "tree_ms": (done - cached_at) * 1000,
@@ -166,11 +213,12 @@ class SnapshotReader:
         max_nodes: int,
         max_depth: int,
     ) -> list[_Visit]:
-        """Visit nodes as soon as their parent is read, admitting children in BFS order.
+        """Visit nodes as soon as their parent's children are known, in BFS order.
 
         There is no per-level barrier: up to the bus's bound of calls are in
-        flight across levels. Children are admitted (given their index) strictly
-        in breadth-first order, so the node cap keeps the same nodes a level-by-
+        flight across levels, and a node's children start before its own
+        details are read. Children are admitted (given their index) strictly in
+        breadth-first order, so the node cap keeps the same nodes a level-by-
         level walk would.
         """
         visits = [_Visit(root, 0, -1)]
@@ -179,7 +227,7 @@ class SnapshotReader:
 
         def admit_ready(group: asyncio.TaskGroup) -> None:
             nonlocal admitted
-            while admitted < len(visits) and visits[admitted].finished:
+            while admitted < len(visits) and visits[admitted].children_known:
                 visit = visits[admitted]
                 for child in visit.child_addresses:
                     if child in seen:
@@ -190,57 +238,123 @@ class SnapshotReader:
                     seen.add(child)
                     visit.children.append(len(visits))
                     visits.append(_Visit(child, visit.depth + 1, admitted))
-                    group.create_task(run(group, len(visits) - 1))
+                    group.create_task(self._visit(visits, len(visits) - 1, plan, max_depth, admit))
                 admitted += 1
-
-        async def run(group: asyncio.TaskGroup, index: int) -> None:
-            await self._visit(visits, index, plan, max_depth)
-            visits[index].finished = True
-            admit_ready(group)
 
         try:
             async with asyncio.TaskGroup() as group:
-                group.create_task(run(group, 0))
+
+                def admit() -> None:
+                    admit_ready(group)
+
+                group.create_task(self._visit(visits, 0, plan, max_depth, admit))
         except ExceptionGroup as failed:  # a timeout: the app is hung, give up
             raise failed.exceptions[0] from None
         return visits
 
-    async def _visit(self, visits: list[_Visit], index: int, plan: _Plan, max_depth: int) -> None:
+    async def _visit(
+        self,
+        visits: list[_Visit],
+        index: int,
+        plan: _Plan,
+        max_depth: int,
+        admit: Callable[[], None],
+    ) -> None:
         visit = visits[index]
         entry = plan.cache.get(visit.at) if plan.cache is not None else None
+        known = plan.reuse.clean(visit.at) if plan.reuse is not None else None
         parent = visits[visit.parent] if visit.parent >= 0 else None
+
+        async def children(wanted: bool) -> None:
+            visit.child_addresses = await self._children(visit.at, entry, known, wanted)
+            visit.children_known = True
+            admit()
+
+        async def details(basics: Basics) -> Details:
+            if plan.rect_follows_parent and parent is not None:
+                await parent.settled.wait()
+            want_rect = plan.wants_rect(basics, parent)
+            if known is not None:
+                return await self._mirrored_details(visit.at, known, basics, plan.origin, want_rect)
+            return await read_details(
+                self._bus,
+                visit.at,
+                basics,
+                plan.origin,
+                want_rect=want_rect,
+                want_actions=plan.wants_actions(basics),
+            )
+
         try:
-            basics = entry.basics if entry is not None else await read_basics(self._bus, visit.at)
+            if entry is not None:
+                basics = entry.basics
+            elif known is not None:
+                basics = known.basics
+            else:
+                identity = plan.reuse.identity(visit.at) if plan.reuse is not None else None
+                basics = await read_basics(self._bus, visit.at, identity)
             wants_children = basics.child_count != 0
             if wants_children and visit.depth >= max_depth:
                 visit.truncated = True
                 wants_children = False
-            details, children = await asyncio.gather(
-                read_details(
-                    self._bus,
-                    visit.at,
-                    basics,
-                    plan.origin,
-                    want_rect=plan.wants_rect(basics, parent),
-                    want_actions=plan.wants_actions(basics),
-                ),
-                self._children(visit.at, entry, wants_children),
-            )
+            _, read = await asyncio.gather(children(wants_children), details(basics))
+            visit.basics, visit.details = basics, read
+            visit.children_read = wants_children or basics.child_count == 0
+        except AppGone:
+            raise  # a partial tree of a dead app would look like a real one
         except (TargetGone, CallFailed):
-            return  # vanished or broken mid-walk: leave it out
-        visit.basics, visit.details, visit.child_addresses = basics, details, children
+            pass  # vanished or broken mid-walk: left out with its subtree
+        finally:
+            visit.settled.set()
+            if not visit.children_known:
+                visit.child_addresses = []
+                visit.children_known = True
+                admit()
 
-    async def _children(self, at: Address, entry: _Cached | None, wanted: bool) -> list[Address]:
+    async def _mirrored_details(
+        self,
+        at: Address,
+        known: NodeRecord,
+        basics: Basics,
+        origin: tuple[int, int],
+        want_rect: bool,
+    ) -> Details:
+        """The mirror's fields with fresh extents (layout moves things silently)."""
+        rect = None
+        if want_rect and "Component" in basics.interfaces:
+            rect = await read_extents(self._bus, at, origin)
+        return replace(known.details, rect=rect)
+
+    async def _children(
+        self, at: Address, entry: _Cached | None, known: NodeRecord | None, wanted: bool
+    ) -> list[Address]:
         if not wanted:
             return []
         if entry is not None and entry.complete:
             return list(entry.children)
+        if known is not None and known.children is not None:
+            return list(known.children)
         return await read_children(self._bus, at)
 
 
-def _assemble(visits: list[_Visit]) -> RawNode:
-    """RawNodes bottom-up; failed nodes are dropped with their subtrees."""
+def _source(source: str, reuse: Reuse | None) -> str:
+    if reuse is None:
+        return source
+    return f"mirror+{source}" if reuse.trusted else f"{source}+known-roles"
+
+
+def _records(visits: list[_Visit]) -> dict[Address, NodeRecord]:
+    return {
+        v.at: NodeRecord(v.basics, v.details, tuple(v.child_addresses) if v.children_read else None)
+        for v in visits
+        if v.basics is not None and v.details is not None
+    }
+
+
+def _assemble(visits: list[_Visit]) -> tuple[RawNode, int]:
+    """RawNodes bottom-up and their count; failed nodes are dropped with their subtrees."""
     built: dict[int, RawNode] = {}
+    sizes: dict[int, int] = {}
     scroll_area = [False] * len(visits)
     for i, v in enumerate(visits):
         if v.basics is not None:
@@ -252,6 +366,8 @@ def _assemble(visits: list[_Visit]) -> RawNode:
             continue
         parent = visits[v.parent].basics if v.parent >= 0 else None
         b, d = v.basics, v.details
+        kept = [c for c in v.children if c in built]
+        sizes[i] = 1 + sum(sizes[c] for c in kept)
         built[i] = RawNode(
             native_id=v.at.native_id,
             raw_role=b.role,
@@ -273,6 +389,6 @@ def _assemble(visits: list[_Visit]) -> RawNode:
             rect=d.rect,
             secure=b.secure,
             truncated=v.truncated,
-            children=tuple(built.pop(c) for c in v.children if c in built),
+            children=tuple(built.pop(c) for c in kept),
         )
-    return built[0]
+    return built[0], sizes[0]
