@@ -92,8 +92,8 @@ class Sandbox:
     """A private virtual desktop: Xvfb + private session bus + AT-SPI bus launcher + registryd
     + openbox.
 
-    Several can run at once: each has its own display, buses and runtime directory, and the
-    environment in ``env`` sends child processes to them and nowhere else.
+    Several can run at once: each has its own display, buses, runtime directory and home
+    directory, and the environment in ``env`` sends child processes to them and nowhere else.
     """
 
     def __init__(
@@ -197,6 +197,18 @@ class Sandbox:
     async def _start(self) -> None:
         self._rundir = Path(tempfile.mkdtemp(prefix="actui-sandbox-"))
         self.env["XDG_RUNTIME_DIR"] = str(self._rundir)
+        # A private home: apps keep settings, recent files and session state there, so one
+        # run (or a killed app's leftovers) never changes how the next run's apps start.
+        home = self._rundir / "home"
+        for sub in (".config", ".local/share", ".cache", ".local/state"):
+            (home / sub).mkdir(parents=True)
+        self.env.update(
+            HOME=str(home),
+            XDG_CONFIG_HOME=str(home / ".config"),
+            XDG_DATA_HOME=str(home / ".local/share"),
+            XDG_CACHE_HOME=str(home / ".cache"),
+            XDG_STATE_HOME=str(home / ".local/state"),
+        )
         await self._start_x()
         await self._start_session_bus()
         wm = (

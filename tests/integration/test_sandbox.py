@@ -112,6 +112,9 @@ async def test_sandbox_starts_a_working_desktop_and_stops_cleanly() -> None:
         assert env["DISPLAY"] == sandbox.display
         assert "WAYLAND_DISPLAY" not in env and "GTK_MODULES" not in env
         assert env["XDG_SESSION_TYPE"] == "x11" and env["GSK_RENDERER"] == "cairo"
+        home = Path(env["HOME"])
+        assert _exists(home) and home.parent == Path(env["XDG_RUNTIME_DIR"])
+        assert Path(env["XDG_CONFIG_HOME"]).parent == home
         assert await asyncio.to_thread(_window_manager_and_clients, sandbox.display) == (True, 0)
         (a11y,) = await _call(
             env["DBUS_SESSION_BUS_ADDRESS"],
