@@ -53,8 +53,13 @@ class TextBox:
     rect: Rect
 
 
-async def recognize(png: bytes, *, timeout_s: float = 20.0) -> list[TextBox]:
+async def recognize(
+    png: bytes, *, blank: Sequence[Rect] = (), timeout_s: float = 20.0
+) -> list[TextBox]:
     """The text lines Tesseract reads in ``png``, top to bottom.
+
+    The ``blank`` rectangles (password fields, in image pixels) are painted
+    over before the engine sees the picture, so it never reads them.
 
     The engine runs as a subprocess (off the event loop); it is killed when
     ``timeout_s`` passes (:class:`CallTimeout`) or the caller is cancelled.
@@ -66,7 +71,7 @@ async def recognize(png: bytes, *, timeout_s: float = 20.0) -> list[TextBox]:
             "visual text recognition needs the tesseract command; install the Debian "
             "package tesseract-ocr, or observe in semantic or fused mode."
         )
-    picture, factor = engine_input(png)
+    picture, factor = engine_input(png, blank)
     process = await asyncio.create_subprocess_exec(
         command,
         "stdin",
@@ -100,17 +105,24 @@ async def recognize(png: bytes, *, timeout_s: float = 20.0) -> list[TextBox]:
     return parse_tsv(out.decode(errors="replace"), factor)
 
 
-def engine_input(png: bytes) -> tuple[bytes, int]:
+def engine_input(png: bytes, blank: Sequence[Rect] = ()) -> tuple[bytes, int]:
     """The picture to hand the engine and how much it was enlarged.
 
     A plain 8-bit RGB(A) PNG with unfiltered rows (what actui's capture writes)
     is doubled into a PPM with C-speed slicing; anything else goes as it is,
-    unenlarged, because decoding PNG filters in Python would cost seconds.
+    unenlarged, because decoding PNG filters in Python would cost seconds —
+    unless areas must be blanked, which needs the pixels: then it is refused.
     """
     pixels = _plain_rgb(png)
     if pixels is None:
+        if blank:
+            raise BackendUnavailable(
+                "this image cannot be masked, and it shows a password field; "
+                "text recognition was not run on it."
+            )
         return png, 1
     width, height, rgb = pixels
+    rgb = _blanked(width, height, rgb, blank)
     if width * height * UPSCALE * UPSCALE > MAX_UPSCALED_PIXELS:
         return _ppm(width, height, rgb), 1
     return _ppm(width * UPSCALE, height * UPSCALE, _doubled(width, height, rgb)), UPSCALE
@@ -147,6 +159,21 @@ def _plain_rgb(png: bytes) -> tuple[int, int, bytes] | None:
     for channel in range(3):
         rgb[channel::3] = rows[channel::4]
     return width, height, bytes(rgb)
+
+
+def _blanked(width: int, height: int, rgb: bytes, rects: Sequence[Rect]) -> bytes:
+    """``rgb`` with every rectangle (clipped to the image) painted white."""
+    if not rects:
+        return rgb
+    pixels = bytearray(rgb)
+    for rect in rects:
+        left, right = max(0, rect.x), min(width, rect.x + rect.w)
+        if right <= left:
+            continue
+        for y in range(max(0, rect.y), min(height, rect.y + rect.h)):
+            start = (y * width + left) * 3
+            pixels[start : start + (right - left) * 3] = b"\xff" * ((right - left) * 3)
+    return bytes(pixels)
 
 
 def _chunks(png: bytes) -> Iterator[tuple[bytes, bytes]]:

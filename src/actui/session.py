@@ -281,7 +281,8 @@ class Session:
         """Text evidence from the image; OCR failing degrades the observation, never fails it."""
         async with self._ocr_slot:
             try:
-                boxes = await recognize(png)
+                secrets = [n.rect for n in outline if n.secure and n.rect is not None]
+                boxes = await recognize(png, blank=secrets)
             except ActuiError as exc:
                 details["ocr"] = {"engine": "tesseract", "error": exc.message}
                 return outline

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from actui.backends.base import Rect
 from actui.backends.x11.image import RgbImage, encode_png
+from actui.errors import BackendUnavailable
 from actui.ocr import UPSCALE, engine_input, parse_tsv, recognize
 
 COLUMNS = "level page_num block_num par_num line_num word_num left top width height conf text"
@@ -104,3 +105,23 @@ def test_a_png_with_filtered_rows_goes_to_the_engine_unchanged() -> None:
 async def test_a_blank_picture_holds_no_text() -> None:
     png = encode_png(RgbImage(40, 20, b"\xff" * 40 * 20 * 3))
     assert await recognize(png, timeout_s=20) == []
+
+
+def test_password_areas_are_painted_over_before_the_engine_sees_them() -> None:
+    width, height = 6, 4
+    rgb = bytes(range(width * height * 3))
+    secret = Rect(1, 1, 3, 2)
+    picture, factor = engine_input(encode_png(RgbImage(width, height, rgb)), [secret])
+    pixels = picture[len(b"P6\n%d %d\n255\n" % (width * factor, height * factor)) :]
+    for y in range(height * factor):
+        for x in range(width * factor):
+            out = pixels[(y * width * factor + x) * 3 :][:3]
+            sx, sy = x // factor, y // factor
+            inside = secret.x <= sx < secret.x + secret.w and secret.y <= sy < secret.y + secret.h
+            assert (out == b"\xff\xff\xff") if inside else out == rgb[(sy * width + sx) * 3 :][:3]
+
+
+def test_an_image_that_cannot_be_masked_is_refused_when_a_password_shows() -> None:
+    png = _png(1, 2, 2, [b"\x00\x01\x02\x03", b"\x01\x00\x00\x00"])
+    with pytest.raises(BackendUnavailable):
+        engine_input(png, [Rect(0, 0, 1, 1)])
