@@ -1,0 +1,167 @@
+"""act_ui's transaction logic on a scripted in-memory backend (pure runtime logic).
+
+The backend here is a small model of an app, not a mock of AT-SPI: it keeps an
+entry's text and applies setText/typeText to it, so outcomes and conditions are
+checked against state that really changes.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from actui.backends.base import (
+    ActionRequest,
+    ActionResult,
+    Backend,
+    RawNode,
+    Rect,
+    RootInfo,
+    Snapshot,
+    TextSlice,
+)
+from actui.errors import ForegroundRequired
+from actui.tools import Computer
+
+ROOT = RootInfo(
+    native_id="app/1",
+    pid=7,
+    app_name="model",
+    title="Model",
+    kind="window",
+    raw_role="frame",
+    frame=Rect(0, 0, 300, 200),
+    window_id=5,
+    resource_key="desktop-pid:7",
+)
+
+
+class ModelApp(Backend):
+    """An entry whose text changes only through semantic setText/typeText."""
+
+    def __init__(self) -> None:
+        self.text = "start"
+        self.requests: list[ActionRequest] = []
+
+    async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
+        return [ROOT]
+
+    async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
+        entry = RawNode(
+            "entry",
+            "text",
+            name="Name",
+            value=self.text,
+            value_length=len(self.text),
+            caps=frozenset({"setText", "typeText", "focus"}),
+            rect=Rect(10, 10, 100, 20),
+        )
+        tree = RawNode("win", "frame", name="Model", children=(entry,), rect=ROOT.frame)
+        return Snapshot(root=ROOT, tree=tree, captured_at=time.time(), node_count=2)
+
+    async def act(self, request: ActionRequest) -> ActionResult:
+        self.requests.append(request)
+        if request.kind == "keypress" and request.policy != "foreground":
+            raise ForegroundRequired("keys need physical input")
+        if request.kind == "setText":
+            self.text = request.text
+        elif request.kind == "typeText":
+            self.text += request.text
+        delivery = "hid" if request.policy == "foreground" else "ax"
+        return ActionResult("worked", delivery, request.policy)
+
+    async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
+        return TextSlice(self.text[offset : offset + limit], offset, len(self.text))
+
+    async def close(self) -> None:
+        return None
+
+
+async def _session(policy: str = "", headless: str = "0") -> tuple[Computer, ModelApp, str]:
+    app = ModelApp()
+    env = {"ACTUI_HEADLESS": headless, "XDG_CONFIG_HOME": "/nonexistent"}
+    if policy:
+        env["ACTUI_DELIVERY_POLICY"] = policy
+    computer = Computer(env=env, desktop=app)
+    roots = await computer.call("find_roots", {})
+    observed = await computer.call("observe_ui", {"root": roots.details["windows"][0]["windowRef"]})
+    return computer, app, observed.details["stateId"]
+
+
+async def _act(computer: Computer, state: str, **extra: Any) -> dict[str, Any]:
+    result = await computer.call("act_ui", {"stateId": state, **extra})
+    assert not result.is_error, result.text
+    return result.details
+
+
+async def test_a_require_that_does_not_hold_sends_nothing_and_keeps_the_state_current() -> None:
+    computer, app, state = await _session()
+    gated = await computer.call(
+        "act_ui",
+        {
+            "stateId": state,
+            "require": {"text": "absent text", "timeoutMs": 100},
+            "actions": [{"action": "setText", "ref": "@e2", "text": "x"}],
+        },
+    )
+    assert gated.is_error and gated.details["error"]["code"] == "precondition_failed"
+    assert app.requests == [] and app.text == "start"
+    done = await _act(computer, state, actions=[{"action": "setText", "ref": "@e2", "text": "y"}])
+    assert done["outcome"] == "worked" and app.text == "y"
+
+
+async def test_a_verified_postcondition_and_a_preexisting_one() -> None:
+    computer, _, state = await _session()
+    done = await _act(
+        computer,
+        state,
+        actions=[{"action": "setText", "ref": "@e2", "text": "ok"}],
+        expect={"ref": "@e2", "value": "ok"},
+    )
+    assert done["execution"]["verification"]["status"] == "verified"
+    again = await _act(
+        computer,
+        done["stateId"],
+        actions=[{"action": "focus", "ref": "@e2"}],
+        expect={"ref": "@e2", "value": "ok"},
+    )
+    assert again["execution"]["verification"]["status"] == "preexisting"
+
+
+@pytest.mark.parametrize(
+    ("policy", "first", "escalated"),
+    [
+        ("", "background", True),
+        ("background", "background", True),
+        ("default", "default", True),
+        ("foreground", "foreground", False),
+        ("ax_only", "ax_only", False),
+    ],
+)
+async def test_the_delivery_policy_setting_decides_the_first_attempt(
+    policy: str, first: str, escalated: bool
+) -> None:
+    computer, app, state = await _session(policy)
+    details = await computer.call(
+        "act_ui",
+        {"stateId": state, "actions": [{"action": "keypress", "ref": "@e2", "keys": ["a"]}]},
+    )
+    assert app.requests[0].policy == first
+    step = details.details["execution"]["steps"][0]
+    assert step["escalatedToForeground"] is escalated
+    if escalated:
+        assert step["escalationReason"] == "foreground_required"
+        assert [r.policy for r in app.requests] == [first, "foreground"]
+
+
+async def test_headless_never_escalates_whatever_the_policy() -> None:
+    computer, app, state = await _session("foreground", headless="1")
+    result = await computer.call(
+        "act_ui",
+        {"stateId": state, "actions": [{"action": "keypress", "ref": "@e2", "keys": ["a"]}]},
+    )
+    assert [r.policy for r in app.requests] == ["ax_only"]
+    assert result.details["outcome"] == "didnt"
+    assert result.details["execution"]["stoppedAt"] == 0
