@@ -15,14 +15,19 @@ from typing import Any
 
 from actui.backends.base import ActionRequest, ActionResult, Outcome
 from actui.backends.cdp import dom
+from actui.backends.cdp.dialog import ACCEPT_ID, DISMISS_ID, PROMPT_ID, DialogOpen
 from actui.backends.cdp.input import key_events, mouse_events, parse_chord
-from actui.backends.cdp.page import PageSession
+from actui.backends.cdp.page import Element, PageSession
 from actui.errors import InvalidParams, UnsupportedAction
 
 SETTLE_S = 0.3
 """How long a step without a direct read-back waits for the page to react."""
-PAGE_KINDS = ("m", "n", "i")
-"""Change kinds that show a page reacted: mutation, navigation, input/change."""
+PAGE_KINDS = ("m", "n", "i", "d")
+"""Change kinds that show a page reacted: mutation, navigation, input/change, dialog."""
+MAX_VALUE_KEYS = 200
+"""Arrow keys a setValue on an ARIA slider may press before it gives up."""
+_REACTIONS = frozenset({"press", "click", "keypress"})
+"""Kinds for which a dialog opening during delivery is the page reacting."""
 
 Handler = Callable[[PageSession, ActionRequest], Awaitable[ActionResult]]
 
@@ -41,14 +46,48 @@ def result(
 
 
 async def perform(session: PageSession, request: ActionRequest) -> ActionResult:
+    if session.dialog is not None:
+        return await _answer_dialog(session, request)
     handler = _HANDLERS.get(request.kind)
     if handler is None:
         raise UnsupportedAction(f"{request.kind} is not supported on browser pages.")
     try:
         return await handler(session, request)
+    except DialogOpen:
+        # The step made the page open a dialog, which blocks it: the step's own
+        # read-back cannot run, but the dialog is the page's answer.
+        if session.dialog is None:
+            raise
+        outcome: Outcome = "worked" if request.kind in _REACTIONS else "unknown"
+        evidence = {"dialog": {"type": session.dialog.kind, "message": session.dialog.message}}
+        return result(request, outcome, evidence, f"the page opened {session.dialog.describe()}")
     finally:
-        if not session.gone:
-            await dom.release(session.conn)
+        await session.release()
+
+
+async def _answer_dialog(session: PageSession, request: ActionRequest) -> ActionResult:
+    """While a dialog is open, only its own controls (and Enter/Escape) act."""
+    dialog = session.dialog
+    assert dialog is not None
+    accept: bool | None = None
+    if request.kind in ("press", "click", "focus") and request.target in (ACCEPT_ID, DISMISS_ID):
+        if request.kind == "focus":
+            return result(request, "worked", {"focused": True})
+        accept = request.target == ACCEPT_ID
+    elif request.kind == "keypress" and request.target in (None, ACCEPT_ID, DISMISS_ID, PROMPT_ID):
+        key = parse_chord(request.keys).main
+        accept = {"Enter": True, "Escape": False}.get(key.key if key else "")
+    elif request.kind in ("setText", "typeText") and request.target == PROMPT_ID:
+        dialog.prompt_text = (
+            request.text if request.kind == "setText" else (dialog.prompt_text + request.text)
+        )
+        return result(request, "worked", {"value": dialog.prompt_text[:200]})
+    if accept is None:
+        raise DialogOpen(dialog)
+    evidence: dict[str, object] = {"dialog": dialog.kind, "accepted": accept}
+    if await session.answer_dialog(accept):
+        return result(request, "worked", evidence)
+    return result(request, "unknown", evidence, "the dialog did not report closing")
 
 
 async def _settled(session: PageSession, kinds: Iterable[str], timeout_s: float) -> dict[str, int]:
@@ -106,31 +145,56 @@ async def _dispatch_mouse(session: PageSession, events: Iterable[Mapping[str, ob
         await session.conn.send("Input.dispatchMouseEvent", dict(event))
 
 
-async def _target_point(session: PageSession, node: int) -> tuple[float, float] | None:
-    """Scroll the node into view and return its centre in viewport CSS pixels."""
-    conn = session.conn
-    await conn.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": node})
-    quads = (await conn.send("DOM.getContentQuads", {"backendNodeId": node})).get("quads", [])
-    for quad in quads:
-        xs, ys = quad[0::2], quad[1::2]
-        if max(xs) - min(xs) >= 1 and max(ys) - min(ys) >= 1:
-            return (sum(xs) / 4, sum(ys) / 4)
-    return None
+async def _click_point(session: PageSession, el: Element) -> dict[str, object]:
+    """Where to click ``el`` in page pixels, after scrolling it into view.
+
+    ``point`` is absent when the element has no box or every sampled point of
+    it is covered by another element; ``coveredBy`` names what is on top.
+    """
+    await el.channel.send("DOM.scrollIntoViewIfNeeded", {"backendNodeId": el.node})
+    object_id = await dom.resolve(el.channel, el.node)
+    picked = await dom.call(el.channel, object_id, dom.PICK_POINT)
+    if not picked.get("box"):
+        return {}
+    found: dict[str, object] = {"covered": bool(picked.get("covered"))}
+    if picked.get("covered"):
+        found["coveredBy"] = picked.get("coveredBy")
+    point = picked.get("point")
+    if not point:
+        return found
+    # The element's frame may be offset from the page; its first box in page
+    # coordinates (content quads) against the same box in its own viewport.
+    reply = await el.channel.send("DOM.getContentQuads", {"backendNodeId": el.node})
+    quads = reply.get("quads") or []
+    shift_x = shift_y = 0.0
+    if quads:
+        shift_x = min(quads[0][0::2]) - float(picked["rect"][0])
+        shift_y = min(quads[0][1::2]) - float(picked["rect"][1])
+    found["point"] = (
+        float(point[0]) + shift_x + el.offset[0],
+        float(point[1]) + shift_y + el.offset[1],
+    )
+    return found
 
 
 async def _click_node(session: PageSession, request: ActionRequest) -> dict[str, object]:
-    """A real mouse click at the node's centre, or DOM ``click()`` when it has no box."""
-    node = dom.backend_id(_require_target(request))
-    point = await _target_point(session, node)
-    if point is None:
-        object_id = await dom.resolve(session.conn, node)
-        await dom.call(session.conn, object_id, dom.CLICK)
-        return {"via": "dom.click"}
-    events = mouse_events(
-        point[0], point[1], button=request.button, click_count=max(1, request.click_count)
-    )
+    """A real mouse click on a visible point of the node, else DOM ``click()``.
+
+    The point is hit-tested first: a click at the centre of a covered element
+    would land on whatever covers it.
+    """
+    el = await session.element(_require_target(request))
+    picked = await _click_point(session, el)
+    point = picked.pop("point", None)
+    if not isinstance(point, tuple):
+        object_id = await dom.resolve(el.channel, el.node)
+        await dom.call(el.channel, object_id, dom.CLICK)
+        why = "covered by " + str(picked.get("coveredBy")) if picked else "it has no box"
+        return {"via": "dom.click", "reason": f"no visible point to click: {why}"}
+    x, y = point
+    events = mouse_events(x, y, button=request.button, click_count=max(1, request.click_count))
     await _dispatch_mouse(session, events)
-    return {"via": "mouse", "x": round(point[0]), "y": round(point[1])}
+    return {"via": "mouse", "x": round(x), "y": round(y), **picked}
 
 
 async def _press(session: PageSession, request: ActionRequest) -> ActionResult:
@@ -154,17 +218,17 @@ async def _write_text(session: PageSession, request: ActionRequest) -> ActionRes
         if replace:
             raise InvalidParams("ref", "setText needs a target element.")
         return await _type_into_focus(session, request)
-    node = dom.backend_id(request.target)
-    await session.conn.send("DOM.focus", {"backendNodeId": node})
-    object_id = await dom.resolve(session.conn, node)
-    prepared = await dom.call(session.conn, object_id, dom.PREPARE_TEXT, replace)
+    el = await session.element(request.target)
+    await el.channel.send("DOM.focus", {"backendNodeId": el.node})
+    object_id = await dom.resolve(el.channel, el.node)
+    prepared = await dom.call(el.channel, object_id, dom.PREPARE_TEXT, replace)
     if not prepared.get("editable"):
         return result(request, "didnt", {"editable": False}, "the element does not take text")
     if request.text:
         await session.conn.send("Input.insertText", {"text": request.text})
     elif replace:
         await _press_keys(session, ("Delete",))
-    check = await dom.call(session.conn, object_id, dom.FINISH_TEXT, request.text, replace)
+    check = await dom.call(el.channel, object_id, dom.FINISH_TEXT, request.text, replace)
     evidence: dict[str, object] = {"length": check["length"], "matches": check["matches"]}
     if not check["secure"]:
         evidence["value"] = check["value"]
@@ -204,17 +268,18 @@ async def _focused_text(session: PageSession) -> dict[str, Any]:
 
 
 async def _press_keys(session: PageSession, keys: tuple[str, ...]) -> None:
+    """Keys to the page; the browser routes them to the focused element of any frame."""
     for event in key_events(parse_chord(keys)):
         await session.conn.send("Input.dispatchKeyEvent", event)
 
 
 async def _keypress(session: PageSession, request: ActionRequest) -> ActionResult:
-    chord = parse_chord(request.keys)
+    parse_chord(request.keys)
     if request.target is not None:
-        await session.conn.send("DOM.focus", {"backendNodeId": dom.backend_id(request.target)})
+        el = await session.element(request.target)
+        await el.channel.send("DOM.focus", {"backendNodeId": el.node})
     watch = _Watch(session)
-    for event in key_events(chord):
-        await session.conn.send("Input.dispatchKeyEvent", event)
+    await _press_keys(session, request.keys)
     outcome = _page_outcome(request, await watch.changes((*PAGE_KINDS, "f", "s", "c")), "the keys")
     return result(
         request, outcome.outcome, {"keys": list(request.keys), **outcome.evidence}, outcome.reason
@@ -222,11 +287,11 @@ async def _keypress(session: PageSession, request: ActionRequest) -> ActionResul
 
 
 async def _toggle(session: PageSession, request: ActionRequest) -> ActionResult:
-    node = dom.backend_id(_require_target(request))
-    object_id = await dom.resolve(session.conn, node)
-    before = await dom.call(session.conn, object_id, dom.CHECKED)
+    el = await session.element(_require_target(request))
+    object_id = await dom.resolve(el.channel, el.node)
+    before = await dom.call(el.channel, object_id, dom.CHECKED)
     delivered = await _click_node(session, request)
-    after = await dom.call(session.conn, object_id, dom.CHECKED)
+    after = await dom.call(el.channel, object_id, dom.CHECKED)
     evidence = {**delivered, "before": before, "after": after}
     if before == after == "none":
         return result(request, "unknown", evidence, "the element has no checked state to read")
@@ -236,9 +301,9 @@ async def _toggle(session: PageSession, request: ActionRequest) -> ActionResult:
 
 
 async def _select(session: PageSession, request: ActionRequest) -> ActionResult:
-    node = dom.backend_id(_require_target(request))
-    object_id = await dom.resolve(session.conn, node)
-    chosen = await dom.call(session.conn, object_id, dom.SELECT_OPTION, request.text)
+    el = await session.element(_require_target(request))
+    object_id = await dom.resolve(el.channel, el.node)
+    chosen = await dom.call(el.channel, object_id, dom.SELECT_OPTION, request.text)
     if not chosen.get("native"):
         return await _press(session, request)
     if not chosen.get("found"):
@@ -248,11 +313,23 @@ async def _select(session: PageSession, request: ActionRequest) -> ActionResult:
 
 
 async def _focus(session: PageSession, request: ActionRequest) -> ActionResult:
-    node = dom.backend_id(_require_target(request))
-    await session.conn.send("DOM.focus", {"backendNodeId": node})
-    object_id = await dom.resolve(session.conn, node)
-    focused = bool(await dom.call(session.conn, object_id, dom.IS_FOCUSED))
-    return result(request, "worked" if focused else "didnt", {"focused": focused})
+    """Focus the element; worked when it holds focus or received a focus event.
+
+    A page's own focus handler may pass focus on at once (to a next field, a
+    widget's inner input): the element did receive focus, which is the step.
+    """
+    el = await session.element(_require_target(request))
+    object_id = await dom.resolve(el.channel, el.node)
+    await dom.call(el.channel, object_id, dom.FOCUS_ARM)
+    await el.channel.send("DOM.focus", {"backendNodeId": el.node})
+    read = await dom.call(el.channel, object_id, dom.FOCUS_READ)
+    evidence: dict[str, object] = {"focused": read["focused"], "focusEvent": read["received"]}
+    if read["focused"]:
+        return result(request, "worked", evidence)
+    evidence["focusNow"] = read["now"]
+    if read["received"]:
+        return result(request, "worked", evidence, "the page moved focus on after it arrived")
+    return result(request, "didnt", evidence, "the element did not receive focus")
 
 
 async def _scroll(session: PageSession, request: ActionRequest) -> ActionResult:
@@ -267,8 +344,9 @@ async def _scroll(session: PageSession, request: ActionRequest) -> ActionResult:
         grown = await watch.changes(("s",))
         return _page_outcome(request, grown, "the wheel")
     if request.target is not None:
-        object_id = await dom.resolve(session.conn, dom.backend_id(request.target))
-        moved = await dom.call(session.conn, object_id, dom.SCROLL_BY, dx, dy)
+        el = await session.element(request.target)
+        object_id = await dom.resolve(el.channel, el.node)
+        moved = await dom.call(el.channel, object_id, dom.SCROLL_BY, dx, dy)
     else:
         reply = await session.conn.send(
             "Runtime.evaluate",
@@ -306,18 +384,107 @@ async def _move_mouse(session: PageSession, request: ActionRequest) -> ActionRes
 
 
 async def _set_value(session: PageSession, request: ActionRequest) -> ActionResult:
-    node = dom.backend_id(_require_target(request))
+    """Set a range/number input directly; other value widgets the way a user would.
+
+    A widget with a text field (a jQuery UI spinner) gets the number typed
+    over its selected text; an ARIA slider or spinbutton without one gets
+    arrow keys until ``aria-valuenow`` matches (at most ``MAX_VALUE_KEYS``).
+    """
+    el = await session.element(_require_target(request))
     if request.value is None:
         raise InvalidParams("value", "setValue needs a number.")
-    object_id = await dom.resolve(session.conn, node)
-    done = await dom.call(session.conn, object_id, dom.SET_NUMBER, request.value)
-    if not done.get("native"):
-        raise UnsupportedAction("setValue works on range and number inputs only; use keys.")
-    evidence = {"before": done["before"], "after": done["after"]}
-    if done["matches"]:
+    object_id = await dom.resolve(el.channel, el.node)
+    done = await dom.call(el.channel, object_id, dom.SET_NUMBER, request.value)
+    if done.get("native"):
+        evidence = {"before": done["before"], "after": done["after"], "via": "property"}
+        return _value_outcome(request, evidence, bool(done["matches"]))
+    widget = await dom.call(el.channel, object_id, dom.VALUE_WIDGET, True)
+    if widget.get("field"):
+        return await _type_value(session, el, object_id, request, widget)
+    if widget.get("value") is None:
+        raise UnsupportedAction(
+            "setValue needs a range or number input, a widget with a text field, or an "
+            "element with a numeric aria-valuenow; use keys."
+        )
+    return await _step_value(session, el, object_id, request, float(widget["value"]))
+
+
+async def _type_value(
+    session: PageSession,
+    el: Element,
+    object_id: str,
+    request: ActionRequest,
+    widget: Mapping[str, Any],
+) -> ActionResult:
+    assert request.value is not None
+    text = f"{request.value:g}"
+    if not widget.get("focused"):
+        return result(request, "didnt", {"before": widget.get("text")}, "its field took no focus")
+    await session.conn.send("Input.insertText", {"text": text})
+    await dom.call(el.channel, object_id, dom.FIRE_CHANGE)
+    after = await dom.call(el.channel, object_id, dom.VALUE_WIDGET, False)
+    evidence = {"before": widget.get("text"), "after": after.get("text"), "via": "typed"}
+    return _value_outcome(request, evidence, after.get("value") == request.value)
+
+
+async def _step_value(
+    session: PageSession, el: Element, object_id: str, request: ActionRequest, start: float
+) -> ActionResult:
+    assert request.value is not None
+    want = request.value
+    await el.channel.send("DOM.focus", {"backendNodeId": el.node})
+    now, pressed = start, 0
+    keys = ("ArrowUp",) if want > now else ("ArrowDown",)
+    while now != want and pressed < MAX_VALUE_KEYS:
+        await _press_keys(session, keys)
+        pressed += 1
+        read = await dom.call(el.channel, object_id, dom.VALUE_WIDGET, False)
+        value = read.get("value")
+        if value is None or value == now:
+            if pressed == 1 and keys == ("ArrowUp",):
+                keys = ("ArrowRight",)  # some sliders only take the horizontal arrows
+                continue
+            if pressed == 1 and keys == ("ArrowDown",):
+                keys = ("ArrowLeft",)
+                continue
+            break
+        crossed = (now < want < value) or (value < want < now)
+        now = float(value)
+        if crossed:
+            break
+    evidence = {"before": start, "after": now, "via": "keys", "keys": pressed}
+    return _value_outcome(request, evidence, now == want)
+
+
+def _value_outcome(
+    request: ActionRequest, evidence: Mapping[str, object], matches: bool
+) -> ActionResult:
+    if matches:
         return result(request, "worked", evidence)
-    outcome: Outcome = "didnt" if done["before"] == done["after"] else "unknown"
+    outcome: Outcome = "didnt" if evidence["before"] == evidence["after"] else "unknown"
     return result(request, outcome, evidence, "the value differs from the one asked for")
+
+
+async def _expand(session: PageSession, request: ActionRequest) -> ActionResult:
+    """Click the disclosure control when its state differs; read the state back."""
+    want = "true" if request.kind == "expand" else "false"
+    el = await session.element(_require_target(request))
+    object_id = await dom.resolve(el.channel, el.node)
+    before = await dom.call(el.channel, object_id, dom.EXPANDED)
+    if before == want:
+        return result(request, "worked", {"before": before, "after": before, "already": True})
+    watch = _Watch(session)
+    delivered = await _click_node(session, request)
+    after = await dom.call(el.channel, object_id, dom.EXPANDED)
+    if after == before:
+        await watch.changes(("m",))  # a widget may update the state a moment later
+        after = await dom.call(el.channel, object_id, dom.EXPANDED)
+    evidence = {**delivered, "before": before, "after": after}
+    if after == want:
+        return result(request, "worked", evidence)
+    if before == after == "none":
+        return result(request, "unknown", evidence, "the element has no expanded state to read")
+    return result(request, "didnt", evidence, f"the element is not {request.kind}ed")
 
 
 def _require_target(request: ActionRequest) -> str:
@@ -345,4 +512,6 @@ _HANDLERS: dict[str, Handler] = {
     "drag": _drag,
     "moveMouse": _move_mouse,
     "setValue": _set_value,
+    "expand": _expand,
+    "collapse": _expand,
 }

@@ -84,9 +84,14 @@ def build_tree(
     viewport: Rect | None,
     max_nodes: int,
     max_depth: int,
+    id_prefix: str = "cdp:",
 ) -> BuiltTree:
-    """One tree rooted at the main frame's ``RootWebArea``, frames grafted in."""
-    index = _Index(frames, layout)
+    """One tree rooted at the main frame's ``RootWebArea``, frames grafted in.
+
+    Native ids are ``id_prefix`` + the backend DOM node id; an out-of-process
+    frame's tree uses its own prefix, as its ids are its renderer's.
+    """
+    index = _Index(frames, layout, id_prefix)
     root_key = index.root_of(main_frame)
     if root_key is None:
         empty = RawNode(native_id=f"cdp:frame:{main_frame}", raw_role="RootWebArea")
@@ -137,8 +142,11 @@ def _select(
 class _Index:
     """Lookups over all frames' nodes, and the effective (visible) children."""
 
-    def __init__(self, frames: Mapping[str, Sequence[AxNode]], layout: PageLayout) -> None:
+    def __init__(
+        self, frames: Mapping[str, Sequence[AxNode]], layout: PageLayout, id_prefix: str
+    ) -> None:
         self._layout = layout
+        self.id_prefix = id_prefix
         self._nodes: dict[_Key, AxNode] = {}
         self._roots: dict[str, list[_Key]] = {}
         for frame, nodes in frames.items():
@@ -245,7 +253,9 @@ def _raw_node(
         full = str(node["value"].get("value", ""))
         value, length = full[:VALUE_CAP], len(full)
     backend_id = node.get("backendDOMNodeId")
-    native_id = f"cdp:{backend_id}" if isinstance(backend_id, int) else f"cdp:ax:{key[1]}"
+    native_id = (
+        f"{index.id_prefix}{backend_id}" if isinstance(backend_id, int) else f"cdp:ax:{key[1]}"
+    )
     return RawNode(
         native_id=native_id,
         raw_role=role,

@@ -25,17 +25,19 @@ from actui.backends.base import (
     ActionResult,
     Backend,
     Image,
+    RawNode,
     Rect,
     RootInfo,
     Snapshot,
     TextSlice,
 )
 from actui.backends.cdp import actions, dom
-from actui.backends.cdp.axtree import build_tree
+from actui.backends.cdp.axtree import BuiltTree, build_tree
 from actui.backends.cdp.connection import CdpCommandError, CdpConnection
+from actui.backends.cdp.dialog import Dialog, DialogOpen, dialog_tree
 from actui.backends.cdp.launch import BrowserProcess, spawn, wants_headed
 from actui.backends.cdp.layout import SNAPSHOT_PARAMS, parse_snapshot
-from actui.backends.cdp.page import PageSession, exception_text
+from actui.backends.cdp.page import FrameTarget, PageSession, exception_text
 from actui.errors import (
     ActuiError,
     BackendUnavailable,
@@ -162,6 +164,8 @@ class CdpBackend(Backend):
     async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
         session = await self._session(root)
         session.check_alive()
+        if session.dialog is not None:
+            return _dialog_snapshot(root, session.dialog, session.viewport)
         send = session.conn.send
         started = time.perf_counter()
         frame_tree, dom_snapshot, metrics = await asyncio.gather(
@@ -190,6 +194,10 @@ class CdpBackend(Backend):
             raise TargetGone(f"{root.native_id}: the page did not answer ({trees[0]}).")
         fetched = time.perf_counter()
         viewport = metrics.get("cssLayoutViewport", {})
+        if viewport:
+            session.viewport = Rect(
+                0, 0, int(viewport.get("clientWidth", 0)), int(viewport.get("clientHeight", 0))
+            )
         built = build_tree(
             frames,
             frame_ids[0],
@@ -202,6 +210,12 @@ class CdpBackend(Backend):
             max_nodes=max_nodes,
             max_depth=max_depth,
         )
+        tree, node_count, truncated = built.tree, built.node_count, built.truncated
+        if session.frames:
+            grafts = await self._frame_trees(session, max_nodes - node_count, max_depth)
+            tree = _graft(tree, {owner: sub.tree for owner, sub in grafts})
+            node_count += sum(sub.node_count for _, sub in grafts)
+            truncated = truncated or any(sub.truncated for _, sub in grafts)
         done = time.perf_counter()
         fresh = _root_info(_target_id(root), built.title, built.url or root.url)
         if viewport:
@@ -213,10 +227,10 @@ class CdpBackend(Backend):
             )
         return Snapshot(
             root=fresh,
-            tree=built.tree,
+            tree=tree,
             captured_at=time.time(),
-            node_count=built.node_count,
-            truncated=built.truncated,
+            node_count=node_count,
+            truncated=truncated,
             source="cdp:Accessibility.getFullAXTree",
             timings_ms={
                 "layout": (laid_out - started) * 1000,
@@ -226,9 +240,58 @@ class CdpBackend(Backend):
             },
         )
 
+    async def _frame_trees(
+        self, session: PageSession, budget: int, max_depth: int
+    ) -> list[tuple[str, BuiltTree]]:
+        """Each out-of-process frame's tree, keyed by the native id of its iframe element.
+
+        A frame that cannot be read (it is navigating or just left) is left
+        out of this snapshot rather than failing it.
+        """
+        frames = list(session.frames.values())
+        prefixes = {f.channel.session_id: f"cdp:{f.target_id}:" for f in frames}
+
+        async def one(frame: FrameTarget, share: int) -> tuple[str, BuiltTree] | None:
+            send = frame.channel.send
+            try:
+                owner, offset = await asyncio.gather(
+                    session.frame_owner(frame), session.frame_offset(frame.target_id)
+                )
+                snap, ax = await asyncio.gather(
+                    send(
+                        "DOMSnapshot.captureSnapshot",
+                        SNAPSHOT_PARAMS,
+                        timeout_s=_SNAPSHOT_TIMEOUT_S,
+                    ),
+                    send("Accessibility.getFullAXTree", timeout_s=_SNAPSHOT_TIMEOUT_S),
+                )
+            except (ActuiError, KeyError):
+                return None
+            built = build_tree(
+                {frame.target_id: ax.get("nodes", [])},
+                frame.target_id,
+                parse_snapshot(snap, offset),
+                viewport=session.viewport,
+                max_nodes=share,
+                max_depth=max_depth,
+                id_prefix=f"cdp:{frame.target_id}:",
+            )
+            return prefixes.get(frame.parent_session, "cdp:") + str(owner), built
+
+        if budget <= 0 or not frames:
+            return []
+        share = max(1, budget // len(frames))
+        found = await asyncio.gather(*(one(f, share) for f in frames))
+        return [f for f in found if f is not None]
+
     async def capture(self, root: RootInfo, *, max_dimension: int) -> Image | None:
-        """The viewport as PNG, scaled so its longer side fits ``max_dimension``."""
+        """The viewport as PNG, scaled so its longer side fits ``max_dimension``.
+
+        None while a JavaScript dialog blocks the page (it cannot paint).
+        """
         session = await self._session(root)
+        if session.dialog is not None:
+            return None
         metrics = await session.conn.send("Page.getLayoutMetrics")
         viewport = metrics.get("cssLayoutViewport", {})
         width, height = int(viewport.get("clientWidth", 0)), int(viewport.get("clientHeight", 0))
@@ -244,7 +307,11 @@ class CdpBackend(Backend):
 
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
         session = await self._session(root)
-        if node_id == root.native_id:
+        if session.dialog is not None:
+            if not node_id.startswith("cdp:dialog") and node_id != root.native_id:
+                raise DialogOpen(session.dialog)
+            read = {"text": session.dialog.message}
+        elif node_id == root.native_id:
             reply = await session.conn.send(
                 "Runtime.evaluate",
                 {"expression": f"({dom.READ_TEXT}).call(document)", "returnByValue": True},
@@ -318,6 +385,26 @@ class CdpBackend(Backend):
         if "exceptionDetails" in reply:
             return EvalResult("null", exception_text(reply["exceptionDetails"]), console)
         return EvalResult(_json_value(reply.get("result", {})), None, console)
+
+
+def _graft(node: RawNode, subtrees: Mapping[str, RawNode]) -> RawNode:
+    """``node`` with each frame's tree hung under its iframe element (frames in frames too)."""
+    children = tuple(_graft(child, subtrees) for child in node.children)
+    extra = subtrees.get(node.native_id)
+    if extra is not None:
+        children = (*children, _graft(extra, subtrees))
+    return replace(node, children=children)
+
+
+def _dialog_snapshot(root: RootInfo, dialog: Dialog, viewport: Rect | None) -> Snapshot:
+    tree = dialog_tree(dialog, root.title, viewport)
+    return Snapshot(
+        root=replace(root, frame=viewport, is_modal=True),
+        tree=tree,
+        captured_at=time.time(),
+        node_count=1 + len(tree.children) + sum(len(c.children) for c in tree.children),
+        source="cdp:Page.javascriptDialogOpening",
+    )
 
 
 def _json_value(remote: Mapping[str, Any]) -> str:

@@ -11,24 +11,35 @@ from __future__ import annotations
 
 from typing import Any
 
-from actui.backends.cdp.connection import CdpCommandError, CdpConnection
+from actui.backends.cdp.connection import CdpCommandError, Sender
 from actui.errors import UnknownRef, UnsupportedAction
 
 OBJECT_GROUP = "actui"
 
 
-def backend_id(native_id: str) -> int:
-    """``cdp:<backendDOMNodeId>`` → the id; other forms have no DOM node to act on."""
+def parse_id(native_id: str) -> tuple[str, int]:
+    """``cdp:<id>`` → ("", id); ``cdp:<frame target>:<id>`` → (frame target, id).
+
+    Backend node ids are unique per renderer process only, so nodes of an
+    out-of-process frame carry their frame's target id. Other forms (AX-only
+    nodes, dialog buttons) have no DOM node to act on.
+    """
     _, _, rest = native_id.partition("cdp:")
-    if rest.isdigit():
-        return int(rest)
+    frame, _, node = rest.rpartition(":")
+    if node.isdigit() and frame != "ax":
+        return frame, int(node)
     raise UnsupportedAction(
         f"{native_id} has no DOM node (it is an accessibility-only node); act on its parent "
         "or use coordinates."
     )
 
 
-async def resolve(conn: CdpConnection, node: int) -> str:
+def backend_id(native_id: str) -> int:
+    """The backend node id of a main-frame native id (see :func:`parse_id`)."""
+    return parse_id(native_id)[1]
+
+
+async def resolve(conn: Sender, node: int) -> str:
     """The JS object id of a node, or :class:`UnknownRef` when it left the page."""
     try:
         result = await conn.send(
@@ -42,7 +53,7 @@ async def resolve(conn: CdpConnection, node: int) -> str:
 
 
 async def call(
-    conn: CdpConnection, object_id: str, function: str, *args: object, timeout_s: float = 5.0
+    conn: Sender, object_id: str, function: str, *args: object, timeout_s: float = 5.0
 ) -> Any:
     """Run ``function`` with ``this`` = the object; its JSON-able return value."""
     result = await conn.send(
@@ -64,7 +75,7 @@ async def call(
     return result.get("result", {}).get("value")
 
 
-async def release(conn: CdpConnection) -> None:
+async def release(conn: Sender) -> None:
     await conn.send("Runtime.releaseObjectGroup", {"objectGroup": OBJECT_GROUP})
 
 
@@ -211,3 +222,110 @@ SET_NUMBER = """function(value) {
 }"""
 
 CLICK = "function() { this.click(); return true; }"
+
+# Where a click on `this` lands on `this`: the centre of its first box when
+# nothing covers it there, else the visible point nearest a box's centre on a
+# grid (the hit-test a real click would do, in the element's own document or
+# shadow root). A label's hit counts for its control. Points are in the
+# element's frame's viewport; `rect` lets the caller map them to the page's.
+PICK_POINT = """function() {
+  const doc = this.ownerDocument;
+  const text = this.nodeType === 3;
+  let rects;
+  if (text) {
+    const range = doc.createRange(); range.selectNodeContents(this);
+    rects = [...range.getClientRects()];
+  } else rects = this.nodeType === 1 ? [...this.getClientRects()] : [];
+  rects = rects.filter((r) => r.width >= 1 && r.height >= 1).slice(0, 4);
+  if (!rects.length) return {box: false};
+  const scope = this.getRootNode && this.getRootNode().elementFromPoint ? this.getRootNode() : doc;
+  const owns = (hit) => {
+    if (!hit) return false;
+    if (text) return hit.contains(this);
+    for (let n = hit; n; n = n.parentNode || n.host) if (n === this) return true;
+    const label = hit.closest && hit.closest('label');
+    return !!label && label.control === this;
+  };
+  const describe = (e) => !e ? 'nothing' : e.localName + (e.id ? '#' + e.id : '') +
+    (typeof e.className === 'string' && e.className.trim() ?
+      '.' + e.className.trim().split(/\\s+/).join('.') : '');
+  const steps = [0.5, 0.35, 0.65, 0.2, 0.8, 0.1, 0.9, 0.03, 0.97];
+  const first = rects[0];
+  const centre = scope.elementFromPoint(first.left + first.width / 2, first.top + first.height / 2);
+  const found = {box: true, rect: [first.left, first.top], coveredBy: describe(centre)};
+  for (const r of rects) {
+    const grid = [];
+    for (const fy of steps) for (const fx of steps) grid.push([fx, fy]);
+    grid.sort((a, b) => Math.hypot(a[0] - 0.5, a[1] - 0.5) - Math.hypot(b[0] - 0.5, b[1] - 0.5));
+    for (const [fx, fy] of grid) {
+      const x = r.left + r.width * fx, y = r.top + r.height * fy;
+      if (owns(scope.elementFromPoint(x, y))) {
+        return {...found, point: [x, y], covered: x !== first.left + first.width / 2 ||
+          y !== first.top + first.height / 2};
+      }
+    }
+  }
+  return {...found, point: null, covered: true};
+}"""
+
+# Records whether `this` itself receives a focus event: a page's own handler
+# may move focus on at once, and the event is the evidence focus arrived.
+FOCUS_ARM = """function() {
+  const key = Symbol.for('actui.focused');
+  this[key] = false;
+  this.addEventListener('focus', () => { this[key] = true; }, {once: true, capture: true});
+  return true;
+}"""
+
+FOCUS_READ = """function() {
+  const key = Symbol.for('actui.focused');
+  const received = this[key] === true;
+  delete this[key];
+  const a = this.ownerDocument.activeElement;
+  const focused = a === this || (a !== null && this.contains(a) && a !== this.ownerDocument.body);
+  const now = !a || a === this.ownerDocument.body ? 'body' :
+    a.localName + (a.id ? '#' + a.id : '');
+  return {focused, received, now};
+}"""
+
+# The disclosure state a user sees: <details open>, a summary's details, or
+# aria-expanded; "none" when the element has none.
+EXPANDED = """function() {
+  const win = this.ownerDocument.defaultView;
+  if (this instanceof win.HTMLDetailsElement) return String(this.open);
+  const parent = this.parentElement;
+  if (this.localName === 'summary' && parent instanceof win.HTMLDetailsElement) {
+    return String(parent.open);
+  }
+  const aria = this.getAttribute ? this.getAttribute('aria-expanded') : null;
+  return aria === 'true' || aria === 'false' ? aria : 'none';
+}"""
+
+# A value widget that is not a native range/number input: its text field
+# (itself or one inside, as in a jQuery UI spinner) or its ARIA value.
+# `select` readies the field for typed text, as select-all would.
+VALUE_WIDGET = """function(select) {
+  const win = this.ownerDocument.defaultView;
+  const typed = (e) => e instanceof win.HTMLInputElement &&
+    ['text', 'search', 'tel', 'number', ''].includes(e.type) && !e.disabled && !e.readOnly;
+  const field = typed(this) ? this : (this.querySelector ? [...this.querySelectorAll('input')]
+    .find(typed) : undefined);
+  const aria = this.getAttribute ? this.getAttribute('aria-valuenow') : null;
+  const now = aria !== null && aria !== '' ? Number(aria) : null;
+  if (field) {
+    if (select) { field.focus(); field.select(); }
+    const value = field.value.trim() === '' ? null : Number(field.value.replace(/,/g, ''));
+    return {field: true, value: Number.isFinite(value) ? value : null, text: field.value,
+            focused: field.ownerDocument.activeElement === field};
+  }
+  return {field: false, value: Number.isFinite(now) ? now : null,
+          min: Number(this.getAttribute('aria-valuemin')),
+          max: Number(this.getAttribute('aria-valuemax'))};
+}"""
+
+FIRE_CHANGE = """function() {
+  const win = this.ownerDocument.defaultView;
+  const field = this instanceof win.HTMLInputElement ? this : this.querySelector('input');
+  if (field) field.dispatchEvent(new Event('change', {bubbles: true}));
+  return true;
+}"""

@@ -43,12 +43,16 @@ class PageLayout:
     frame_owners: Mapping[str, int]
 
 
-def parse_snapshot(snapshot: Mapping[str, Any]) -> PageLayout:
+def parse_snapshot(
+    snapshot: Mapping[str, Any], origin: tuple[float, float] = (0.0, 0.0)
+) -> PageLayout:
+    """Facts for every node; ``origin`` is where the snapshot's viewport sits in the page's
+    (an out-of-process frame's snapshot is taken in its own viewport)."""
     strings: Sequence[str] = snapshot.get("strings", ())
     documents: Sequence[Mapping[str, Any]] = snapshot.get("documents", ())
     facts: dict[int, DomFacts] = {}
     owners: dict[str, int] = {}
-    offsets: dict[int, tuple[float, float]] = {0: (0.0, 0.0)} if documents else {}
+    offsets: dict[int, tuple[float, float]] = {0: origin} if documents else {}
     # Owners come before the documents they hold, so one pass in order suffices.
     for index, doc in enumerate(documents):
         base_x, base_y = offsets.get(index, (0.0, 0.0))

@@ -3,8 +3,11 @@
 This module owns what a page session *observes*: which CDP domains are on,
 the watcher script that reports DOM mutations, input, focus and scroll from an
 isolated world (so page scripts cannot see or break it), load and navigation
-events, the last 20 console messages, and whether the page is still there. It
-must not build trees or deliver input.
+events, the out-of-process frames attached to the page (cross-site iframes,
+each a flattened child session on the page's websocket, watched the same way),
+the last 20 console messages, an open JavaScript dialog (which blocks
+the page: commands are refused at once until it is answered), and whether the
+page is still there. It must not build trees or deliver input.
 """
 
 from __future__ import annotations
@@ -14,12 +17,23 @@ import collections
 import contextlib
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from actui.backends.cdp.connection import CdpConnection, JsonObject
+from actui.backends.base import Rect
+from actui.backends.cdp import dom
+from actui.backends.cdp.connection import (
+    CdpChannel,
+    CdpCommandError,
+    CdpConnection,
+    JsonObject,
+    Sender,
+)
+from actui.backends.cdp.dialog import Dialog, refuses
 from actui.errors import TargetGone
 
 CONSOLE_CAP = 20
+DIALOG_CLOSE_TIMEOUT_S = 3.0
 WORLD_NAME = "__actui"
 BINDING = "__actuiChanged"
 _CONSOLE_TEXT_CAP = 500
@@ -55,6 +69,29 @@ _NAVIGATION_EVENTS = frozenset(
 )
 
 
+@dataclass(frozen=True)
+class Element:
+    """A DOM node to act on: the session that owns it and where its frame sits.
+
+    ``offset`` maps the frame's viewport CSS pixels to the page's, where
+    mouse events are dispatched (zero outside out-of-process frames).
+    """
+
+    channel: Sender
+    node: int
+    offset: tuple[float, float] = (0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class FrameTarget:
+    """An out-of-process frame: its target id (= its frame id) and its session."""
+
+    target_id: str
+    channel: CdpChannel
+    parent_session: str
+    """The session the frame's owner element lives in ("" for the page itself)."""
+
+
 class PageSession:
     """A page target attached over one websocket, counting the changes it sees."""
 
@@ -68,6 +105,14 @@ class PageSession:
         self._console: collections.deque[str] = collections.deque(maxlen=CONSOLE_CAP)
         self._loads: list[asyncio.Future[None]] = []
         self._gone_reason = ""
+        self.dialog: Dialog | None = None
+        """The JavaScript dialog blocking the page, if one is open."""
+        self.viewport: Rect | None = None
+        """The layout viewport as last measured (a blocked page cannot be asked)."""
+        self._dialog_closed: list[asyncio.Future[None]] = []
+        self.frames: dict[str, FrameTarget] = {}
+        """Attached out-of-process frames by target id, in attach order."""
+        self._frame_tasks: set[asyncio.Task[None]] = set()
         conn.add_listener(self._on_event)
 
     @classmethod
@@ -82,18 +127,27 @@ class PageSession:
         return session
 
     async def _enable(self) -> None:
-        send = self.conn.send
+        await self._watch(CdpChannel(self.conn), focus=True)
+
+    async def _watch(self, channel: CdpChannel, *, focus: bool = False) -> None:
+        """Turn on the domains and the watcher in the page or in one of its frames."""
+        send = channel.send
         # Focus emulation: a headless or background page never has window focus,
         # so without it `focus`/`blur` events never fire on the page's elements.
         await asyncio.gather(
             send("Page.enable"),
             send("Runtime.enable"),
-            send("Emulation.setFocusEmulationEnabled", {"enabled": True}),
+            *([send("Emulation.setFocusEmulationEnabled", {"enabled": True})] if focus else []),
         )
         await send("Runtime.addBinding", {"name": BINDING, "executionContextName": WORLD_NAME})
         await send(
             "Page.addScriptToEvaluateOnNewDocument",
             {"source": _WATCHER, "worldName": WORLD_NAME, "runImmediately": True},
+        )
+        # Cross-site iframes live in other renderers; attach them (and theirs).
+        await send(
+            "Target.setAutoAttach",
+            {"autoAttach": True, "waitForDebuggerOnStart": False, "flatten": True},
         )
 
     @property
@@ -121,6 +175,49 @@ class PageSession:
                 await asyncio.wait_for(self._changed.wait(), remaining)
         return self.mark
 
+    async def element(self, native_id: str) -> Element:
+        """The node behind a snapshot's native id, with the session to reach it."""
+        frame_id, node = dom.parse_id(native_id)
+        if not frame_id:
+            return Element(self.conn, node)
+        frame = self.frames.get(frame_id)
+        if frame is None:
+            raise TargetGone(f"{native_id}: its frame is no longer attached; observe again.")
+        return Element(frame.channel, node, await self.frame_offset(frame_id))
+
+    def channel_of(self, session_id: str) -> CdpChannel:
+        return CdpChannel(self.conn, session_id)
+
+    async def frame_owner(self, frame: FrameTarget) -> int:
+        """The backend node id of the iframe element holding ``frame``, in its parent."""
+        reply = await self.channel_of(frame.parent_session).send(
+            "DOM.getFrameOwner", {"frameId": frame.target_id}
+        )
+        return int(reply["backendNodeId"])
+
+    async def frame_offset(self, target_id: str) -> tuple[float, float]:
+        """Where the frame's viewport starts, in the page's viewport CSS pixels."""
+        frame = self.frames[target_id]
+        owner = await self.frame_owner(frame)
+        parent = self.channel_of(frame.parent_session)
+        model = (await parent.send("DOM.getBoxModel", {"backendNodeId": owner}))["model"]
+        x, y = float(model["content"][0]), float(model["content"][1])
+        grand = next(
+            (f for f in self.frames.values() if f.channel.session_id == frame.parent_session),
+            None,
+        )
+        if grand is not None:
+            dx, dy = await self.frame_offset(grand.target_id)
+            x, y = x + dx, y + dy
+        return (x, y)
+
+    async def release(self) -> None:
+        """Drop the JS handles an action took (skipped while a dialog blocks the page)."""
+        if self.dialog is None and not self.gone:
+            for channel in (CdpChannel(self.conn), *(f.channel for f in self.frames.values())):
+                with contextlib.suppress(TargetGone, CdpCommandError):
+                    await dom.release(channel)
+
     def expect_load(self) -> asyncio.Future[None]:
         """A future resolved by the next load event (frames included).
 
@@ -131,28 +228,98 @@ class PageSession:
         self._loads.append(future)
         return future
 
+    async def answer_dialog(self, accept: bool) -> bool:
+        """Press OK (``accept``) or Cancel on the open dialog; True once it closed."""
+        dialog = self.dialog
+        if dialog is None:
+            return False
+        closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._dialog_closed.append(closed)
+        params: JsonObject = {"accept": accept}
+        if dialog.kind == "prompt" and accept:
+            params["promptText"] = dialog.prompt_text
+        await self.conn.send("Page.handleJavaScriptDialog", params)
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(closed, DIALOG_CLOSE_TIMEOUT_S)
+        return self.dialog is None
+
     def drain_console(self) -> tuple[str, ...]:
         items = tuple(self._console)
         self._console.clear()
         return items
 
     async def close(self) -> None:
+        for task in self._frame_tasks:
+            task.cancel()
         await self.conn.close()
+
+    def _frame_attached(self, params: JsonObject, parent_session: str) -> None:
+        info = params.get("targetInfo") or {}
+        session_id = str(params.get("sessionId", ""))
+        if info.get("type") != "iframe" or not session_id:
+            return
+        channel = CdpChannel(self.conn, session_id)
+        self.frames[str(info.get("targetId"))] = FrameTarget(
+            str(info.get("targetId")), channel, parent_session
+        )
+
+        async def watch() -> None:
+            with contextlib.suppress(Exception):  # a frame that left at once is no loss
+                await self._watch(channel)
+            if params.get("waitingForDebugger"):
+                with contextlib.suppress(Exception):
+                    await channel.send("Runtime.runIfWaitingForDebugger")
+            self._bump("n")
+
+        task = asyncio.get_running_loop().create_task(watch())
+        self._frame_tasks.add(task)
+        task.add_done_callback(self._frame_tasks.discard)
+
+    def _frame_detached(self, params: JsonObject) -> None:
+        gone = str(params.get("sessionId", ""))
+        for target_id, frame in tuple(self.frames.items()):
+            if frame.channel.session_id == gone:
+                del self.frames[target_id]
+                self._bump("n")
 
     def _bump(self, kind: str) -> None:
         self.counts[kind] += 1
         self._changed.set()
 
-    def _on_event(self, method: str, params: JsonObject) -> None:
-        if method == "Runtime.bindingCalled" and params.get("name") == BINDING:
+    def _dialog_opened(self, params: JsonObject) -> None:
+        dialog = self.dialog = Dialog.from_event(params)
+        self._console.append(f"dialog: {dialog.kind} {dialog.message!r}"[:_CONSOLE_TEXT_CAP])
+        self.conn.set_gate(lambda method: refuses(dialog, method))
+        self.conn.fail_pending(lambda method: refuses(dialog, method))
+        self._bump("d")
+
+    def _dialog_gone(self) -> None:
+        self.dialog = None
+        self.conn.set_gate(None)
+        waiters, self._dialog_closed = self._dialog_closed, []
+        for future in waiters:
+            if not future.done():
+                future.set_result(None)
+        self._bump("d")
+
+    def _on_event(self, method: str, params: JsonObject, session_id: str) -> None:
+        if method == "Target.attachedToTarget":
+            self._frame_attached(params, session_id)
+        elif method == "Target.detachedFromTarget":
+            self._frame_detached(params)
+        elif method == "Page.javascriptDialogOpening":
+            self._dialog_opened(params)
+        elif method == "Page.javascriptDialogClosed":
+            self._dialog_gone()
+        elif method == "Runtime.bindingCalled" and params.get("name") == BINDING:
             self._bump(str(params.get("payload", "m"))[:1] or "m")
         elif method in _NAVIGATION_EVENTS:
             self._bump("n")
             frame = params.get("frame")
-            main_frame = isinstance(frame, dict) and not frame.get("parentId")
+            main_frame = isinstance(frame, dict) and not frame.get("parentId") and not session_id
             if method == "Page.frameNavigated" and main_frame:
                 self.documents += 1
-            if method == "Page.loadEventFired":
+            if method == "Page.loadEventFired" and not session_id:
                 loads, self._loads = self._loads, []
                 for future in loads:
                     if not future.done():
@@ -161,6 +328,8 @@ class PageSession:
             self._console.append(_console_line(params))
         elif method == "Runtime.exceptionThrown":
             self._console.append(_exception_line(params.get("exceptionDetails", {})))
+        elif session_id:
+            return
         elif method in ("Inspector.detached", "Inspector.targetCrashed", "actui.closed"):
             self._gone_reason = str(params.get("reason") or method)
             self._bump("n")
