@@ -370,8 +370,10 @@ async def click_button_sequence(ep: Episode) -> None:
 @solver("click-link")
 async def click_link(ep: Episode) -> None:
     (word,) = quoted(await ep.instruction())
-    # The "links" are styled spans: their text is what an agent can address.
-    await ep.press((await ep.find(word)).ref)
+    # The word can also appear as plain text; the link is the match that can be pressed.
+    matches = [m for m in await ep.search(text=word) if m.label == word]
+    pressable = [m for m in matches if "press" in m.caps]
+    await ep.press((pressable or matches or [await ep.find(word)])[0].ref)
 
 
 @solver("click-dialog")
