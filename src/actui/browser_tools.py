@@ -75,11 +75,9 @@ async def _page_successor(
     session: Session, state: State, root: RootInfo, tool: str, extra_text: list[str]
 ) -> ToolResult:
     navigated = session.browser.document_generation(root) != state.extra.get("generation", 0)
-    snapshot = await session.snapshot(root)
+    snapshot, epoch = await session.snapshot_at_epoch(root, state.resource_key)
     outline = observed_outline(snapshot, None if navigated else state.outline, scale_of(state))
-    successor = session.save(
-        snapshot, outline, session.scheduler.epoch(state.resource_key), base=state
-    )
+    successor = session.save(snapshot, outline, epoch, base=state)
     if navigated:
         body, view = session.fold_text(successor, "navigated to a new document"), "full"
         extra: dict[str, Any] = {"viewReason": "navigated"}

@@ -242,11 +242,7 @@ class Session:
     async def observe(self, root: RootInfo, mode: str, tool: str) -> ToolResult:
         """A fresh observation of ``root``, saved as a new state and rendered in full."""
         key = root.resource_key or f"desktop-pid:{root.pid}"
-
-        async def job(epoch: int) -> tuple[Snapshot, int]:
-            return await self.snapshot(root), epoch
-
-        snapshot, epoch = await self.scheduler.read(key, job)
+        snapshot, epoch = await self.snapshot_at_epoch(root, key)
         scale, _ = image_geometry(snapshot.root, mode)
         outline = observed_outline(snapshot, None, scale)
         details: dict[str, Any] = {}
@@ -324,16 +320,24 @@ class Session:
         """Wait for ``cond`` on fresh snapshots; ``in_lane`` when the caller holds the lane."""
         backend = self.backend_for(root)
 
-        async def take() -> Snapshot:
+        async def take() -> tuple[Snapshot, int]:
             if in_lane:
-                return await self.snapshot(root)
-
-            async def job(_epoch: int) -> Snapshot:
-                return await self.snapshot(root)
-
-            return await self.scheduler.read(state.resource_key, job)
+                return await self.snapshot(root), self.scheduler.epoch(state.resource_key)
+            return await self.snapshot_at_epoch(root, state.resource_key)
 
         return await wait_until(backend, root, cond, state.outline, take, scale=scale_of(state))
+
+    async def snapshot_at_epoch(self, root: RootInfo, key: str) -> tuple[Snapshot, int]:
+        """A snapshot taken in the resource's lane, with the epoch it belongs to.
+
+        A successor saved with this epoch can never claim to be current while
+        showing content from before another write.
+        """
+
+        async def job(epoch: int) -> tuple[Snapshot, int]:
+            return await self.snapshot(root), epoch
+
+        return await self.scheduler.read(key, job)
 
     def diff_text(self, base: State, successor: State) -> tuple[str, str, dict[str, Any]]:
         changes = compute_changes(base.outline, successor.outline)

@@ -345,7 +345,7 @@ class Computer(Session):
         successor = self.save(
             waited.snapshot,
             waited.outline,
-            self.scheduler.epoch(state.resource_key),
+            waited.epoch,
             base=state,
         )
         verb = "disappeared" if cond.until == "absent" else "appeared"

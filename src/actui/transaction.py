@@ -10,7 +10,7 @@ successor — or report the terminal result when the target closed.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from actui import contract
@@ -27,6 +27,15 @@ from actui.session import Session, ToolResult, scale_of
 from actui.views import root_delta_lines, root_json, trace_summary
 
 Trace = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A successor observation and the epoch of its resource when it was taken."""
+
+    snapshot: Snapshot
+    outline: Outline
+    epoch: int
 
 
 async def act_ui(session: Session, p: contract.ActUi) -> ToolResult:
@@ -79,17 +88,22 @@ class Transaction:
         stopped = self.stopped_at is not None
         outcome = aggregate([s["outcome"] for s in self.steps], stopped)
         try:
-            verification, snapshot, outline = await self._verify(root, stopped)
+            verification, seen = await self._verify(root, stopped)
             deltas = await self._settle(verification)
-            if snapshot is None or outline is None:
-                snapshot = await session.snapshot(match_root(root, self.after))
-                outline = observed_outline(snapshot, state.outline, scale_of(state))
+            if seen is None:
+                after = match_root(root, self.after)
+                snapshot, epoch = await session.snapshot_at_epoch(after, state.resource_key)
+                seen = Seen(
+                    snapshot, observed_outline(snapshot, state.outline, scale_of(state)), epoch
+                )
         except TargetGone as exc:
-            return await self._terminal(outcome, exc)
+            return await self._terminal(outcome, exc, "target_closed")
+        except ActuiError as exc:
+            # Delivered, but the result could not be observed: say so, never a bare error
+            # that invites a retry (reference §5.9).
+            return await self._terminal(outcome, exc, "post_action_observation_failed")
         check = str(verification["status"]) if verification else None
-        return self._result(
-            root, reconcile(outcome, check, stopped), verification, deltas, snapshot, outline
-        )
+        return self._result(root, reconcile(outcome, check, stopped), verification, deltas, seen)
 
     async def _gate(self, root: RootInfo, require: UiCondition) -> None:
         """``require`` must hold in time, or nothing is sent and the epoch stays."""
@@ -105,7 +119,11 @@ class Transaction:
         for index, step in enumerate(self.p.actions):
             item = self.prepared[index]
             if item is None:
-                trace = await self._wait_step(root, step.ms, self.waits[index])
+                try:
+                    trace = await self._wait_step(root, step.ms, self.waits[index])
+                except ActuiError as exc:
+                    error = {"code": exc.code, "message": exc.message}
+                    trace = {"action": "wait", "outcome": "didnt", "error": error}
             else:
                 item = replace(item, request=replace(item.request, root=root))
                 trace = await deliver(
@@ -134,27 +152,25 @@ class Transaction:
             }
         return step
 
-    async def _verify(
-        self, root: RootInfo, stopped: bool
-    ) -> tuple[Trace | None, Snapshot | None, Outline | None]:
+    async def _verify(self, root: RootInfo, stopped: bool) -> tuple[Trace | None, Seen | None]:
         """The postcondition: verified, preexisting, failed — or skipped after a stop."""
         expect = self.expect
         if expect is None:
-            return None, None, None
+            return None, None
         if stopped:
-            return {"status": "skipped", **condition_json(expect)}, None, None
+            return {"status": "skipped", **condition_json(expect)}, None
         preexisting = evaluate_condition(expect, self.state.outline).satisfied
         waited = await self.session.wait(self.state, root, expect)
         status = ("preexisting" if preexisting else "verified") if waited.satisfied else "failed"
         verification: Trace = {"status": status, **condition_json(expect)}
         if status == "failed":
             verification["closest"] = closest(expect, waited.outline)
-        return verification, waited.snapshot, waited.outline
+        return verification, Seen(waited.snapshot, waited.outline, waited.epoch)
 
     async def _settle(self, verification: Trace | None) -> list[Trace]:
         """Root deltas; a verified check has already waited, so it needs no settle window."""
         backend = self.session.backend_for(self.state.root)
-        settled = verification is not None and verification["status"] != "failed"
+        settled = verification is not None and verification["status"] in ("verified", "preexisting")
         self.after = await settle(
             self.before, backend.list_roots, window_s=0.0 if settled else SETTLE_WINDOW_S
         )
@@ -191,13 +207,11 @@ class Transaction:
         outcome: str,
         verification: Trace | None,
         deltas: list[Trace],
-        snapshot: Snapshot,
-        outline: Outline,
+        seen: Seen,
     ) -> ToolResult:
         session, state = self.session, self.state
         trace = self._trace(outcome, verification, deltas)
-        epoch = session.scheduler.epoch(state.resource_key)
-        successor = session.save(snapshot, outline, epoch, base=state)
+        successor = session.save(seen.snapshot, seen.outline, seen.epoch, base=state)
         body, view, extra = session.diff_text(state, successor)
         check = f"; check {verification['status']}" if verification else ""
         head = [
@@ -217,21 +231,23 @@ class Transaction:
             details["error"] = {"code": "postcondition_failed", "message": message}
         return ToolResult("\n".join([*head, body]), details)
 
-    async def _terminal(self, outcome: str, exc: TargetGone) -> ToolResult:
-        """The acted-on window closed: no successor state exists (reference §5.9)."""
+    async def _terminal(self, outcome: str, exc: ActuiError, status: str) -> ToolResult:
+        """No successor: the window closed, or the result could not be observed (§5.9)."""
         state, expect = self.state, self.expect
-        deltas = await self._closing_deltas()
+        closed = status == "target_closed"
+        deltas = await self._closing_deltas() if closed else []
         verification = None
-        if expect is not None:
-            status = "verified" if expect.until == "absent" else "failed"
-            verification = {"status": status, **condition_json(expect)}
-            outcome = reconcile(outcome, status, self.stopped_at is not None)
+        if expect is not None and closed:
+            check = "verified" if expect.until == "absent" else "failed"
+            verification = {"status": check, **condition_json(expect)}
+            outcome = reconcile(outcome, check, self.stopped_at is not None)
         trace = self._trace(outcome, verification, deltas)
+        what = "closed" if closed else f"could not be observed afterwards ({exc.message})"
         text = "\n".join(
             [
                 f"act_ui: the actions were delivered and {state.root_ref} "
-                f'"{state.root.title}" closed; outcome {outcome}. No successor state exists: '
-                "run find_roots, then observe_ui.",
+                f'"{state.root.title}" {what}; outcome {outcome}. No successor state exists: '
+                "do not repeat the actions; run find_roots, then observe_ui.",
                 trace_summary(trace),
                 *root_delta_lines(deltas),
             ]
@@ -239,12 +255,12 @@ class Transaction:
         return ToolResult(
             text,
             {
-                "status": "target_closed",
+                "status": status,
                 "baseStateId": state.state_id,
                 "target": root_json(state.root_ref, state.root),
                 "execution": trace,
                 "outcome": outcome,
-                "error": {"code": "target_closed", "message": exc.message},
+                "error": {"code": status, "message": exc.message},
             },
         )
 

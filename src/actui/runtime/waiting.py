@@ -18,7 +18,8 @@ from actui.conditions import Evaluation, UiCondition, evaluate
 from actui.outline.diff import stabilize
 from actui.outline.model import Outline, build_outline
 
-SnapshotFn = Callable[[], Awaitable[Snapshot]]
+SnapshotFn = Callable[[], Awaitable[tuple[Snapshot, int]]]
+"""Takes a snapshot and says at which epoch of its resource it was taken."""
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,7 @@ class WaitResult:
     evaluation: Evaluation
     snapshot: Snapshot
     outline: Outline
+    epoch: int
     elapsed_ms: int
     checks: int
     event_driven: bool
@@ -58,7 +60,7 @@ async def wait_until(
     checks = 0
     while True:
         mark = backend.change_mark(root)
-        snapshot = await take_snapshot()
+        snapshot, epoch = await take_snapshot()
         outline = observed_outline(snapshot, base, scale)
         evaluation = evaluate(condition, outline)
         checks += 1
@@ -69,6 +71,7 @@ async def wait_until(
                 evaluation=evaluation,
                 snapshot=snapshot,
                 outline=outline,
+                epoch=epoch,
                 elapsed_ms=round((time.monotonic() - start) * 1000),
                 checks=checks,
                 event_driven=backend.waits_are_event_driven,
