@@ -33,6 +33,14 @@ class Prepared:
     establishes_focus: bool
 
 
+MAX_SCROLL = 10_000
+MAX_STEP_TIMEOUT_S = 120.0
+
+
+def _clamp_scroll(amount: float | None) -> int:
+    return max(-MAX_SCROLL, min(MAX_SCROLL, round(amount or 0)))
+
+
 def can_retry_in_foreground(kind: str, outcome: str, headless: bool) -> bool:
     """Only side-effect-free input whose background attempt verifiably did nothing."""
     return not headless and outcome == "didnt" and kind in _KEYBOARD
@@ -77,7 +85,8 @@ def prepare(
 ) -> Prepared:
     """Resolve one step's target against ``state`` (reference §5.2, SPEC §4)."""
     field = f"actions[{index}]"
-    kind: ActionKind = "press" if step.action == "wait" else step.action
+    assert step.action != "wait", "wait steps are not delivered"
+    kind: ActionKind = step.action
     node = state.node(step.ref, f"{field}.ref") if step.ref else None
     target: str | None = None
     point: tuple[int, int] | None = None
@@ -125,10 +134,10 @@ def prepare(
         keys=tuple(step.keys or ()),
         button=step.button or "left",
         click_count=step.clickCount or 1,
-        scroll=(round(step.scrollX or 0), round(step.scrollY or 0)),
+        scroll=(_clamp_scroll(step.scrollX), _clamp_scroll(step.scrollY)),
         path=path,
         value=step.value,
-        timeout_s=max(15.0, 0.025 * len(step.text or "") + 4.0),
+        timeout_s=min(MAX_STEP_TIMEOUT_S, max(15.0, 0.025 * len(step.text or "") + 4.0)),
     )
     return Prepared(request, step.ref, needs_foreground, uses_current_focus, establishes)
 

@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 _URL_SCHEMES = ("http://", "https://", "file:", "data:", "about:blank")
 
 
+MAX_VALUE_BYTES = 16 * 1024
+"""Evaluation results larger than this travel only in the (bounded) text."""
+
+
 def check_url(url: str, field: str) -> str:
     """Only web, local-file, data and blank URLs: nothing that starts other programs."""
     text = url.strip()
@@ -119,6 +123,11 @@ async def evaluate_browser(session: Session, p: contract.EvaluateBrowser) -> Too
         lines = ["value: " + result.value_json]
     lines += [f"console: {line}" for line in result.console]
     outcome = await _page_successor(session, state, root, "evaluate_browser", lines)
-    outcome.details["value"] = result.value_json if result.exception is None else None
+    value = result.value_json if result.exception is None else None
+    if value is not None and len(value.encode()) > MAX_VALUE_BYTES:
+        # The text carries it, bounded and continued by an @o ref; details stay small.
+        outcome.details["valueBytes"] = len(value.encode())
+        value = None
+    outcome.details["value"] = value
     outcome.details["exception"] = result.exception
     return outcome

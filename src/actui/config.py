@@ -26,7 +26,6 @@ _KEYS: dict[str, tuple[str, object]] = {
     "browser_headed": ("ACTUI_BROWSER_HEADED", False),
     "delivery_policy": ("ACTUI_DELIVERY_POLICY", "background"),
     "chrome_executable": ("ACTUI_CHROME_EXECUTABLE", ""),
-    "cdp_port": ("ACTUI_CDP_PORT", ""),
 }
 
 
@@ -37,7 +36,6 @@ class Config:
     browser_headed: bool = False
     delivery_policy: Policy = "background"
     chrome_executable: str = ""
-    cdp_port: str = ""
     sources: Mapping[str, str] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)
 
@@ -88,11 +86,19 @@ def load_config(env: Mapping[str, str] | None = None, cwd: Path | None = None) -
             continue
         files[label] = f"{path}: loaded"
         for key, raw in data.items():
-            if key in _KEYS and (value := _coerce(key, raw)) is not None:
+            if key not in _KEYS:
+                continue
+            if (value := _coerce(key, raw)) is not None:
                 values[key] = value
                 sources[key] = f"{label} ({path})"
+            else:
+                sources[key] += f"; ignored invalid {key} = {raw!r} in {path}"
     for key, (var, _) in _KEYS.items():
-        if var in env and (value := _coerce(key, env[var])) is not None:
+        if var not in env:
+            continue
+        if (value := _coerce(key, env[var])) is not None:
             values[key] = value
             sources[key] = f"env {var}"
+        else:
+            sources[key] += f"; ignored invalid {var}={env[var]!r}"
     return Config(**values, sources=sources, files=files)  # type: ignore[arg-type]

@@ -12,11 +12,19 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from actui.backends.base import ActionKind
 from actui.errors import InvalidParams
@@ -77,7 +85,14 @@ class SearchUi(Params):
 class ExpandUi(Params):
     stateId: StateId
     ref: ElementRefDoc
-    depth: int = Field(3, ge=1, le=8, description="Levels below ref.")
+    depth: int = Field(3, description="Levels below ref, 1-8 (clamped).")
+
+    @field_validator("depth", mode="before")
+    @classmethod
+    def _clamp_depth(cls, value: Any) -> Any:
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            return max(1, min(8, int(value)))
+        return value
 
 
 class InspectUi(Params):
@@ -96,27 +111,28 @@ class Condition(Params):
     value: str | None = Field(None, max_length=4096, description="Exact value; needs ref.")
     until: Literal["present", "absent"] | None = None
     gone: bool | None = Field(None, description="Same as until: absent.")
-    timeoutMs: int | None = Field(None, ge=0, le=600_000, description="Default 10000.")
+    timeoutMs: int | None = Field(None, ge=0, description="Default 10000; clamped to 100-60000.")
 
 
-Point = Annotated[dict[str, float], Field(description="{x, y} image pixels")]
+Finite = Annotated[float, Field(allow_inf_nan=False)]
+Point = Annotated[dict[str, Finite], Field(description="{x, y} image pixels")]
 
 
 class ActionStep(Params):
     action: ActionKind | Literal["wait"]
     ref: str | None = Field(None, pattern=r"^@e\d+$", max_length=16)
-    x: float | None = None
-    y: float | None = None
+    x: Finite | None = None
+    y: Finite | None = None
     text: str | None = Field(None, max_length=100_000)
     keys: list[Annotated[str, Field(min_length=1, max_length=32)]] | None = Field(
         None, max_length=8, description='One chord, e.g. ["ctrl","s"].'
     )
     button: Literal["left", "right", "middle"] | None = None
     clickCount: int | None = Field(None, ge=1, le=3)
-    scrollX: float | None = None
-    scrollY: float | None = None
+    scrollX: Finite | None = None
+    scrollY: Finite | None = None
     path: list[Point] | None = Field(None, min_length=2, max_length=100)
-    value: float | None = None
+    value: Finite | None = None
     ms: int | None = Field(None, ge=0, le=60_000, description="wait: pause.")
     until: Condition | None = Field(None, description="wait: until this holds.")
 
@@ -436,10 +452,14 @@ def _invalid(tool: str, exc: ValidationError) -> InvalidParams:
         allowed = ", ".join(_model_at(tool, tuple(error["loc"])).model_fields)
         return InvalidParams(field, "is not a parameter here.", f"Allowed: {allowed}.")
     if kind == "missing":
-        return InvalidParams(field, "is required.", "")
+        return InvalidParams(field, "is required.", "Add it; `actui schema` lists the parameters.")
     if kind == "string_pattern_mismatch":
         pattern = str((error.get("ctx") or {}).get("pattern", ""))
         example = "@r3 from find_roots" if "@r" in pattern else "@e12 from the state's outline"
-        return InvalidParams(field, f"{error['input']!r} is not a ref like {example}.", "")
+        return InvalidParams(
+            field,
+            f"{error['input']!r} is not a ref like {example}.",
+            "Use a ref from the latest result.",
+        )
     message = str(error["msg"]).removeprefix("Value error, ")
     return InvalidParams(field, message.rstrip(".") + ".", "")

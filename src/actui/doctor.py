@@ -26,18 +26,30 @@ async def _check_atspi() -> str | None:
     return None
 
 
+def _check_x11(display: str) -> list[str]:
+    """The X extensions the physical path and captures need."""
+    from Xlib import display as xdisplay
+    from Xlib.error import DisplayError
+
+    try:
+        connection = xdisplay.Display(display)
+    except DisplayError as exc:
+        return [f"cannot connect to X display {display} ({exc})"]
+    try:
+        missing = [e for e in ("XTEST", "Composite", "RECORD") if not connection.has_extension(e)]
+    finally:
+        connection.close()
+    if missing:
+        return [f"X server lacks {', '.join(missing)}: coordinate input or capture won't work"]
+    print("  ok   X11 extensions XTEST, Composite, RECORD")
+    return []
+
+
 async def doctor() -> int:
     cfg = load_config()
     print("configuration:")
-    for key in (
-        "headless",
-        "browser_use",
-        "browser_headed",
-        "delivery_policy",
-        "chrome_executable",
-        "cdp_port",
-    ):
-        print(f"  {key} = {getattr(cfg, key)!r}  ({cfg.sources[key]})")
+    for key, source in cfg.sources.items():
+        print(f"  {key} = {getattr(cfg, key)!r}  ({source})")
     for label, status in cfg.files.items():
         print(f"  {label} file: {status}")
     print("session:")
@@ -46,6 +58,7 @@ async def doctor() -> int:
         problems.append("DISPLAY is not set: no X11 session; run inside `actui sandbox run --`")
     else:
         print(f"  ok   DISPLAY={os.environ['DISPLAY']}")
+        problems += _check_x11(os.environ["DISPLAY"])
     if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
         problems.append("DBUS_SESSION_BUS_ADDRESS is not set: no session bus")
     else:

@@ -92,12 +92,6 @@ def _preview_cut(data: bytes) -> int:
     return _char_boundary(data, limit)
 
 
-def page_chars(text: str, offset: int, limit: int = ELEMENT_PAGE_CHARS) -> tuple[str, bool]:
-    """One character page of ``text`` from ``offset`` (clamped) and whether more follows."""
-    start = max(0, min(offset, len(text)))
-    return text[start : start + limit], start + limit < len(text)
-
-
 class OutputStore:
     """The session's ``@o`` entries: private files, oldest evicted beyond the budget."""
 

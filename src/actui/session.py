@@ -31,7 +31,7 @@ from actui.outline.diff import changes_json, compute_changes, render_changes
 from actui.outline.fold import fold_header, render_fold
 from actui.outline.model import Outline
 from actui.output import OutputStore
-from actui.runtime.roots import RootRegistry, match_root
+from actui.runtime.roots import RootRegistry, is_browser_app, match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State, StateStore, new_state_id
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
@@ -140,7 +140,9 @@ class Session:
         if self._browser is None:
             from actui.backends.cdp import CdpBackend
 
-            self._browser = CdpBackend(env=self.env)
+            executable = self.config().chrome_executable
+            env = {**self.env, "ACTUI_CHROME_EXECUTABLE": executable} if executable else self.env
+            self._browser = CdpBackend(env=env)
         return self._browser
 
     def config(self) -> Config:
@@ -162,14 +164,12 @@ class Session:
         return self._desktop is not None or bool(self.env.get("DBUS_SESSION_BUS_ADDRESS"))
 
     def backend_for(self, root: RootInfo) -> Backend:
-        if root.kind == "browser_page":
-            if not self.config().browser_use:
-                raise BackendUnavailable(
-                    "browser use is turned off (browser_use = false); browser pages are "
-                    "not available."
-                )
-            return self.browser
-        return self.desktop
+        if is_browser_app(root) and not self.config().browser_use:
+            raise BackendUnavailable(
+                "browser use is turned off (browser_use = false), so browser windows and "
+                "pages are not available. Turn it on in the configuration to use them."
+            )
+        return self.browser if root.kind == "browser_page" else self.desktop
 
     def check_document(self, state: State) -> None:
         """Refuse a state whose page has navigated away since it was observed."""
@@ -220,6 +220,7 @@ class Session:
 
     def observation_details(self, state: State, view: str) -> dict[str, Any]:
         root = state.root
+        config = self.config()
         return {
             "stateId": state.state_id,
             "baseStateId": state.base_state_id,
@@ -229,10 +230,13 @@ class Session:
                 "stateId": state.state_id,
                 "width": state.image_size[0] if state.image_size else 0,
                 "height": state.image_size[1] if state.image_size else 0,
+                "scaleFactor": scale_of(state),
                 "coordinateSpace": "window-relative-screenshot-pixels",
                 "timestamp": state.captured_at,
             },
             "nodeCount": len(state.outline),
+            "status": "ok",
+            "config": {"browser_use": config.browser_use, "headless": config.headless},
         }
 
     def fold_text(self, state: State, reason: str | None = None) -> str:

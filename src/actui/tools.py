@@ -14,16 +14,28 @@ from collections.abc import Mapping
 from typing import Any
 
 from actui import browser_tools, contract, transaction
-from actui.backends.base import RootInfo
+from actui.backends.base import RootInfo, TextSlice
 from actui.conditions import check_scope, closest, condition_json, describe, parse_condition
 from actui.config import Config
-from actui.errors import ActuiError, InvalidParams, SecureTextUnreadable, TargetGone, UnknownRef
+from actui.errors import (
+    ActuiError,
+    InvalidParams,
+    SecureTextUnreadable,
+    TargetGone,
+    UnknownState,
+)
 from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.search import rank_text, render_search, search
-from actui.output import page_chars
-from actui.runtime.roots import match_root, pick_default, promote_modal, window_score
+from actui.output import ELEMENT_PAGE_CHARS
+from actui.runtime.roots import (
+    is_browser_app,
+    match_root,
+    pick_default,
+    promote_modal,
+    window_score,
+)
 from actui.session import TOP_N, Session, ToolResult
-from actui.views import root_json, root_line
+from actui.views import node_json, root_json, root_line
 
 log = logging.getLogger(__name__)
 
@@ -111,10 +123,13 @@ class Computer(Session):
 
         Runs on ``state_id``, or on the newest state this session saved.
         """
-        state = self.store.get(state_id) if state_id else self.store.newest()
+        try:
+            state = self.store.get(state_id) if state_id else self.store.newest()
+        except UnknownState as exc:
+            return self.error_result("act_ui", exc.code, f"stateId: {exc.message}")
         if state is None:
             return self.error_result(
-                "act_ui", "invalid_params", "stateId: no state yet; observe first."
+                "act_ui", "invalid_params", "stateId: no state yet. Call observe_ui first."
             )
         step: dict[str, Any] = {"action": action, **(params or {})}
         if target is not None:
@@ -169,8 +184,11 @@ class Computer(Session):
         windows = []
         for score, root in top:
             ref = self.roots.ref_for(root)
-            lines.append(root_line(ref, root))
-            windows.append({**root_json(ref, root), "score": round(score, 3)})
+            allowed = cfg.browser_use or not is_browser_app(root)
+            lines.append(root_line(ref, root) + ("" if allowed else " [browser_use_disabled]"))
+            windows.append(
+                {**root_json(ref, root), "score": round(score, 3), "browserUseAllowed": allowed}
+            )
         if not top:
             lines = [
                 "no roots match these filters."
@@ -215,6 +233,7 @@ class Computer(Session):
                 "matchReason": m.reason,
                 "score": round(m.score, 3),
                 "capabilities": list(m.caps),
+                "actions": list(m.actions),
             }
             for m in result.matches
         ]
@@ -234,7 +253,8 @@ class Computer(Session):
         node = state.node(p.ref)
         fold = render_fold(state.outline, max_depth=p.depth, start=node.ref)
         text = "\n".join([label_line(node), fold.text])
-        return ToolResult(text, {"stateId": state.state_id, "ref": node.ref, "shown": fold.shown})
+        details = {"stateId": state.state_id, "target": node_json(node), "shown": fold.shown}
+        return ToolResult(text, details)
 
     async def _tool_inspect_ui(self, p: contract.InspectUi) -> ToolResult:
         state = self.state(p.stateId)
@@ -258,20 +278,7 @@ class Computer(Session):
             shown = node.value[:200]
             more = node.value_length > len(shown)
             lines.append("value: " + json.dumps(shown) + (" … (read_text for all)" if more else ""))
-        target = {
-            "ref": node.ref,
-            "role": node.role,
-            "rawRole": node.raw_role,
-            "name": node.name,
-            "description": node.description,
-            "value": "" if node.secure else node.value[:200],
-            "states": sorted(node.states),
-            "actions": list(node.actions),
-            "capabilities": sorted(node.caps),
-            "rect": {"x": rect.x, "y": rect.y, "w": rect.w, "h": rect.h} if rect else None,
-            "childCount": len(node.children),
-        }
-        return ToolResult("\n".join(lines), {"stateId": state.state_id, "target": target})
+        return ToolResult("\n".join(lines), {"stateId": state.state_id, "target": node_json(node)})
 
     # ------------------------------------------------------------- read text
 
@@ -302,23 +309,28 @@ class Computer(Session):
         if node.secure:
             raise SecureTextUnreadable(node.ref)
         if node.wire is None:
-            raise UnknownRef(f"ref: {node.ref} has no live element to read.")
+            raise InvalidParams(
+                "ref",
+                f"{node.ref} is picture-only (seen in the image, not an accessible element), "
+                "so it has no live text.",
+                "Its text is its label; use inspect_ui, or act on it by coordinates.",
+            )
         self.check_document(state)
         root = await self.resolve(state.root)
         backend = self.backend_for(root)
         wire = node.wire
 
-        async def job(_epoch: int) -> str:
-            sliced = await backend.read_text(root, wire, 0, 1 << 30)
-            return sliced.text
+        async def job(_epoch: int) -> TextSlice:
+            return await backend.read_text(root, wire, p.offset, ELEMENT_PAGE_CHARS)
 
-        full = await self.scheduler.read_at(state.resource_key, state.epoch, job)
-        text, has_more = page_chars(full, p.offset)
+        sliced = await self.scheduler.read_at(state.resource_key, state.epoch, job)
+        text, total = sliced.text, sliced.total_chars
+        next_offset = p.offset + len(text)
+        has_more = next_offset < total
         shown = text
         if has_more:
-            next_offset = p.offset + len(text)
             shown += (
-                f"\n[characters {p.offset}-{next_offset} of {len(full)}; continue with "
+                f"\n[characters {p.offset}-{next_offset} of {total}; continue with "
                 f'read_text({{ref:"{p.ref}", stateId:"{state.state_id}", offset:{next_offset}}})]'
             )
         return ToolResult(
@@ -327,7 +339,7 @@ class Computer(Session):
                 "ref": p.ref,
                 "offset": p.offset,
                 "limit": len(text),
-                "totalChars": len(full),
+                "totalChars": total,
                 "hasMore": has_more,
                 "text": text,
             },
@@ -362,7 +374,7 @@ class Computer(Session):
         details = self.observation_details(successor, view)
         details.update(extra)
         details.update(
-            found=waited.satisfied and cond.until == "present",
+            found=waited.satisfied,
             gone=waited.satisfied and cond.until == "absent",
             timedOut=not waited.satisfied,
             elapsedMs=waited.elapsed_ms,

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from actui.backends.base import RootInfo
+from actui.outline.model import Node
 
 
 def root_line(ref: str, root: RootInfo) -> str:
@@ -85,3 +86,22 @@ def root_delta_lines(deltas: Sequence[Mapping[str, Any]]) -> list[str]:
         f'"{d.get("title", "")}" {d.get("ref", "")}'
         for d in deltas
     ]
+
+
+def node_json(node: Node) -> dict[str, Any]:
+    """One element's details without its children (never a password value)."""
+    rect = node.rect
+    return {
+        "ref": node.ref,
+        "role": node.role,
+        "rawRole": node.raw_role,
+        "name": node.name,
+        "description": node.description,
+        "value": "" if node.secure else node.value[:200],
+        "states": sorted(node.states),
+        "actions": list(node.actions),
+        "capabilities": sorted(node.caps),
+        "pictureOnly": node.picture_only,
+        "rect": {"x": rect.x, "y": rect.y, "w": rect.w, "h": rect.h} if rect else None,
+        "childCount": len(node.children),
+    }

@@ -22,7 +22,7 @@ def test_each_key_takes_the_most_specific_source(tmp_path: Path) -> None:
     assert cfg.headless is True and cfg.sources["headless"].startswith("global")
     assert cfg.delivery_policy == "ax_only" and cfg.sources["delivery_policy"].startswith("project")
     assert cfg.browser_use is True and cfg.sources["browser_use"] == "env ACTUI_BROWSER_USE"
-    assert cfg.sources["cdp_port"] == "default"
+    assert cfg.sources["chrome_executable"] == "default"
 
 
 def test_values_that_cannot_be_understood_are_ignored(tmp_path: Path) -> None:
@@ -32,8 +32,10 @@ def test_values_that_cannot_be_understood_are_ignored(tmp_path: Path) -> None:
         "ACTUI_DELIVERY_POLICY": "teleport",
     }
     cfg = load_config(env, tmp_path)
-    assert cfg.headless is False and cfg.sources["headless"] == "default"
+    assert cfg.headless is False
+    assert cfg.sources["headless"] == "default; ignored invalid ACTUI_HEADLESS='perhaps'"
     assert cfg.delivery_policy == "background"
+    assert "teleport" in cfg.sources["delivery_policy"]
 
 
 def test_an_unparsable_file_is_reported_and_skipped(tmp_path: Path) -> None:

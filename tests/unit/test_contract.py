@@ -53,7 +53,12 @@ def test_the_docs_are_generated_from_the_contract() -> None:
     [
         ("find_roots", {"pid": -1}, "pid"),
         ("observe_ui", {"mode": "x"}, "mode"),
-        ("expand_ui", {"stateId": "s", "ref": "@e1", "depth": 9}, "depth"),
+        ("expand_ui", {"stateId": "s", "ref": "@e1", "depth": "deep"}, "depth"),
+        (
+            "act_ui",
+            {"stateId": "s", "actions": [{"action": "scroll", "scrollY": float("inf")}]},
+            "actions[0].scrollY",
+        ),
         ("act_ui", {"stateId": "s", "actions": [{"action": "click", "x": 1}]}, "actions[0]"),
         ("act_ui", {"stateId": "s", "actions": [{"action": "scroll"}]}, "actions[0]"),
         ("act_ui", {"stateId": "s", "actions": [{"action": "wait"}]}, "actions[0]"),
@@ -95,3 +100,8 @@ def test_any_arguments_validate_or_fail_with_a_named_field(
         validate_call(tool, arguments)
     except InvalidParams as exc:
         assert exc.field and exc.message.startswith(exc.field + ":")
+
+
+def test_expand_depth_is_clamped_not_rejected() -> None:
+    assert validate_call("expand_ui", {"stateId": "s", "ref": "@e1", "depth": 99}).depth == 8  # type: ignore[attr-defined]
+    assert validate_call("expand_ui", {"stateId": "s", "ref": "@e1", "depth": 0}).depth == 1  # type: ignore[attr-defined]

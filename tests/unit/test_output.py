@@ -18,7 +18,6 @@ from actui.output import (
     VISIBLE_BYTES,
     VISIBLE_LINES,
     OutputStore,
-    page_chars,
 )
 
 CALL = re.compile(r'read_text\(\{"ref": "(@o\d+)", "offset": (\d+)\}\)')
@@ -208,13 +207,3 @@ def test_following_offsets_reconstructs_any_text(sample: str) -> None:
         assert read_all(store, ref, 0) == text
     finally:
         store.close()
-
-
-@given(st.text(max_size=200), st.integers(-5, 250), st.integers(1, 50))
-def test_element_pages_cover_the_text_from_the_clamped_offset(
-    text: str, offset: int, limit: int
-) -> None:
-    page, more = page_chars(text, offset, limit)
-    start = max(0, min(offset, len(text)))
-    assert page == text[start : start + limit]
-    assert more == (start + len(page) < len(text))

@@ -10,6 +10,7 @@ This module only composes; each half owns its platform.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from dataclasses import replace
 
@@ -40,11 +41,15 @@ class LinuxBackend(Backend):
         self._x11 = X11Session(display) if display else None
         self._input = X11Input(self._x11) if self._x11 else None
         self._x11_started = False
+        self._x11_starting = asyncio.Lock()
 
     async def _session(self) -> X11Session | None:
+        """The X11 session, started once even when several calls arrive together."""
         if self._x11 is not None and not self._x11_started:
-            await self._x11.start()
-            self._x11_started = True
+            async with self._x11_starting:
+                if not self._x11_started:
+                    await self._x11.start()
+                    self._x11_started = True
         return self._x11
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:

@@ -54,7 +54,9 @@ def match_root(wanted: RootInfo, candidates: Sequence[RootInfo]) -> RootInfo:
         for root in candidates:
             if root.window_id == wanted.window_id:
                 return root
-    titled = [r for r in candidates if r.title.strip() and r.title == wanted.title]
+    titled = [
+        r for r in candidates if r.pid == wanted.pid and r.title.strip() and r.title == wanted.title
+    ]
     if len(titled) == 1:
         return titled[0]
     raise TargetGone(
@@ -84,3 +86,31 @@ def promote_modal(root: RootInfo, siblings: Sequence[RootInfo]) -> RootInfo:
         and (r.z_order < root.z_order or (r.is_focused and not root.is_focused))
     ]
     return min(in_front, key=lambda r: r.z_order) if in_front else root
+
+
+_BROWSERS = frozenset(
+    {
+        "chrome",
+        "google-chrome",
+        "google-chrome-stable",
+        "chromium",
+        "chromium-browser",
+        "microsoft-edge",
+        "microsoft-edge-stable",
+        "brave",
+        "brave-browser",
+        "vivaldi",
+        "vivaldi-stable",
+        "opera",
+        "firefox",
+        "firefox-esr",
+    }
+)
+
+
+def is_browser_app(root: RootInfo) -> bool:
+    """A browser's own window or page: what ``browser_use = false`` refuses."""
+    if root.kind == "browser_page":
+        return True
+    name = root.app_name.strip().lower().rsplit("/", 1)[-1].removesuffix(".desktop")
+    return name in _BROWSERS or name.replace(" ", "-") in _BROWSERS

@@ -41,6 +41,7 @@ from actui.backends.cdp.page import FrameTarget, PageSession, exception_text
 from actui.errors import (
     ActuiError,
     BackendUnavailable,
+    CallTimeout,
     InvalidParams,
     SecureTextUnreadable,
     TargetGone,
@@ -344,6 +345,11 @@ class CdpBackend(Backend):
         except CdpCommandError as exc:
             session.check_alive()
             raise ActuiError(f"{request.kind} failed in the page: {exc.message}") from exc
+        except TimeoutError as exc:
+            raise CallTimeout(
+                f"{request.kind} did not finish within {request.timeout_s:g} s; "
+                "observe again before deciding whether to retry."
+            ) from exc
 
     async def navigate(self, root: RootInfo, url: str, *, timeout_s: float = 10.0) -> RootInfo:
         """Go to ``url`` and wait for its load event, at most ``timeout_s``.
