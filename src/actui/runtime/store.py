@@ -44,7 +44,6 @@ class State:
     outline: Outline
     captured_at: float
     base_state_id: str | None = None
-    image: bytes | None = None
     image_size: tuple[int, int] | None = None
     extra: Mapping[str, object] = field(default_factory=dict)
 

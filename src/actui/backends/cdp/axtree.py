@@ -249,7 +249,9 @@ def _raw_node(
     rect = facts.rect if facts is not None else None
     value: str | None = None
     length = 0
-    if not secure and "value" in node:
+    # Without DOM facts an input cannot be shown not to be a password: keep its value out.
+    unknown_input = facts is None and role in ("textbox", "searchbox", "combobox")
+    if not secure and not unknown_input and "value" in node:
         full = str(node["value"].get("value", ""))
         value, length = full[:VALUE_CAP], len(full)
     backend_id = node.get("backendDOMNodeId")

@@ -320,8 +320,10 @@ class CdpBackend(Backend):
             read = reply.get("result", {}).get("value") or {}
         else:
             object_id = await dom.resolve(session.conn, dom.backend_id(node_id))
-            read = await dom.call(session.conn, object_id, dom.READ_TEXT)
-            await dom.release(session.conn)
+            try:
+                read = await dom.call(session.conn, object_id, dom.READ_TEXT)
+            finally:
+                await dom.release(session.conn)
         if read.get("secure"):
             raise SecureTextUnreadable(node_id)
         text = str(read.get("text", ""))

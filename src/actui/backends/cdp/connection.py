@@ -126,8 +126,9 @@ class CdpConnection:
             command["sessionId"] = session_id
         message = json.dumps(command)
         try:
-            await self._ws.send(message)
-            return await asyncio.wait_for(future, timeout_s)
+            async with asyncio.timeout(timeout_s):  # the write, too, can stall
+                await self._ws.send(message)
+                return await future
         except TimeoutError as exc:
             raise CallTimeout(
                 f"{method} on {self._label} did not answer within {timeout_s:g} s."
