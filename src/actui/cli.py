@@ -68,7 +68,7 @@ def _schema(fmt: str) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "sandbox":
-        from actui.sandbox import sandbox_main
+        from actui.sandbox_cli import sandbox_main
 
         return sandbox_main(args[1:])
     parser = argparse.ArgumentParser(prog="actui", description=__doc__)

@@ -24,7 +24,8 @@ from dbus_fast.aio import MessageBus
 from Xlib import X
 from Xlib.display import Display
 
-from actui.sandbox import TOKEN_VAR, Sandbox, SandboxError, run_sandboxed, tagged_pids
+from actui.sandbox import TOKEN_VAR, Sandbox, SandboxError, tagged_pids
+from actui.sandbox_cli import run_sandboxed
 
 pytestmark = pytest.mark.integration
 
@@ -332,7 +333,7 @@ asyncio.run(main())
 
 
 def test_sandbox_main_runs_command_on_the_desktop_with_its_apps(tmp_path: Path) -> None:
-    from actui.sandbox import sandbox_main
+    from actui.sandbox_cli import sandbox_main
 
     out = tmp_path / "seen.json"
     code = sandbox_main(
@@ -362,7 +363,8 @@ async def test_signal_to_sandbox_run_tears_everything_down(
     runner = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
-        "import sys; from actui.sandbox import sandbox_main; sys.exit(sandbox_main(sys.argv[1:]))",
+        "import sys; from actui.sandbox_cli import sandbox_main; "
+        "sys.exit(sandbox_main(sys.argv[1:]))",
         "run",
         "--",
         "sh",
