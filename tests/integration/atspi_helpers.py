@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Callable, Iterator, Sequence
 
 from actui.backends.atspi import AtspiBackend
-from actui.backends.base import RawNode, RootInfo, Snapshot
+from actui.backends.base import RawNode, Rect, RootInfo, Snapshot
 from actui.sandbox import Sandbox
 
 
@@ -61,6 +61,11 @@ def fields(snapshot: Snapshot) -> dict[str, tuple[object, ...]]:
         )
         for n in nodes(snapshot.tree)
     }
+
+
+def rects(snapshot: Snapshot) -> dict[str, Rect | None]:
+    """Every node's screen rect, per node id."""
+    return {n.native_id: n.rect for n in nodes(snapshot.tree)}
 
 
 async def settle(backend: AtspiBackend, root: RootInfo, quiet_s: float = 0.3) -> None:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from functools import partial
+from typing import Any
 
-from atspi_helpers import fields, find, launch_app, nodes, root_of, snap
+from atspi_helpers import fields, find, launch_app, nodes, rects, root_of, settle, snap
 
 from actui.backends.atspi import AtspiBackend
-from actui.backends.base import ActionRequest, RawNode
+from actui.backends.atspi.mirror import EVENT_LAG_S
+from actui.backends.base import ActionKind, ActionRequest, RawNode, RootInfo, Snapshot
 from actui.sandbox import Sandbox
 
 
@@ -79,3 +82,73 @@ async def test_gtk4_widget_factory_walks_are_complete_and_a_rewalk_matches_a_fre
     assert rewalk.source == "walk+known-roles" and fresh.source == "walk"
     assert fields(rewalk) == fields(fresh)
     assert find(rewalk, lambda n: n.native_id == entry.native_id).value == "rewalk"
+
+
+async def _resize(env: dict[str, str], window: int, w: int, h: int) -> None:
+    process = await asyncio.create_subprocess_exec(
+        "xdotool", "windowsize", "--sync", str(window), str(w), str(h), env=env
+    )
+    async with asyncio.timeout(10):
+        assert await process.wait() == 0
+
+
+async def _equal_to_a_fresh_walk(
+    backend: AtspiBackend, root: RootInfo, env: dict[str, str]
+) -> Snapshot:
+    """Once GTK 4's lagging events are in, the mirror's snapshot equals a fresh walk."""
+    await asyncio.sleep(EVENT_LAG_S)
+    await settle(backend, root)
+    warm = await snap(backend, root)
+    fresh_backend, other_backend = AtspiBackend(env), AtspiBackend(env)
+    try:
+        fresh = await snap(fresh_backend, root)
+        again = await snap(other_backend, root)
+    finally:
+        await fresh_backend.close()
+        await other_backend.close()
+    assert warm.source == "mirror+walk" and fresh.source == "walk"
+    mirrored, walked = fields(warm), fields(fresh)
+    assert mirrored.keys() == walked.keys()
+    assert {k: (v, walked[k]) for k, v in mirrored.items() if walked[k] != v} == {}
+    # Animated widgets move with no event at all (two unnamed fillers of the
+    # widget factory): only what two fresh walks agree on can be compared.
+    moved, read, reread = rects(warm), rects(fresh), rects(again)
+    stable = {k for k, v in read.items() if reread.get(k) == v}
+    assert len(stable) > len(read) - 8
+    assert {k: (v, read[k]) for k, v in moved.items() if k in stable and read[k] != v} == {}
+    return warm
+
+
+async def test_gtk4_mirror_equals_a_fresh_walk_and_rereads_while_events_lag(
+    sandbox: Sandbox,
+) -> None:
+    process = await launch_app(sandbox, ["gtk4-widget-factory"])
+    backend = AtspiBackend(sandbox.env)
+    try:
+        root = await root_of(backend, process.pid)
+        cold = await snap(backend, root)
+        idle = await _equal_to_a_fresh_walk(backend, root, sandbox.env)
+        entry = find(cold, lambda n: "setText" in n.caps and n.rect is not None)
+        check = find(cold, lambda n: n.raw_role == "check box" and bool(n.actions))
+
+        async def act(kind: ActionKind, node: RawNode, **extra: Any) -> None:
+            step = ActionRequest(
+                kind=kind, root=root, policy="background", target=node.native_id, **extra
+            )
+            assert (await backend.act(step)).outcome == "worked", (kind, node.name)
+
+        await act("setText", entry, text="mirrored")
+        await act("toggle", check)
+        guarded = await snap(backend, root)
+        assert guarded.source == "walk+known-roles", "events still due: everything re-read"
+        assert find(guarded, lambda n: n.native_id == entry.native_id).value == "mirrored"
+        flipped = find(guarded, lambda n: n.native_id == check.native_id)
+        assert ("checked" in flipped.states) != ("checked" in check.states)
+        await _equal_to_a_fresh_walk(backend, root, sandbox.env)
+        assert root.window_id and cold.tree.rect is not None
+        await _resize(sandbox.env, root.window_id, cold.tree.rect.w + 90, cold.tree.rect.h + 70)
+        resized = await _equal_to_a_fresh_walk(backend, root, sandbox.env)
+        assert resized.tree.rect is not None and resized.tree.rect.w > cold.tree.rect.w
+        print(f"gtk4-widget-factory warm snapshot {idle.timings_ms['total_ms']:.0f} ms")
+    finally:
+        await backend.close()

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from atspi_helpers import fields, find, launch_app, nodes, root_of, settle, snap
+from atspi_helpers import fields, find, launch_app, nodes, rects, root_of, settle, snap
 
 from actui.backends.atspi import AtspiBackend
-from actui.backends.base import ActionKind, ActionRequest, RawNode, RootInfo
+from actui.backends.base import ActionKind, ActionRequest, RawNode, Rect, RootInfo, Snapshot
 from actui.errors import TargetGone
 from actui.sandbox import Sandbox
 
@@ -99,8 +99,57 @@ async def test_warm_snapshot_equals_a_fresh_walk_after_a_burst_of_changes(
     assert warm.source.startswith("mirror") and not fresh.source.startswith("mirror")
     mirrored, walked = fields(warm), fields(fresh)
     assert mirrored.keys() == walked.keys()
-    assert {k: v for k, v in mirrored.items() if walked[k] != v} == {}
+    assert {k: (v, walked[k]) for k, v in mirrored.items() if walked[k] != v} == {}
     assert warm.node_count > cold.node_count, "the burst changed the tree's structure"
+
+
+async def _xdotool(factory: Factory, *args: str) -> None:
+    process = await asyncio.create_subprocess_exec(
+        "xdotool", *args, env=factory.env, stdout=asyncio.subprocess.DEVNULL
+    )
+    async with asyncio.timeout(10):
+        assert await process.wait() == 0, args
+
+
+async def _equal_to_a_fresh_walk(factory: Factory) -> tuple[Snapshot, float]:
+    """The watcher's warm snapshot (and its ms), checked field by field and rect by rect."""
+    await settle(factory.watcher, factory.root)
+    started = time.perf_counter()
+    warm = await snap(factory.watcher, factory.root)
+    warm_ms = 1000 * (time.perf_counter() - started)
+    fresh_backend = AtspiBackend(factory.env)
+    try:
+        fresh = await snap(fresh_backend, factory.root)
+    finally:
+        await fresh_backend.close()
+    assert warm.source.startswith("mirror") and not fresh.source.startswith("mirror")
+    assert fields(warm) == fields(fresh)
+    mirrored, walked = rects(warm), rects(fresh)
+    assert {k: (v, walked[k]) for k, v in mirrored.items() if walked[k] != v} == {}
+    return warm, warm_ms
+
+
+async def test_mirrored_rects_follow_a_window_move_and_a_resize(factory: Factory) -> None:
+    before, _ = await _equal_to_a_fresh_walk(factory)
+    frame = before.tree.rect
+    assert frame is not None and factory.root.window_id
+    window = str(factory.root.window_id)
+    await _xdotool(factory, "windowmove", "--sync", window, str(frame.x + 37), str(frame.y + 23))
+    moved, moved_ms = await _equal_to_a_fresh_walk(factory)
+    assert moved.tree.rect is not None and moved.tree.rect.x != frame.x
+    dx, dy = moved.tree.rect.x - frame.x, moved.tree.rect.y - frame.y
+    listed = [
+        r for r in await factory.watcher.list_roots() if r.native_id == factory.root.native_id
+    ]
+    assert [r.frame for r in listed] == [moved.tree.rect], "a kept root listing follows the move"
+    old, new = rects(before), rects(moved)
+    shifted = [k for k, r in old.items() if r and new.get(k) == Rect(r.x + dx, r.y + dy, r.w, r.h)]
+    assert len(shifted) > 100, "every element moved with the window"
+    # a layout change: every widget is re-allocated to the new size
+    await _xdotool(factory, "windowsize", "--sync", window, str(frame.w + 80), str(frame.h + 60))
+    resized, resized_ms = await _equal_to_a_fresh_walk(factory)
+    assert resized.tree.rect is not None and resized.tree.rect.w == frame.w + 80
+    print(f"warm snapshot after a move {moved_ms:.0f} ms, after a resize {resized_ms:.0f} ms")
 
 
 async def test_a_closed_window_is_reported_gone_even_while_being_read(factory: Factory) -> None:

@@ -1,4 +1,4 @@
-"""Pure logic of the AT-SPI backend: state bits, roles, ids, caps, window pairing."""
+"""Pure logic of the AT-SPI backend: state bits, roles, ids, caps, names, mirrors, pairing."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.caps import derive_caps, normalize_action, press_index
 from actui.backends.atspi.changes import OBJECT_EVENTS, WINDOW_EVENTS, ChangeCounters, concerned
 from actui.backends.atspi.mirror import Mirrors, NodeRecord, Reuse, mirrored, remembered
+from actui.backends.atspi.names import clean_name
 from actui.backends.atspi.reader import Basics, Details
-from actui.backends.atspi.roots import root_kind
+from actui.backends.atspi.roots import keeps_roots, root_kind, touches_roots
 from actui.backends.atspi.scrollbars import Bar, wheel_target
+from actui.backends.atspi.snapshot import index_cache
 from actui.backends.atspi.tables import STATE_NAMES, role_name, state_names
 from actui.backends.atspi.window_origin import XWindow, choose_window, content_offset
 from actui.backends.base import Rect
@@ -54,7 +56,7 @@ def test_caps_come_from_interfaces_actions_and_states() -> None:
         "text",
         frozenset({"EditableText", "Text", "Component", "Action"}),
         ("activate",),
-        frozenset({"focusable"}),
+        frozenset({"focusable", "editable"}),
     )
     assert {"setText", "typeText", "press", "focus"} <= entry
     check = derive_caps("check box", frozenset({"Action"}), ("click",), frozenset())
@@ -216,7 +218,7 @@ def test_an_exited_app_loses_its_mirrors() -> None:
     )
     mirrors.on_event(":1.5", gone)
     assert mirrors.take(root.native_id, key, trusted=True) is None
-    assert mirrored("GTK 3.24.38") and not mirrored("GTK 4.8.3") and not mirrored("Qt 6.12.0")
+    assert mirrored("GTK 3.24.38") and mirrored("GTK 4.8.3") and not mirrored("Qt 6.12.0")
 
 
 def test_an_event_during_the_first_walk_dirties_what_that_walk_read() -> None:
@@ -238,3 +240,101 @@ def test_without_trusted_events_nothing_is_clean_but_roles_are_remembered() -> N
     assert reuse is not None and reuse.clean(root) is None
     assert reuse.identity(root) == ("push button", frozenset({"Action"}))
     assert remembered("GTK 4.8.3") and not remembered("Qt 6.12.0")
+
+
+@given(st.from_regex(r"(Gtk|Adw|Gdk)[A-Z][A-Za-z0-9_]{0,20}", fullmatch=True))
+def test_gtk_type_names_are_blanked(name: str) -> None:
+    assert clean_name(name, "GTK 4.8.3") == "" and clean_name(name, "GTK 3.24.38") == ""
+    assert clean_name(name, "Qt 6.12.0") == name
+
+
+@given(st.text(alphabet=st.characters(blacklist_characters="\ufffc"), min_size=1, max_size=20))
+def test_gtk4_doubled_names_collapse_and_object_replacements_vanish(word: str) -> None:
+    assert clean_name(f"{word} {word}", "GTK 4.8.3") == word
+    assert clean_name(f"{word} {word}", "Chromium 156") == f"{word} {word}"
+    assert clean_name(f"\ufffc{word}\ufffc", "Chromium 156") == word
+
+
+def test_names_that_only_look_doubled_are_kept() -> None:
+    assert clean_name("7 7", "GTK 4.8.3") == "7"
+    assert clean_name("Clear all Clear all", "GTK 4.8.3") == "Clear all"
+    assert clean_name("7 77", "GTK 4.8.3") == "7 77"
+    assert clean_name("GtkSourceView2 x", "GTK 4.8.3") == "GtkSourceView2 x"
+
+
+def test_a_read_only_text_view_offers_no_typing_and_unread_actions_follow_the_role() -> None:
+    ifaces = frozenset({"EditableText", "Text", "Component", "Action"})
+    viewer = derive_caps("text", ifaces, (), frozenset({"focusable"}))
+    assert not {"setText", "typeText"} & viewer
+    hidden = derive_caps("push button", frozenset({"Action"}), None, frozenset())
+    assert "press" in hidden
+    assert "press" not in derive_caps("label", frozenset({"Action"}), None, frozenset())
+    assert {"toggle", "press"} <= derive_caps("check box", frozenset({"Action"}), None, frozenset())
+
+
+def _event(member: str, path: str, detail: str = "", interface: str = OBJECT_EVENTS) -> Message:
+    body = [detail, 0, 0, Variant("i", 0), {}]
+    message = _signal(":1.5", interface, member, "siiva{sv}", body)
+    message.path = path
+    return message
+
+
+def test_geometry_events_mark_subtrees_moved_without_dirtying_fields() -> None:
+    mirrors, key = Mirrors(), (512, 20, 1)
+    root, button = Address(":1.5", "/root"), Address(":1.5", "/button")
+    bar = Address(":1.5", "/bar")
+    scroll = NodeRecord(
+        Basics("scroll bar", "", "", frozenset(), frozenset({"Value"}), 0),
+        Details(None, "0", 1, ()),
+        (),
+    )
+    mirrors.store(root.native_id, key, {root: _record(), button: _record(), bar: scroll})
+    mirrors.on_event(":1.5", _event("BoundsChanged", "/button"))
+    reuse = mirrors.take(root.native_id, key, trusted=True)
+    assert reuse is not None and reuse.dirty == frozenset() and reuse.moves(button)
+    assert not reuse.moves(root) and reuse.clean(button) is not None
+    mirrors.on_event(":1.5", _event("PropertyChange", "/bar", "accessible-value"))
+    scrolled = mirrors.take(root.native_id, key, trusted=True)
+    assert scrolled is not None and scrolled.moves(root) and scrolled.dirty == {bar}
+
+
+def test_gtk4_mirrors_are_trusted_only_once_lagging_events_are_due() -> None:
+    mirrors = Mirrors()
+    assert mirrors.trusts(":1.5", "GTK 4.8.3") and mirrors.trusts(":1.5", "GTK 3.24.38")
+    mirrors.acted(":1.5")
+    assert not mirrors.trusts(":1.5", "GTK 4.8.3"), "its events may still be on their way"
+    assert mirrors.trusts(":1.5", "GTK 3.24.38") and mirrors.trusts(":1.6", "GTK 4.8.3")
+    assert not mirrors.trusts(":1.5", "Qt 6.12.0")
+
+
+def test_root_listings_change_only_on_window_app_and_root_events() -> None:
+    roots = frozenset({"/win"})
+    assert touches_roots(_event("Create", "/win", interface=WINDOW_EVENTS), "/root", roots)
+    assert touches_roots(_event("ChildrenChanged", "/root", "add"), "/root", roots)
+    assert touches_roots(_event("StateChanged", "/win", "active"), "/root", roots)
+    assert touches_roots(_event("PropertyChange", "/win", "accessible-name"), "/root", roots)
+    assert not touches_roots(_event("StateChanged", "/win", "focusable"), "/root", roots)
+    assert not touches_roots(_event("StateChanged", "/button", "active"), "/root", roots)
+    assert not touches_roots(_event("TextChanged", "/entry", "insert"), "/root", roots)
+    assert keeps_roots("GTK 3.24.38") and not keeps_roots("GTK 4.8.3")
+
+
+def test_cached_children_without_indices_are_read_live() -> None:
+    def item(path: str, parent: str, index: int, count: int) -> tuple[object, ...]:
+        app = (":1.5", "/root")
+        return ((":1.5", path), app, (":1.5", parent), index, count, [], "", 49, "", [0, 0])
+
+    cache = index_cache(
+        [
+            item("/pane", "/org/a11y/atspi/null", -1, 3),
+            item("/bar", "/pane", -1, 0),
+            item("/view", "/pane", 0, 0),
+            item("/vbar", "/pane", -1, 0),
+            item("/box", "/org/a11y/atspi/null", -1, 2),
+            item("/b", "/box", 1, 0),
+            item("/a", "/box", 0, 0),
+        ]
+    )
+    assert not cache[Address(":1.5", "/pane")].complete
+    box = cache[Address(":1.5", "/box")]
+    assert box.complete and [a.path for a in box.children] == ["/a", "/b"]

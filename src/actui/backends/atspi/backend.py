@@ -30,6 +30,7 @@ from actui.backends.base import (
     ActionRequest,
     ActionResult,
     Backend,
+    Rect,
     RootInfo,
     Snapshot,
     TextSlice,
@@ -60,9 +61,10 @@ class AtspiBackend(Backend):
         self._actions = ActionDelivery(self._bus)
         self._changes = ChangeCounters()
         self._bus.subscribe(self._changes.on_signal)
-        mirrors = Mirrors()
-        self._changes.listen(mirrors.on_event)
-        self._snapshots = SnapshotReader(self._bus, mirrors)
+        self._mirrors = Mirrors()
+        self._changes.listen(self._mirrors.on_event)
+        self._changes.listen(self._roots.on_event)
+        self._snapshots = SnapshotReader(self._bus, self._mirrors)
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
         await self._bus.ensure_events()
@@ -70,16 +72,21 @@ class AtspiBackend(Backend):
 
     async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
         await self._bus.ensure_events()
-        origin = await self._origin(root)
+        origin, frame = await self._origin(root)
         return await self._snapshots.snapshot(
             root,
             origin,
+            frame,
             max_nodes=min(max_nodes, MAX_NODES),
             max_depth=min(max_depth, MAX_DEPTH),
         )
 
-    async def _origin(self, root: RootInfo) -> tuple[int, int]:
-        """The offset to add to this root's extents (window-relative toolkits only)."""
+    async def _origin(self, root: RootInfo) -> tuple[tuple[int, int], Rect | None]:
+        """The offset to add to this root's extents, and its screen rect.
+
+        Only a root at (0, 0) may be window-relative (GTK 4), so only then is
+        the X server asked where the window really is.
+        """
         at = Address.parse(root.native_id)
         try:
             frame = await read_extents(self._bus, at, (0, 0))
@@ -87,10 +94,11 @@ class AtspiBackend(Backend):
             raise TargetGone(
                 f"the window {root.title!r} of {root.app_name} is gone; call find_roots again."
             ) from exc
-        if frame is None:
-            return (0, 0)
+        if frame is None or (frame.x, frame.y) != (0, 0):
+            return (0, 0), frame
         placement = await self._origins.placement(root.pid, root.title, frame)
-        return placement.offset if placement is not None else (0, 0)
+        dx, dy = placement.offset if placement is not None else (0, 0)
+        return (dx, dy), Rect(frame.x + dx, frame.y + dy, frame.w, frame.h)
 
     def change_mark(self, root: RootInfo) -> int:
         return self._changes.mark(Address.parse(root.native_id).bus)
@@ -112,7 +120,18 @@ class AtspiBackend(Backend):
         return True
 
     async def act(self, request: ActionRequest) -> ActionResult:
-        return await self._actions.act(request)
+        try:
+            return await self._actions.act(request)
+        finally:
+            self.note_input(request.root)
+
+    def note_input(self, root: RootInfo) -> None:
+        """Input was just delivered to ``root``'s application (also physical input).
+
+        Toolkits whose events lag (GTK 4) are then read afresh until their
+        events have caught up.
+        """
+        self._mirrors.acted(Address.parse(root.native_id).bus)
 
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
         at = Address.parse(node_id)

@@ -29,13 +29,14 @@ REGISTRY = "org.a11y.atspi.Registry"
 REGISTRY_ROOT = "/org/a11y/atspi/accessible/root"
 PROPERTIES = "org.freedesktop.DBus.Properties"
 # Events registered once per connection: they make toolkits emit what action
-# evidence waits for, and GTK3 / Chromium only offer Cache.GetItems after any
-# registration.
+# evidence waits for and what keeps the mirror's extents honest, and GTK3 /
+# Chromium only offer Cache.GetItems after any registration.
 EVENTS = (
     "object:state-changed",
     "object:text-changed",
     "object:children-changed",
     "object:property-change",
+    "object:bounds-changed",
     "window:",
 )
 # The element is gone, the application may live on.
@@ -257,8 +258,9 @@ class AtspiBus:
             # an application's connection closing (exit, crash, SIGKILL)
             "type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged'",
         )
-        for rule in rules:
-            await self.call(
+        # all at once: a cold observation waits for these round trips
+        matches = (
+            self.call(
                 "org.freedesktop.DBus",
                 "/org/freedesktop/DBus",
                 "org.freedesktop.DBus",
@@ -266,8 +268,10 @@ class AtspiBus:
                 "s",
                 (rule,),
             )
-        for event in EVENTS:
-            await self.call(
+            for rule in rules
+        )
+        registrations = (
+            self.call(
                 REGISTRY,
                 "/org/a11y/atspi/registry",
                 "org.a11y.atspi.Registry",
@@ -275,6 +279,9 @@ class AtspiBus:
                 "sass",
                 (event, [], ""),
             )
+            for event in EVENTS
+        )
+        await asyncio.gather(*matches, *registrations)
 
     def subscribe(self, listener: Signal) -> Callable[[], None]:
         """Receive every AT-SPI event signal until the returned function is called."""

@@ -9,6 +9,7 @@ registry root's ``ChildrenChanged`` (the application appeared or exited; an
 exiting application sends nothing itself) and the bus daemon's
 ``NameOwnerChanged`` (its connection is gone, e.g. after SIGKILL).
 
+``BoundsChanged`` reaches the listeners (the mirror) but counts for nothing.
 A wait compares against a counter taken earlier, so an event arriving between
 a snapshot and the wait is never lost. What changed is never taken from an
 event's payload (GTK 4 sends wrong text offsets): callers re-read.
@@ -27,6 +28,10 @@ from actui.backends.atspi.address import Address
 OBJECT_EVENTS = "org.a11y.atspi.Event.Object"
 WINDOW_EVENTS = "org.a11y.atspi.Event.Window"
 DBUS_DAEMON = "org.freedesktop.DBus"
+# Geometry news feeds the mirror but wakes no wait: no condition is about
+# extents, and animated widgets (gtk3-widget-factory's spinners) send it 60
+# times a second each.
+GEOMETRY_ONLY = frozenset({"BoundsChanged"})
 
 
 def concerned(message: Message) -> tuple[str, ...]:
@@ -56,9 +61,11 @@ class ChangeCounters:
 
     def on_signal(self, message: Message) -> None:
         for app in concerned(message):
-            self._counts[app] += 1
             for listener in tuple(self._listeners):
                 listener(app, message)
+            if message.member in GEOMETRY_ONLY:
+                continue
+            self._counts[app] += 1
             for waiter in self._waiters.pop(app, ()):
                 if not waiter.done():
                     waiter.set_result(None)

@@ -1,14 +1,22 @@
 """The live mirror: what the last walk of a root read, kept honest by events.
 
 After a root has been snapshotted, its nodes' fields (basics, text or value,
-actions) and child lists are kept here. Every event an application sends about
-one of its elements marks that element dirty; the next snapshot of the root is
-the same breadth-first walk, but a clean element is taken from the mirror
-(no calls) and a dirty or unknown one is read live, so a repeated snapshot
-costs only what changed. Extents are never mirrored but re-read on every
-snapshot: even with ``object:bounds-changed`` registered, moving a GTK 3
-window changed 148 rects and sent only 126 ``BoundsChanged`` (cells and
-labels send none).
+actions, extents) and child lists are kept here. Every event an application
+sends about one of its elements marks that element dirty; the next snapshot of
+the root is the same breadth-first walk, but a clean element is taken from the
+mirror (no calls) and a dirty or unknown one is read live, so a repeated
+snapshot costs only what changed.
+
+Extents are kept relative to the root's top-left corner, because a window
+move changes every screen rect but sends no event for most of them (moving a
+GTK 3 window changed 148 rects and sent 126 ``BoundsChanged``; cells and
+labels send none), while it changes no window-relative one. The snapshot
+re-reads the root's own extents (one call) and adds them. What does move
+elements inside the window is marked per subtree: ``BoundsChanged`` (GTK 3
+emits it on every size-allocate that changes a widget), ``ChildrenChanged``
+and ``showing`` / ``visible`` changes mark the element's whole subtree (its
+children may sit in a window of their own that moved without re-allocating
+them); a scroll bar's value change and window resizes mark the whole root.
 
 Which toolkits are mirrored is decided from evidence (linux-stack.md and the
 mirror-versus-walk test):
@@ -16,19 +24,19 @@ mirror-versus-walk test):
 * GTK 3: mirrored. It emits each change before it answers the call that made
   it, children-changed for every structural change inside a window, and
   state changes for popovers, whose nodes already exist.
-* GTK 4 (4.8): not mirrored. Its events lag behind the changes reads already
-  show (a check box read toggled 20-30 ms after ``DoAction``; its
-  ``StateChanged`` arrived 170-340 ms after), so a snapshot in between would
-  serve stale fields. Structure was complete in the changes tried (page
-  switches, text, toggles: mirror equal to a fresh walk after settling), and a
-  warm snapshot would cost ~0.23 s instead of 1.2-2.5 s: worth revisiting with
-  a settle guard.
+* GTK 4 (4.8): mirrored behind a settle guard. Its events lag behind the
+  changes reads already show (a check box read toggled 20-30 ms after
+  ``DoAction``; its ``StateChanged`` arrived 170-340 ms after), while its
+  structural and geometry events were complete in the changes tried (page
+  switches, text, toggles, a window resize: 109 ``BoundsChanged`` covered
+  the 226 rects that moved; mirror equal to a fresh walk). So a GTK 4 mirror
+  is trusted only when no action was delivered to the application within
+  :data:`EVENT_LAG_S`; inside that window every element is re-read.
 * Qt and everything else: not mirrored (their event streams are unmeasured).
 
-An untrusted GTK mirror (GTK 4) still saves half of the per-node calls: every
-element is re-read, but its role and interfaces, which GTK fixes for an
-accessible's lifetime, are taken from the last walk (gtk4-widget-factory:
-~1.0-1.3 s instead of 1.4-2.2 s under the same load).
+An untrusted GTK mirror (GTK 4 just after an action) still saves half of the
+per-node calls: every element is re-read, but its role and interfaces, which
+GTK fixes for an accessible's lifetime, are taken from the last walk.
 
 Ordering makes the mirror safe to read: a snapshot first makes one call to the
 application (the root's extents) and only then takes the dirty set; D-Bus
@@ -40,15 +48,20 @@ been missed) loses all of them. This module makes no calls.
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
 from dbus_fast import Message
 
 from actui.backends.atspi.address import Address
+from actui.backends.atspi.changes import WINDOW_EVENTS
 from actui.backends.atspi.reader import Basics, Details
 
-MIRRORED_TOOLKITS = ("gtk 3",)
+MIRRORED_TOOLKITS = ("gtk 3", "gtk 4")
+LAGGING_TOOLKITS = ("gtk 4",)
+EVENT_LAG_S = 0.5
+"""GTK 4's events arrived up to 340 ms after the change they announce."""
 IDENTITY_TOOLKITS = ("gtk",)
 MAX_MIRRORS = 16
 MAX_DIRTY = 4096
@@ -56,14 +69,17 @@ MAX_DIRTY = 4096
 
 @dataclass(frozen=True)
 class NodeRecord:
-    """One element as last read: everything but its extents.
+    """One element as last read, its rect relative to the root's top-left corner.
 
-    ``children`` is None when they were not read (the depth cap cut them).
+    ``children`` is None when they were not read (the depth cap cut them);
+    ``shown`` says whether the element could be seen, so its extents and
+    action names were asked (an empty answer is kept as None).
     """
 
     basics: Basics
     details: Details
     children: tuple[Address, ...] | None
+    shown: bool = True
 
 
 @dataclass
@@ -71,6 +87,27 @@ class _Mirror:
     key: tuple[int, int, int]
     records: dict[Address, NodeRecord]
     dirty: set[Address] = field(default_factory=set)
+    moved: set[Address] = field(default_factory=set)
+    all_moved: bool = False
+
+    def mark(self, at: Address, message: Message) -> None:
+        member = str(message.member or "")
+        detail = str(message.body[0]) if message.body else ""
+        if member == "BoundsChanged":
+            self.moved.add(at)
+            return
+        if message.interface == WINDOW_EVENTS:
+            if member.lower() not in ("activate", "deactivate"):
+                self.all_moved = True
+        elif member == "ChildrenChanged" or (
+            member == "StateChanged" and detail in ("showing", "visible")
+        ):
+            self.moved.add(at)
+        elif member == "PropertyChange" and detail == "accessible-value":
+            record = self.records.get(at)
+            if record is None or record.basics.role == "scroll bar":
+                self.all_moved = True  # scrolled: everything in the area moved
+        self.dirty.add(at)
 
 
 @dataclass(frozen=True)
@@ -85,9 +122,15 @@ class Reuse:
     records: dict[Address, NodeRecord]
     dirty: frozenset[Address]
     trusted: bool = True
+    moved: frozenset[Address] = frozenset()
+    all_moved: bool = False
 
     def clean(self, at: Address) -> NodeRecord | None:
         return None if not self.trusted or at in self.dirty else self.records.get(at)
+
+    def moves(self, at: Address) -> bool:
+        """Whether the element's subtree may have moved inside the window."""
+        return self.all_moved or not self.trusted or at in self.moved
 
     def identity(self, at: Address) -> tuple[str, frozenset[str]] | None:
         """The element's role and interfaces as last read."""
@@ -110,6 +153,21 @@ class Mirrors:
 
     def __init__(self) -> None:
         self._mirrors: OrderedDict[str, _Mirror] = OrderedDict()
+        self._acted: dict[str, float] = {}
+
+    def acted(self, app: str) -> None:
+        """An action was just delivered to ``app``: its lagging events are still due."""
+        self._acted[app] = time.monotonic()
+        if len(self._acted) > 4 * MAX_MIRRORS:
+            self._acted.pop(next(iter(self._acted)))
+
+    def trusts(self, app: str, toolkit: str) -> bool:
+        """Whether ``app``'s events can be relied on to have marked every change by now."""
+        if not mirrored(toolkit):
+            return False
+        if not toolkit.lower().startswith(LAGGING_TOOLKITS):
+            return True
+        return time.monotonic() - self._acted.get(app, -EVENT_LAG_S) >= EVENT_LAG_S
 
     def on_event(self, app: str, message: Message) -> None:
         """A counted event about ``app`` (see ``changes.concerned``)."""
@@ -122,8 +180,8 @@ class Mirrors:
             return  # the registry announcing the app: its windows, not their trees
         for root_id, mirror in list(self._mirrors.items()):
             if Address.parse(root_id).bus == app:
-                mirror.dirty.add(Address(sender, path))
-                if len(mirror.dirty) > MAX_DIRTY:
+                mirror.mark(Address(sender, path), message)
+                if len(mirror.dirty) + len(mirror.moved) > MAX_DIRTY:
                     del self._mirrors[root_id]  # cheaper to walk again
 
     def _drop(self, app: str) -> None:
@@ -142,15 +200,21 @@ class Mirrors:
             self._mirrors.move_to_end(root_id)
             self._trim()
             return None
-        dirty, mirror.dirty = frozenset(mirror.dirty), set()
-        return Reuse(mirror.records, dirty, trusted)
+        dirty, moved = frozenset(mirror.dirty), frozenset(mirror.moved)
+        reuse = Reuse(mirror.records, dirty, trusted, moved, mirror.all_moved)
+        mirror.dirty, mirror.moved, mirror.all_moved = set(), set(), False
+        return reuse
 
     def store(
         self, root_id: str, key: tuple[int, int, int], records: dict[Address, NodeRecord]
     ) -> None:
         old = self._mirrors.pop(root_id, None)
-        dirty = old.dirty if old is not None and old.key == key else set()
-        self._mirrors[root_id] = _Mirror(key, records, {at for at in dirty if at in records})
+        mirror = _Mirror(key, records)
+        if old is not None and old.key == key:  # events that arrived during the walk
+            mirror.dirty = {at for at in old.dirty if at in records}
+            mirror.moved = {at for at in old.moved if at in records}
+            mirror.all_moved = old.all_moved
+        self._mirrors[root_id] = mirror
         self._trim()
 
     def _trim(self) -> None:

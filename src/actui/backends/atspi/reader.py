@@ -15,6 +15,7 @@ from typing import Any
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus, CallFailed
+from actui.backends.atspi.names import clean_text
 from actui.backends.atspi.tables import SECURE_ROLES, role_name, state_names
 from actui.backends.base import Rect
 
@@ -23,6 +24,20 @@ IFACE_PREFIX = "org.a11y.atspi."
 VALUE_CAP = 2000
 MAX_ACTIONS = 64
 SCREEN = 0
+NAME_IS_TEXT_ROLES = frozenset(
+    {
+        "label",
+        "accelerator label",
+        "table cell",
+        "list item",
+        "page tab",
+        "menu item",
+        "check menu item",
+        "radio menu item",
+        "link",
+        "heading",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -43,10 +58,12 @@ class Basics:
 
 @dataclass(frozen=True)
 class Details:
+    """``actions`` is None when the names were not read (caps then follow the role)."""
+
     rect: Rect | None
     value: str | None
     value_length: int
-    actions: tuple[str, ...]
+    actions: tuple[str, ...] | None
 
 
 def short_interfaces(names: Any) -> frozenset[str]:
@@ -154,6 +171,20 @@ async def read_value(bus: AtspiBus, at: Address) -> float:
     return float(await bus.get(at.bus, at.path, IFACE_PREFIX + "Value", "CurrentValue"))
 
 
+def name_is_text(basics: Basics) -> bool:
+    """Whether a GTK element's text is its name, so reading it would only repeat it.
+
+    GTK (3 and 4) names labels, cells, tabs, menu items and links after their
+    text unless the application set another name; editable text never is.
+    """
+    return (
+        bool(basics.name)
+        and basics.role in NAME_IS_TEXT_ROLES
+        and "EditableText" not in basics.interfaces
+        and "editable" not in basics.states
+    )
+
+
 async def read_details(
     bus: AtspiBus,
     at: Address,
@@ -162,25 +193,37 @@ async def read_details(
     *,
     want_rect: bool,
     want_actions: bool = True,
+    value_is_name: bool = False,
 ) -> Details:
-    """Extents, value and actions for the interfaces the element has."""
+    """Extents, value and actions for the interfaces the element has.
+
+    ``actions`` stays None when not wanted; ``value_is_name`` takes the value
+    from the name instead of reading the text (see :func:`name_is_text`).
+    """
     ifaces = basics.interfaces
     rect_task = read_extents(bus, at, origin) if want_rect and "Component" in ifaces else None
     actions_task = read_actions(bus, at) if want_actions and "Action" in ifaces else None
     results = await asyncio.gather(
         rect_task or _none(),
         actions_task or _none(),
-        _value(bus, at, basics),
+        _value(bus, at, basics, value_is_name),
     )
     rect, actions, (value, length) = results
-    return Details(rect=rect, value=value, value_length=length, actions=actions or ())
+    if actions is None and want_actions:
+        actions = ()
+    return Details(rect=rect, value=value, value_length=length, actions=actions)
 
 
-async def _value(bus: AtspiBus, at: Address, basics: Basics) -> tuple[str | None, int]:
+async def _value(
+    bus: AtspiBus, at: Address, basics: Basics, value_is_name: bool
+) -> tuple[str | None, int]:
     if basics.secure:
         return None, 0
     if "Text" in basics.interfaces:
-        return await read_text_head(bus, at)
+        if value_is_name:
+            return basics.name, len(basics.name)
+        text, count = await read_text_head(bus, at)
+        return clean_text(text), count
     if "Value" in basics.interfaces:
         shown = format_number(await read_value(bus, at))
         return shown, len(shown)

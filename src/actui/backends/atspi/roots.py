@@ -4,22 +4,43 @@ Owns the mapping from AT-SPI applications and their children to ``RootInfo``
 (identity, pid, kind, title, frame, focus/modal/minimized flags, toolkit) and
 the screen offset of window-relative toolkits. Applications are read
 concurrently; the bus bounds the calls in flight. It does not read trees.
+
+Listings are cheap because they are remembered. An application's identity
+(pid, name, toolkit) is fixed for its connection's lifetime. Its roots are
+kept while no event says they changed: a window event, children-changed on
+the application, or a state or name change on one of its roots (GTK 3 sends
+all of these, measured in linux-stack.md; other toolkits' roots are re-read
+every time). A remembered listing still asks each application for its
+children and each root for its extents (window moves send nothing reliable),
+all concurrently; those replies also prove every earlier event of the
+application has been counted, so an answer that differs, or an event that
+arrived meanwhile, falls back to a full read of that application.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass
+from collections import defaultdict
+from dataclasses import dataclass, replace
+
+from dbus_fast import Message
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import REGISTRY, REGISTRY_ROOT, AtspiBus
+from actui.backends.atspi.changes import WINDOW_EVENTS
+from actui.backends.atspi.names import clean_name
 from actui.backends.atspi.reader import Basics, read_basics, read_children, read_extents
 from actui.backends.atspi.window_origin import WindowOrigins
 from actui.backends.base import Rect, RootInfo, RootKind
 from actui.errors import ActuiError
 
 APPLICATION = "org.a11y.atspi.Application"
+APP_ROOT = "/org/a11y/atspi/accessible/root"
+TRUSTED_TOOLKITS = ("gtk 3",)
+ROOT_STATES = frozenset(
+    {"active", "showing", "visible", "iconified", "modal", "defunct", "focused"}
+)
 DIALOG_ROLES = frozenset({"dialog", "alert", "file chooser", "color chooser", "font chooser"})
 MENU_ROLES = frozenset({"menu", "popup menu", "menu bar", "menu item"})
 
@@ -31,6 +52,11 @@ class AppInfo:
     name: str
     toolkit: str
     toolkit_version: str
+
+    @property
+    def toolkit_label(self) -> str:
+        """``GTK 3.24.38``: what ``RootInfo.toolkit`` says."""
+        return f"{self.toolkit} {self.toolkit_version}".strip()
 
 
 def root_kind(role: str, child_roles: frozenset[str]) -> RootKind:
@@ -44,16 +70,78 @@ def root_kind(role: str, child_roles: frozenset[str]) -> RootKind:
     return "window"
 
 
+def keeps_roots(toolkit: str) -> bool:
+    """Whether the toolkit's events are trusted to announce every root change."""
+    return toolkit.lower().startswith(TRUSTED_TOOLKITS)
+
+
+def touches_roots(message: Message, app_root: str, roots: frozenset[str]) -> bool:
+    """Whether an application's own event may change its root listing."""
+    member = str(message.member or "")
+    path = message.path or ""
+    if message.interface == WINDOW_EVENTS:
+        return True
+    if path == app_root:
+        return member == "ChildrenChanged"
+    if path not in roots:
+        return False
+    detail = str(message.body[0]) if message.body else ""
+    if member == "StateChanged":
+        return detail in ROOT_STATES
+    if member == "PropertyChange":
+        return detail in ("accessible-name", "accessible-role")
+    return member == "ChildrenChanged"  # a bare window's children decide its kind
+
+
+@dataclass(frozen=True)
+class _Kept:
+    """An application's roots as last read, with the raw extents each had."""
+
+    generation: int
+    children: tuple[Address, ...]
+    roots: tuple[tuple[RootInfo, Rect | None], ...]
+
+
 class RootLister:
     """Lists the roots of every application (or of one pid)."""
 
     def __init__(self, bus: AtspiBus, origins: WindowOrigins) -> None:
         self._bus = bus
         self._origins = origins
+        self._apps: dict[Address, AppInfo] = {}
+        self._kept: dict[str, _Kept] = {}
+        self._generations: defaultdict[str, int] = defaultdict(int)
+        self._epoch = -1
+
+    def on_event(self, app: str, message: Message) -> None:
+        """A counted event about ``app`` (see ``changes.concerned``)."""
+        if app != message.sender or message.member == "NameOwnerChanged":
+            self._generations[app] += 1  # the registry (or the bus) announcing the app
+            self._kept.pop(app, None)
+            return
+        kept = self._kept.get(app)
+        if kept is None:
+            return
+        paths = frozenset(Address.parse(r.native_id).path for r, _ in kept.roots)
+        if touches_roots(message, APP_ROOT, paths):
+            self._generations[app] += 1
+            del self._kept[app]
 
     async def applications(self, pid: int | None = None) -> list[AppInfo]:
+        if self._epoch != self._bus.connection_epoch:
+            self._apps.clear()
+            self._kept.clear()
+            self._epoch = self._bus.connection_epoch
         found = await read_children(self._bus, Address(REGISTRY, REGISTRY_ROOT))
-        apps = await asyncio.gather(*(self._application(at) for at in found))
+        fresh = [at for at in found if at not in self._apps]
+        for app in await asyncio.gather(*(self._application(at) for at in fresh)):
+            if app is not None:
+                self._apps[app.address] = app
+        listed = set(found)
+        for gone in [at for at in self._apps if at not in listed]:
+            del self._apps[gone]
+            self._kept.pop(gone.bus, None)
+        apps = (self._apps.get(at) for at in found)
         return [a for a in apps if a is not None and (pid is None or a.pid == pid)]
 
     async def _application(self, at: Address) -> AppInfo | None:
@@ -82,33 +170,59 @@ class RootLister:
         return [root for roots in per_app for root in roots]
 
     async def _app_roots(self, app: AppInfo) -> list[RootInfo]:
+        generation = self._generations[app.address.bus]
+        kept = self._kept.get(app.address.bus)
         try:
-            children = await read_children(self._bus, app.address)
+            children = tuple(await read_children(self._bus, app.address))
         except ActuiError:
             return []
-        roots = await asyncio.gather(*(self._root(app, at) for at in children))
-        return [r for r in roots if r is not None]
+        if kept is not None and kept.children == children:
+            roots = await asyncio.gather(*(self._moved(app, r, raw) for r, raw in kept.roots))
+            if self._generations[app.address.bus] == generation and None not in roots:
+                return [r for r in roots if r is not None]
+            generation = self._generations[app.address.bus]
+        read = await asyncio.gather(*(self._root(app, at) for at in children))
+        found = [r for r in read if r is not None]
+        if keeps_roots(app.toolkit_label) and self._generations[app.address.bus] == generation:
+            self._kept[app.address.bus] = _Kept(generation, children, tuple(found))
+        return [r for r, _ in found]
 
-    async def _root(self, app: AppInfo, at: Address) -> RootInfo | None:
+    async def _moved(self, app: AppInfo, root: RootInfo, raw: Rect | None) -> RootInfo | None:
+        """The kept root with its current frame; None when that cannot be read."""
+        if raw is None:
+            return root
+        try:
+            now = await read_extents(self._bus, Address.parse(root.native_id), (0, 0))
+        except ActuiError:
+            return None
+        if now is None:
+            return None
+        if (now.x, now.y) != (0, 0):
+            return replace(root, frame=now)  # screen extents: no X offset to find
+        return replace(root, frame=(await self._placed(app, root.title, now))[1])
+
+    async def _placed(self, app: AppInfo, title: str, raw: Rect) -> tuple[int | None, Rect]:
+        """The root's X window and screen frame (window-relative extents are offset)."""
+        placement = await self._origins.placement(app.pid, title, raw)
+        if placement is None:
+            return None, raw
+        dx, dy = placement.offset
+        return placement.window_id, Rect(raw.x + dx, raw.y + dy, raw.w, raw.h)
+
+    async def _root(self, app: AppInfo, at: Address) -> tuple[RootInfo, Rect | None] | None:
         try:
             basics = await read_basics(self._bus, at)
             if not basics.states & {"showing", "visible"}:
                 return None  # a hidden toplevel (GTK3 keeps closed dialogs)
-            frame = None
+            raw = None
             if "Component" in basics.interfaces:
-                frame = await read_extents(self._bus, at, (0, 0))
+                raw = await read_extents(self._bus, at, (0, 0))
             child_roles = await self._child_roles(at, basics)
         except ActuiError:
             return None
-        title = basics.name or app.name
-        window_id = None
-        if frame is not None:
-            placement = await self._origins.placement(app.pid, title, frame)
-            if placement is not None:
-                window_id = placement.window_id
-                dx, dy = placement.offset
-                frame = Rect(frame.x + dx, frame.y + dy, frame.w, frame.h)
-        return RootInfo(
+        title = clean_name(basics.name, app.toolkit_label) or app.name
+        window_id, frame = await self._placed(app, title, raw) if raw else (None, None)
+        info = RootInfo(
             native_id=at.native_id,
             pid=app.pid,
             app_name=app.name,
@@ -121,9 +235,10 @@ class RootLister:
             is_minimized="iconified" in basics.states,
             is_modal="modal" in basics.states,
             is_onscreen="showing" in basics.states,
-            toolkit=f"{app.toolkit} {app.toolkit_version}".strip(),
+            toolkit=app.toolkit_label,
             resource_key=f"desktop-pid:{app.pid}",
         )
+        return info, raw
 
     async def _child_roles(self, at: Address, basics: Basics) -> frozenset[str]:
         """Roles of a bare window's children (menus show up as such windows)."""

@@ -11,14 +11,22 @@ its hidden stack pages are two thirds of gtk4-widget-factory), action lists of
 GTK containers, labels and images (only clipboard and popup-menu actions),
 ``CharacterCount`` when the text is shorter than the cap.
 
+Per node, only what can matter is read: extents of showing elements, action
+names of showing elements that are not GTK containers, labels or images
+(hidden ones advertise caps by role; delivery reads the names when it acts),
+text only where it is not already the name (``reader.name_is_text``).
+
 ``Cache.GetItems`` supplies name, role, states, interfaces and children in one
 call where it is complete (GTK 3 and Chromium, after ``RegisterEvent``; GTK 3
-omits transient tree cells, so a node whose cached children fall short of its
-child count is walked live). Where the live ``mirror`` applies, clean nodes
-are taken from it and only dirty or new ones are read; where it is not trusted
-(GTK 4), known nodes skip only the role and interface calls. A dead application
-aborts the walk (``TargetGone``), never yields a partial tree. Per-node calls
-live in ``reader``; caps in ``caps``.
+omits transient tree cells and gives scroll bars no index, so a node whose
+cached children fall short of its child count or lack their indices is walked
+live). Where the live ``mirror`` applies, the cache is
+not asked at all: clean nodes are taken from the mirror without a task or a
+call (their extents too, unless their subtree moved), and only dirty or new
+ones are read; where it is not trusted (GTK 4), known nodes skip only the role
+and interface calls. A dead application aborts the walk (``TargetGone``),
+never yields a partial tree. Per-node calls live in ``reader``; caps in
+``caps``; naming quirks in ``names``.
 """
 
 from __future__ import annotations
@@ -32,10 +40,13 @@ from typing import Any
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
 from actui.backends.atspi.caps import SCROLL_ROLES, derive_caps
-from actui.backends.atspi.mirror import Mirrors, NodeRecord, Reuse, mirrored, remembered
+from actui.backends.atspi.mirror import Mirrors, NodeRecord, Reuse, remembered
+from actui.backends.atspi.names import clean_name, clean_text
 from actui.backends.atspi.reader import (
     Basics,
     Details,
+    name_is_text,
+    read_actions,
     read_basics,
     read_children,
     read_details,
@@ -43,7 +54,7 @@ from actui.backends.atspi.reader import (
     short_interfaces,
 )
 from actui.backends.atspi.tables import role_name, state_names
-from actui.backends.base import RawNode, RootInfo, Snapshot
+from actui.backends.base import RawNode, Rect, RootInfo, Snapshot
 from actui.errors import TargetGone
 
 CACHE_PATH = "/org/a11y/atspi/cache"
@@ -59,6 +70,10 @@ class _Visit:
     at: Address
     depth: int
     parent: int
+    moved: bool = False
+    record: NodeRecord | None = None
+    """The mirror's record when the node was taken from it unchanged."""
+    shown: bool = False
     basics: Basics | None = None
     details: Details | None = None
     child_addresses: list[Address] = field(default_factory=list)
@@ -76,30 +91,59 @@ class _Plan:
     cache: dict[Address, _Cached] | None
     reuse: Reuse | None
     origin: tuple[int, int]
+    frame: Rect | None
+    """The root's screen rect, read just before the walk."""
     is_gtk: bool
+    showing_known: bool
+    """Whether the toolkit reports ``showing`` reliably (GTK 3, Chromium)."""
 
     def wants_rect(self, basics: Basics, parent: _Visit | None) -> bool:
         """Extents only where they can be non-empty.
 
-        The cache's toolkits report ``showing`` reliably; GTK 4 never sets it,
+        GTK 3 and Chromium report ``showing`` reliably; GTK 4 never sets it,
         but a child of an element with empty extents (a hidden stack page) is
         empty too, which skips about two thirds of gtk4-widget-factory.
         """
-        if self.cache is not None:
+        if self.showing_known:
             return "showing" in basics.states
-        if parent is None or parent.basics is None or parent.details is None:
-            return True
-        return parent.details.rect is not None or "Component" not in parent.basics.interfaces
+        return parent is None or self.parent_shows(parent) is not False
+
+    def parent_shows(self, parent: _Visit) -> bool | None:
+        """Whether ``parent`` has extents (or none to have); None while not yet known.
+
+        A clean root's answer is known before its walk ends: its rect is the
+        frame read before the walk.
+        """
+        if parent.settled.is_set():
+            if parent.basics is None or parent.details is None:
+                return True
+            return parent.details.rect is not None or "Component" not in parent.basics.interfaces
+        record = self.reuse.clean(parent.at) if self.reuse is not None else None
+        if parent.parent >= 0 or record is None:
+            return None
+        return self.frame is not None or "Component" not in record.basics.interfaces
 
     @property
     def rect_follows_parent(self) -> bool:
         """Whether :meth:`wants_rect` needs the parent's extents first."""
-        return self.cache is None
+        return not self.showing_known
 
-    def wants_actions(self, basics: Basics) -> bool:
-        """GTK 4 puts an Action interface on every widget; its containers, labels
-        and images only list clipboard or popup-menu actions, never a capability."""
-        return not (self.is_gtk and basics.role in GTK_INERT_ROLES)
+    def wants_actions(self, basics: Basics, shown: bool) -> bool:
+        """Action names only of elements that can be seen and are not inert.
+
+        GTK 4 puts an Action interface on every widget; its containers, labels
+        and images only list clipboard or popup-menu actions, never a
+        capability. A hidden element's caps follow its role instead.
+        """
+        return shown and not (self.is_gtk and basics.role in GTK_INERT_ROLES)
+
+    def value_is_name(self, basics: Basics) -> bool:
+        return self.is_gtk and name_is_text(basics)
+
+    @property
+    def anchor(self) -> tuple[int, int] | None:
+        """The root's top-left corner: mirrored rects are relative to it."""
+        return None if self.frame is None else (self.frame.x, self.frame.y)
 
 
 @dataclass(frozen=True)
@@ -134,8 +178,11 @@ def index_cache(items: list[Any]) -> dict[Address, _Cached]:
             kids.setdefault(up, []).append((int(index), at))
     result: dict[Address, _Cached] = {}
     for at, b in basics.items():
-        ordered = tuple(a for _, a in sorted(kids.get(at, []), key=lambda pair: pair[0]))
-        result[at] = _Cached(b, ordered, complete=counts[at] == len(ordered))
+        pairs = sorted(kids.get(at, []), key=lambda pair: pair[0])
+        # GTK 3 gives scroll bars index -1: their order is only known live
+        placed = [index for index, _ in pairs] == list(range(len(pairs)))
+        ordered = tuple(a for _, a in pairs)
+        result[at] = _Cached(b, ordered, complete=placed and counts[at] == len(ordered))
     return result
 
 
@@ -155,21 +202,36 @@ class SnapshotReader:
         return index_cache(list(body[0]))
 
     async def snapshot(
-        self, root: RootInfo, origin: tuple[int, int], *, max_nodes: int, max_depth: int
+        self,
+        root: RootInfo,
+        origin: tuple[int, int],
+        frame: Rect | None,
+        *,
+        max_nodes: int,
+        max_depth: int,
     ) -> Snapshot:
+        """The root's tree; ``frame`` is its screen rect, read by the caller just before.
+
+        That read is a round trip to the application, so every event it sent
+        before answering has been counted when the mirror is taken.
+        """
         started = time.perf_counter()
         at = Address.parse(root.native_id)
         max_nodes, max_depth = max(1, max_nodes), max(0, max_depth)
-        cache = await self._cache(root, at)
-        cached_at = time.perf_counter()
-        # After a round trip to the app (its extents, read by the caller, or the
-        # cache): every event it sent before answering has been counted.
         key = (max_nodes, max_depth, self._bus.connection_epoch)
         keep = remembered(root.toolkit)
-        trusted = mirrored(root.toolkit)
+        trusted = self._mirrors.trusts(at.bus, root.toolkit)
         reuse = self._mirrors.take(root.native_id, key, trusted=trusted) if keep else None
-        gtk = root.toolkit.lower().startswith("gtk")
-        plan = _Plan(cache, reuse, origin, is_gtk=gtk)
+        cache = None if reuse is not None and reuse.trusted else await self._cache(root, at)
+        cached_at = time.perf_counter()
+        plan = _Plan(
+            cache,
+            reuse,
+            origin,
+            frame,
+            is_gtk=root.toolkit.lower().startswith("gtk"),
+            showing_known=uses_cache(root.toolkit),
+        )
         try:
             visits = await self._walk(at, plan, max_nodes, max_depth)
         except AppGone as exc:
@@ -187,9 +249,9 @@ class SnapshotReader:
             raise TargetGone(
                 f"the window {root.title!r} of {root.app_name} was closed; call find_roots again."
             )
-        tree, node_count = _assemble(visits)
+        tree, node_count = _assemble(visits, root.toolkit)
         if keep:
-            self._mirrors.store(root.native_id, key, _records(visits))
+            self._mirrors.store(root.native_id, key, _records(visits, plan.anchor))
         done = time.perf_counter()
         source = "cache" if cache is not None else "walk"
         return Snapshot(
@@ -219,9 +281,11 @@ class SnapshotReader:
         flight across levels, and a node's children start before its own
         details are read. Children are admitted (given their index) strictly in
         breadth-first order, so the node cap keeps the same nodes a level-by-
-        level walk would.
+        level walk would. A node the mirror can supply whole is settled on
+        admission, without a task.
         """
-        visits = [_Visit(root, 0, -1)]
+        reuse = plan.reuse
+        visits = [_Visit(root, 0, -1, moved=reuse is None or reuse.moves(root))]
         seen = {root}
         admitted = 0
 
@@ -237,8 +301,12 @@ class SnapshotReader:
                         break
                     seen.add(child)
                     visit.children.append(len(visits))
-                    visits.append(_Visit(child, visit.depth + 1, admitted))
-                    group.create_task(self._visit(visits, len(visits) - 1, plan, max_depth, admit))
+                    moved = visit.moved or reuse is None or reuse.moves(child)
+                    visits.append(_Visit(child, visit.depth + 1, admitted, moved=moved))
+                    if not self._from_mirror(visits, len(visits) - 1, plan, max_depth):
+                        group.create_task(
+                            self._visit(visits, len(visits) - 1, plan, max_depth, admit)
+                        )
                 admitted += 1
 
         try:
@@ -251,6 +319,35 @@ class SnapshotReader:
         except ExceptionGroup as failed:  # a timeout: the app is hung, give up
             raise failed.exceptions[0] from None
         return visits
+
+    def _from_mirror(self, visits: list[_Visit], index: int, plan: _Plan, max_depth: int) -> bool:
+        """Settle a clean, unmoved node from the mirror at once; False when it needs reads."""
+        visit = visits[index]
+        known = plan.reuse.clean(visit.at) if plan.reuse is not None else None
+        anchor = plan.anchor
+        if known is None or anchor is None:
+            return False
+        parent = visits[visit.parent]
+        if plan.rect_follows_parent and plan.parent_shows(parent) is None:
+            return False
+        basics = known.basics
+        wants_children = basics.child_count != 0
+        if wants_children and visit.depth >= max_depth:
+            visit.truncated = True
+            wants_children = False
+        if wants_children and known.children is None:
+            return False
+        shown = plan.wants_rect(basics, parent)
+        if shown != known.shown or (shown and visit.moved and "Component" in basics.interfaces):
+            return False  # read under other rules, or its extents may have changed
+        visit.basics, visit.record, visit.shown = basics, known, shown
+        d = known.details
+        visit.details = Details(_shifted(d.rect, anchor), d.value, d.value_length, d.actions)
+        visit.child_addresses = list(known.children or ()) if wants_children else []
+        visit.children_known = True
+        visit.children_read = wants_children or basics.child_count == 0
+        visit.settled.set()
+        return True
 
     async def _visit(
         self,
@@ -273,17 +370,16 @@ class SnapshotReader:
         async def details(basics: Basics) -> Details:
             if plan.rect_follows_parent and parent is not None:
                 await parent.settled.wait()
-            want_rect = plan.wants_rect(basics, parent)
+            shown = visit.shown = plan.wants_rect(basics, parent)
+            if parent is None and plan.frame is not None:
+                # the root: its extents were read just before the walk
+                if known is None:
+                    own = await self._read(visit.at, basics, plan, shown, rect=False)
+                    return replace(own, rect=plan.frame)
+                return replace(known.details, rect=plan.frame)
             if known is not None:
-                return await self._mirrored_details(visit.at, known, basics, plan.origin, want_rect)
-            return await read_details(
-                self._bus,
-                visit.at,
-                basics,
-                plan.origin,
-                want_rect=want_rect,
-                want_actions=plan.wants_actions(basics),
-            )
+                return await self._mirrored_details(visit, known, basics, plan, shown)
+            return await self._read(visit.at, basics, plan, shown)
 
         try:
             if entry is not None:
@@ -311,19 +407,33 @@ class SnapshotReader:
                 visit.children_known = True
                 admit()
 
-    async def _mirrored_details(
-        self,
-        at: Address,
-        known: NodeRecord,
-        basics: Basics,
-        origin: tuple[int, int],
-        want_rect: bool,
+    async def _read(
+        self, at: Address, basics: Basics, plan: _Plan, shown: bool, *, rect: bool = True
     ) -> Details:
-        """The mirror's fields with fresh extents (layout moves things silently)."""
+        return await read_details(
+            self._bus,
+            at,
+            basics,
+            plan.origin,
+            want_rect=shown and rect,
+            want_actions=plan.wants_actions(basics, shown),
+            value_is_name=plan.value_is_name(basics),
+        )
+
+    async def _mirrored_details(
+        self, visit: _Visit, known: NodeRecord, basics: Basics, plan: _Plan, shown: bool
+    ) -> Details:
+        """The mirror's fields; extents (and names of newly shown actions) read only if needed."""
         rect = None
-        if want_rect and "Component" in basics.interfaces:
-            rect = await read_extents(self._bus, at, origin)
-        return replace(known.details, rect=rect)
+        if shown and "Component" in basics.interfaces:
+            if visit.moved or not known.shown or plan.anchor is None:
+                rect = await read_extents(self._bus, visit.at, plan.origin)
+            else:
+                rect = _shifted(known.details.rect, plan.anchor)
+        actions = known.details.actions
+        if actions is None and plan.wants_actions(basics, shown) and "Action" in basics.interfaces:
+            actions = await read_actions(self._bus, visit.at)
+        return replace(known.details, rect=rect, actions=actions)
 
     async def _children(
         self, at: Address, entry: _Cached | None, known: NodeRecord | None, wanted: bool
@@ -337,21 +447,34 @@ class SnapshotReader:
         return await read_children(self._bus, at)
 
 
+def _shifted(rect: Rect | None, by: tuple[int, int]) -> Rect | None:
+    return None if rect is None else Rect(rect.x + by[0], rect.y + by[1], rect.w, rect.h)
+
+
 def _source(source: str, reuse: Reuse | None) -> str:
     if reuse is None:
         return source
     return f"mirror+{source}" if reuse.trusted else f"{source}+known-roles"
 
 
-def _records(visits: list[_Visit]) -> dict[Address, NodeRecord]:
+def _records(visits: list[_Visit], anchor: tuple[int, int] | None) -> dict[Address, NodeRecord]:
+    """What the mirror keeps: rects relative to the root's corner (none without one)."""
+    back = (-anchor[0], -anchor[1]) if anchor is not None else None
     return {
-        v.at: NodeRecord(v.basics, v.details, tuple(v.child_addresses) if v.children_read else None)
-        for v in visits
-        if v.basics is not None and v.details is not None
+        v.at: v.record or _record(v, back) for v in visits if v.basics and v.details is not None
     }
 
 
-def _assemble(visits: list[_Visit]) -> tuple[RawNode, int]:
+def _record(v: _Visit, back: tuple[int, int] | None) -> NodeRecord:
+    assert v.basics is not None and v.details is not None
+    d = v.details
+    rect = _shifted(d.rect, back) if back is not None else None
+    children = tuple(v.child_addresses) if v.children_read else None
+    details = Details(rect, d.value, d.value_length, d.actions)
+    return NodeRecord(v.basics, details, children, v.shown)
+
+
+def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
     """RawNodes bottom-up and their count; failed nodes are dropped with their subtrees."""
     built: dict[int, RawNode] = {}
     sizes: dict[int, int] = {}
@@ -371,13 +494,13 @@ def _assemble(visits: list[_Visit]) -> tuple[RawNode, int]:
         built[i] = RawNode(
             native_id=v.at.native_id,
             raw_role=b.role,
-            name=b.name,
-            description=b.description,
+            name=clean_name(b.name, toolkit),
+            description=clean_text(b.description),
             value=None if b.secure else d.value,
             value_length=0 if b.secure else d.value_length,
             states=b.states,
             interfaces=b.interfaces,
-            actions=d.actions,
+            actions=d.actions or (),
             caps=derive_caps(
                 b.role,
                 b.interfaces,
