@@ -90,7 +90,9 @@ class LinuxBackend(Backend):
                     "click it first or act on a focusable element."
                 )
             request = replace(request, target=None)
-        return await self._input.deliver(request, window_id)
+        result = await self._input.deliver(request, window_id)
+        self.atspi.note_input(request.root)  # GTK4's events lag physical input too
+        return result
 
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
         return await self.atspi.read_text(root, node_id, offset, limit)
