@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from computer_helpers import paired_root
+
 from actui.backends.x11.record import InputMonitor
 from actui.sandbox import Sandbox
 from actui.tools import Computer
@@ -77,5 +79,52 @@ async def test_headless_mode_refuses_coordinates_and_sends_no_synthetic_event(
         assert step["error"]["code"] == "coordinate_blocked"
         assert monitor.events == []
         assert dialog.returncode is None
+    finally:
+        await computer.close()
+
+
+async def test_a_coordinate_click_and_typing_compute_in_gnome_calculator(sandbox: Sandbox) -> None:
+    calculator = await sandbox.launch(["gnome-calculator"])
+    await sandbox.wait_for_app(calculator.pid)
+    computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "0"})
+    try:
+        window = await paired_root(computer, pid=calculator.pid)
+        observed = await computer.call(
+            "observe_ui", {"root": window["windowRef"], "mode": "visual"}
+        )
+        state = observed.details["stateId"]
+        found = await computer.call("search_ui", {"stateId": state, "text": "6", "role": "button"})
+        six = found.details["matches"][0]["ref"]
+        rect = (await computer.call("inspect_ui", {"stateId": state, "ref": six})).details[
+            "target"
+        ]["rect"]
+        act = await computer.call(
+            "act_ui",
+            {
+                "stateId": state,
+                "actions": [
+                    {
+                        "action": "click",
+                        "x": rect["x"] + rect["w"] / 2,
+                        "y": rect["y"] + rect["h"] / 2,
+                    },
+                    {"action": "typeText", "text": "*7"},
+                    {"action": "keypress", "keys": ["Return"]},
+                ],
+                "expect": {"text": "42", "timeoutMs": 5000},
+            },
+        )
+        assert not act.is_error, act.text
+        steps = act.details["execution"]["steps"]
+        assert [s["delivery"] for s in steps] == ["hid", "hid", "hid"]
+        assert act.details["execution"]["verification"]["status"] == "verified", act.text
+        display = await computer.call(
+            "search_ui", {"stateId": act.details["stateId"], "role": "textbox"}
+        )
+        value = await computer.call(
+            "read_text",
+            {"stateId": act.details["stateId"], "ref": display.details["matches"][0]["ref"]},
+        )
+        assert value.details["text"].strip() == "42"
     finally:
         await computer.close()
