@@ -129,9 +129,14 @@ async def test_a_covered_window_is_captured_with_its_own_pixels(
     await open_colour_window(module_sandbox, "Below", (100, 100, 400, 300), RED, BLUE)
     below = await wait_for_window(session, "Below")
     await open_colour_window(module_sandbox, "Above", (250, 200, 400, 300), GREEN, YELLOW)
-    above = await wait_for_window(session, "Above")
-    below = await wait_for_window(session, "Below")
-    # The test means something only if "Above" really covers part of "Below".
+    # The test means something only if "Above" really covers part of "Below"; the window
+    # manager restacks a new window shortly after mapping it.
+    for _ in range(100):
+        above = await wait_for_window(session, "Above")
+        below = await wait_for_window(session, "Below")
+        if above.z_order < below.z_order:
+            break
+        await asyncio.sleep(0.05)
     assert above.z_order < below.z_order
     assert above.frame.x < below.frame.x + 300 < above.frame.x + above.frame.w
     capture = await session.capture(below.window_id, max_dimension=1600)
