@@ -63,7 +63,7 @@ async def test_wait_wakes_within_milliseconds_of_a_change_made_by_another_client
     assert woke - sent < 0.25, "woken by the event, not by the timeout"
     live = await dialog.watcher.read_text(dialog.root, dialog.entry_id, 0, 50)
     assert live.text == "Grace Hopper"
-    assert dialog.watcher.waits_are_event_driven
+    assert dialog.watcher.waits_are_event_driven(dialog.root)
 
 
 async def test_wait_without_a_change_returns_the_same_mark_at_the_timeout(

@@ -239,7 +239,7 @@ async def test_press_that_changes_the_page_later_wakes_wait_for_change(
         mark = await backend.wait_for_change(page, mark, 3 - (time.monotonic() - started))
         seen = await js(backend, page, "document.getElementById('status').textContent")
     assert seen == '"late shown"'
-    assert backend.waits_are_event_driven
+    assert backend.waits_are_event_driven(page)
 
 
 async def test_wait_for_change_times_out_quietly_on_a_still_page(

@@ -260,9 +260,8 @@ class Backend(abc.ABC):
         await asyncio.sleep(min(POLL_INTERVAL_S, max(0.0, timeout_s)))
         return since + 1
 
-    @property
-    def waits_are_event_driven(self) -> bool:
-        """Whether :meth:`wait_for_change` wakes on events rather than polling."""
+    def waits_are_event_driven(self, root: RootInfo) -> bool:
+        """Whether :meth:`wait_for_change` wakes on ``root``'s events rather than polling."""
         return False
 
     @abc.abstractmethod

@@ -103,9 +103,8 @@ class LinuxBackend(Backend):
     async def wait_for_change(self, root: RootInfo, since: int, timeout_s: float) -> int:
         return await self.atspi.wait_for_change(root, since, timeout_s)
 
-    @property
-    def waits_are_event_driven(self) -> bool:
-        return self.atspi.waits_are_event_driven
+    def waits_are_event_driven(self, root: RootInfo) -> bool:
+        return self.atspi.waits_are_event_driven(root)
 
     async def close(self) -> None:
         await self.atspi.close()

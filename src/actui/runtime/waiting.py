@@ -74,6 +74,6 @@ async def wait_until(
                 epoch=epoch,
                 elapsed_ms=round((time.monotonic() - start) * 1000),
                 checks=checks,
-                event_driven=backend.waits_are_event_driven,
+                event_driven=backend.waits_are_event_driven(root),
             )
         await backend.wait_for_change(root, mark, remaining)

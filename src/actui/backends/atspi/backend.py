@@ -4,8 +4,7 @@ Composes the bus connections, root listing, snapshots (with the live mirror),
 semantic actions, text reads and event-driven waits behind the ``Backend``
 seam. Waits wake on the application's own AT-SPI events (``changes``) within
 milliseconds; toolkits not known to send events are polled at the seam's
-declared interval, which is why ``waits_are_event_driven`` is a property of
-the backend rather than of each root. It holds the only state (the two
+declared interval, so ``waits_are_event_driven`` answers per root. It holds the only state (the two
 connections, the change counters, the mirrors and a read-only X connection for
 window origins) and knows nothing of refs, folding or policies beyond refusing
 physical input.
@@ -110,14 +109,13 @@ class AtspiBackend(Backend):
         """
         await self._bus.ensure_events()
         app = Address.parse(root.native_id).bus
-        if not root.toolkit.lower().startswith(EVENTFUL_TOOLKITS):
+        if not self.waits_are_event_driven(root):
             await asyncio.sleep(min(POLL_INTERVAL_S, max(0.0, timeout_s)))
             return self._changes.mark(app) + 1
         return await self._changes.wait(app, since, timeout_s)
 
-    @property
-    def waits_are_event_driven(self) -> bool:
-        return True
+    def waits_are_event_driven(self, root: RootInfo) -> bool:
+        return root.toolkit.lower().startswith(EVENTFUL_TOOLKITS)
 
     async def act(self, request: ActionRequest) -> ActionResult:
         try:

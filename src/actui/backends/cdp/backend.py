@@ -156,8 +156,7 @@ class CdpBackend(Backend):
         session = await self._session(root)
         return await session.wait_for_change(since, timeout_s)
 
-    @property
-    def waits_are_event_driven(self) -> bool:
+    def waits_are_event_driven(self, root: RootInfo) -> bool:
         return True
 
     # -- observation ------------------------------------------------------
