@@ -474,6 +474,18 @@ def _record(v: _Visit, back: tuple[int, int] | None) -> NodeRecord:
     return NodeRecord(v.basics, details, children, v.shown)
 
 
+def _with_showing(states: frozenset[str], rect: Rect | None, toolkit: str) -> frozenset[str]:
+    """GTK 4 never sets ``showing``; a visible element with extents is on screen.
+
+    Without this every GTK 4 element would read as hidden to the runtime.
+    """
+    if not toolkit.lower().startswith("gtk 4") or "showing" in states:
+        return states
+    if "visible" in states and rect is not None and not rect.empty:
+        return states | {"showing"}
+    return states
+
+
 def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
     """RawNodes bottom-up and their count; failed nodes are dropped with their subtrees."""
     built: dict[int, RawNode] = {}
@@ -498,7 +510,7 @@ def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
             description=clean_text(b.description),
             value=None if b.secure else d.value,
             value_length=0 if b.secure else d.value_length,
-            states=b.states,
+            states=_with_showing(b.states, d.rect, toolkit),
             interfaces=b.interfaces,
             actions=d.actions or (),
             caps=derive_caps(
