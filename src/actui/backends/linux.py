@@ -3,7 +3,9 @@
 AT-SPI delivers everything it can without focus or pointer. A request the
 runtime sends with the ``foreground`` (or ``default``) policy needs physical
 input and goes to XTEST; keyboard input aimed at an element first gets that
-element focused semantically, so the keys land where the agent meant. Roots
+element focused semantically, so the keys land where the agent meant, and a
+physical Enter waits (briefly) for the default button it activates to be
+enabled, as a person would. Roots
 are AT-SPI's, enriched with their X11 windows (id, stacking, activation).
 This module only composes; each half owns its platform.
 """
@@ -30,6 +32,7 @@ from actui.backends.x11.session import X11Session
 from actui.errors import ActuiError, CoordinateBlocked
 
 _PHYSICAL_POLICIES = ("foreground", "default")
+_ENTER = (["return"], ["enter"])
 
 
 class LinuxBackend(Backend):
@@ -90,6 +93,8 @@ class LinuxBackend(Backend):
                     "click it first or act on a focusable element."
                 )
             request = replace(request, target=None)
+        if request.kind == "keypress" and [k.lower() for k in request.keys] in _ENTER:
+            await self.atspi.until_default_enabled(request.root)
         result = await self._input.deliver(request, window_id)
         self.atspi.note_input(request.root)  # GTK4's events lag physical input too
         return result

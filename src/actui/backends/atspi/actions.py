@@ -39,6 +39,16 @@ from actui.backends.base import ActionRequest, ActionResult, Outcome
 from actui.errors import CallTimeout, CoordinateBlocked, ForegroundRequired, TargetGone
 
 SETTLE_S = 0.4  # GTK 4 emits ~250 ms after a button's DoAction
+# How long an action waits for a disabled target to accept input. Apps enable
+# controls a moment after the edit that makes them valid (GTK 3's file chooser
+# enables Save 150 ms after the last change to the name), and GTK 3 drops an
+# action on a disabled widget silently; a control still disabled after this
+# is one the agent must not expect to work.
+ENABLE_WAIT_S = 1.0
+# Step kinds whose effect needs the element enabled. GTK 3 accepts text and
+# values on a disabled widget (read back, so honest either way), and focus and
+# scrolling into view need no input at all.
+OPERATING = frozenset({"press", "click", "toggle", "select", "expand", "collapse"})
 POLL_S = 0.05  # re-read interval when a toolkit sends no event
 EVIDENCE_CAP = 200
 ACTION = IFACE_PREFIX + "Action"
@@ -110,6 +120,10 @@ class ActionDelivery:
             async with asyncio.timeout(request.timeout_s):
                 await self._bus.ensure_events()
                 basics = await read_basics(self._bus, at)
+                if kind in OPERATING and basics.disabled:
+                    basics = await self.until_enabled(at, basics)
+                    if basics.disabled:
+                        return self._disabled(request, basics)
                 return await steps[kind](request, at, basics)
         except TimeoutError as exc:
             raise CallTimeout(
@@ -146,6 +160,31 @@ class ActionDelivery:
             if remaining <= 0:
                 return False
             await watch.next(min(POLL_S, remaining))
+
+    async def until_enabled(self, at: Address, basics: Basics) -> Basics:
+        """The element's basics once it is enabled, or after ``ENABLE_WAIT_S`` as they are."""
+        with EventWatch(self._bus, at.bus) as watch:
+
+            async def enabled() -> bool:
+                nonlocal basics
+                basics = await read_basics(self._bus, at, (basics.role, basics.interfaces))
+                return not basics.disabled
+
+            await self._until(watch, enabled, ENABLE_WAIT_S)
+        return basics
+
+    def _disabled(self, request: ActionRequest, basics: Basics) -> ActionResult:
+        # at-spi2-atk answers DoAction with true before running it, and GTK then
+        # ignores a disabled widget: acting anyway would report an effect that
+        # never came, so nothing is sent.
+        return self._result(
+            request,
+            "didnt",
+            "none",
+            {"states": sorted(basics.states - NOISE), "waitedS": ENABLE_WAIT_S},
+            f"the {basics.role} is disabled (it stayed insensitive for {ENABLE_WAIT_S:g} s), "
+            "so nothing was sent; observe again to see what it is waiting for",
+        )
 
     async def _observable(self, at: Address) -> dict[str, Any]:
         """What a press might change: the element's states and name, the app's windows."""

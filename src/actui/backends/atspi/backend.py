@@ -13,14 +13,15 @@ physical input.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Mapping
 
-from actui.backends.atspi.actions import ActionDelivery
+from actui.backends.atspi.actions import ENABLE_WAIT_S, ActionDelivery
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
 from actui.backends.atspi.changes import ChangeCounters
 from actui.backends.atspi.mirror import Mirrors
-from actui.backends.atspi.reader import read_basics, read_extents, read_text
+from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import RootLister
 from actui.backends.atspi.snapshot import SnapshotReader
 from actui.backends.atspi.window_origin import WindowOrigins
@@ -34,7 +35,7 @@ from actui.backends.base import (
     Snapshot,
     TextSlice,
 )
-from actui.errors import SecureTextUnreadable, TargetGone
+from actui.errors import ActuiError, SecureTextUnreadable, TargetGone
 
 MAX_NODES = 4096
 MAX_DEPTH = 64
@@ -79,6 +80,27 @@ class AtspiBackend(Backend):
             max_nodes=min(max_nodes, MAX_NODES),
             max_depth=min(max_depth, MAX_DEPTH),
         )
+
+    async def until_default_enabled(self, root: RootInfo) -> None:
+        """Return once the window's default button (what Enter activates) is enabled.
+
+        A dialog enables its default button a moment after the edit that makes it
+        valid (GTK 3's file chooser: 150 ms after the name changes), and Enter on a
+        disabled default is dropped without a trace; a person never presses Enter
+        that fast. Best effort, at most ``ENABLE_WAIT_S`` in all: an application
+        that does not answer (a modal loop inside an AT-SPI call) still gets its key.
+        """
+        with contextlib.suppress(TimeoutError, ActuiError):
+            async with asyncio.timeout(ENABLE_WAIT_S):
+                snapshot = await self.snapshot(root, max_nodes=MAX_NODES, max_depth=MAX_DEPTH)
+                pending, found = [snapshot.tree], []
+                while pending:
+                    node = pending.pop()
+                    pending.extend(node.children)
+                    if {"is_default", "showing"} <= node.states and is_disabled(node.states):
+                        found.append(Address.parse(node.native_id))
+                for at in found:
+                    await self._actions.until_enabled(at, await read_basics(self._bus, at))
 
     async def _origin(self, root: RootInfo) -> tuple[tuple[int, int], Rect | None]:
         """The offset to add to this root's extents, and its screen rect.

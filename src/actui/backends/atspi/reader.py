@@ -24,6 +24,8 @@ IFACE_PREFIX = "org.a11y.atspi."
 VALUE_CAP = 2000
 MAX_ACTIONS = 64
 SCREEN = 0
+_SENSITIVITY = frozenset({"enabled", "sensitive"})
+_VISIBILITY = frozenset({"visible", "showing"})
 NAME_IS_TEXT_ROLES = frozenset(
     {
         "label",
@@ -55,6 +57,10 @@ class Basics:
     def secure(self) -> bool:
         return self.role in SECURE_ROLES
 
+    @property
+    def disabled(self) -> bool:
+        return is_disabled(self.states)
+
 
 @dataclass(frozen=True)
 class Details:
@@ -64,6 +70,16 @@ class Details:
     value: str | None
     value_length: int
     actions: tuple[str, ...] | None
+
+
+def is_disabled(states: frozenset[str]) -> bool:
+    """Whether the toolkit says the element ignores input right now.
+
+    AT-SPI has no ``disabled`` state: toolkits report ``enabled``/``sensitive``
+    on every widget that accepts input, alongside ``visible``/``showing``, so an
+    element reporting its visibility but neither of those is disabled.
+    """
+    return bool(states & _VISIBILITY) and not states & _SENSITIVITY
 
 
 def short_interfaces(names: Any) -> frozenset[str]:
