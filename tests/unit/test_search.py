@@ -11,8 +11,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import outline_of, outlines, raw
 
+from actui.backends.base import RawNode
 from actui.errors import InvalidParams
-from actui.outline.model import Outline
+from actui.outline.fold import is_offscreen
+from actui.outline.model import Outline, build_outline
 from actui.outline.search import (
     TOP_N,
     osa_distance,
@@ -270,4 +272,13 @@ def test_search_totals_and_order_hold_for_random_trees(outline: Outline, text: s
 @given(outlines(40), st.sampled_from(["button", "textbox", "group", "password"]))
 def test_role_filter_finds_exactly_the_nodes_of_that_role(outline: Outline, role: str) -> None:
     result = search(outline, role=role, limit=1000)
-    assert [m.ref for m in result.matches] == [n.ref for n in outline if n.role == role]
+    wanted = sorted((n for n in outline if n.role == role), key=is_offscreen)  # stable: BFS
+    assert [m.ref for m in result.matches] == [n.ref for n in wanted]
+
+
+def test_on_screen_matches_come_before_hidden_ones_of_the_same_tier() -> None:
+    hidden = RawNode("a", "text", name="", states=frozenset({"visible"}))
+    shown = RawNode("b", "text", name="", states=frozenset({"visible", "showing"}))
+    outline = build_outline(RawNode("r", "frame", children=(hidden, shown)), None)
+    found = search(outline, role="textbox")
+    assert [outline.nodes[m.ref].wire for m in found.matches] == ["b", "a"]

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Literal
 
 from actui.errors import InvalidParams
-from actui.outline.fold import LABEL_CAP, clip, ordered_caps, path_text
+from actui.outline.fold import LABEL_CAP, clip, is_offscreen, ordered_caps, path_text
 from actui.outline.model import Node, Outline
 from actui.outline.roles import neutral_role, normalize_role
 
@@ -165,7 +165,7 @@ def search(
     """Rank every node of the complete outline and return the best ``limit``.
 
     Exact, prefix, substring and filter-only matches come first (by tier,
-    score, then breadth-first order); fuzzy matches fill the rest only when
+    on-screen before hidden, score, then breadth-first order); fuzzy matches fill the rest only when
     fewer than ``limit`` strong ones exist, and only then count in the total.
     """
     limit = max(1, limit)
@@ -177,8 +177,8 @@ def search(
     ]
     if not query and not filters:
         raise InvalidParams("text", "is empty", "Give at least one of text, role or capability.")
-    strong: list[tuple[int, float, int, Node, Reason]] = []
-    fuzzy: list[tuple[int, float, int, Node, Reason]] = []
+    strong: list[tuple[int, bool, float, int, Node, Reason]] = []
+    fuzzy: list[tuple[int, bool, float, int, Node, Reason]] = []
     for order, node in enumerate(outline):
         if not all(accepts(node) for accepts in filters):
             continue
@@ -189,15 +189,18 @@ def search(
             if ranked is None:
                 continue
             reason, score = ranked
+        # Within a tier, what is on screen comes before what is hidden (closed
+        # popovers, other stack pages): that is what an agent can act on now.
+        hidden = is_offscreen(node)
         if reason == "fuzzy":
-            fuzzy.append((0, -score, order, node, reason))
+            fuzzy.append((0, hidden, -score, order, node, reason))
         else:
-            strong.append((_REASON_ORDER[reason], -score, order, node, reason))
-    hits = sorted(strong, key=lambda hit: hit[:3])
+            strong.append((_REASON_ORDER[reason], hidden, -score, order, node, reason))
+    hits = sorted(strong, key=lambda hit: hit[:4])
     if len(hits) < limit:
-        hits += sorted(fuzzy, key=lambda hit: hit[:3])
+        hits += sorted(fuzzy, key=lambda hit: hit[:4])
     matches = tuple(
-        _match(outline, node, reason, -score) for _, score, _, node, reason in hits[:limit]
+        _match(outline, node, reason, -score) for _, _, score, _, node, reason in hits[:limit]
     )
     return SearchResult(matches=matches, total=len(hits))
 
