@@ -83,6 +83,24 @@ class CoordinateBlocked(ActuiError):
     code = "coordinate_blocked"
 
 
+class CaptureFailed(ActuiError):
+    """The window's pixels could not be read (minimized, empty, huge or odd depth)."""
+
+    code = "capture_failed"
+
+
+class DialogOpen(ActuiError):
+    """A page command was refused because a JavaScript dialog blocks the page."""
+
+    code = "dialog_open"
+
+    def __init__(self, dialog: str) -> None:
+        super().__init__(
+            f"The page shows {dialog} and does not answer until it is closed; "
+            "press its OK or Cancel button (observe the page to get their refs)."
+        )
+
+
 class SecureTextUnreadable(ActuiError):
     code = "secure_text_unreadable"
 

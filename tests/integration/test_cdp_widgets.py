@@ -17,7 +17,7 @@ from test_cdp_page import act, find, js, look, walk
 
 from actui.backends.base import RootInfo
 from actui.backends.cdp import CdpBackend
-from actui.backends.cdp.dialog import DialogOpen
+from actui.errors import DialogOpen
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module")]
 

@@ -12,10 +12,10 @@ import pytest_asyncio
 from PySide6.QtGui import QImage
 
 from actui.backends.atspi.backend import AtspiBackend
-from actui.backends.x11.capture import CaptureFailed
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.pairing import pair_windows
 from actui.backends.x11.session import Capture, X11Session
+from actui.errors import CaptureFailed
 from actui.sandbox import Sandbox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -15,10 +15,10 @@ from typing import Any
 
 from actui.backends.base import ActionRequest, ActionResult, Outcome
 from actui.backends.cdp import dom
-from actui.backends.cdp.dialog import ACCEPT_ID, DISMISS_ID, PROMPT_ID, DialogOpen
+from actui.backends.cdp.dialog import ACCEPT_ID, DISMISS_ID, PROMPT_ID
 from actui.backends.cdp.input import key_events, mouse_events, parse_chord
 from actui.backends.cdp.page import Element, PageSession
-from actui.errors import InvalidParams, UnsupportedAction
+from actui.errors import DialogOpen, InvalidParams, UnsupportedAction
 
 SETTLE_S = 0.3
 """How long a step without a direct read-back waits for the page to react."""
@@ -83,7 +83,7 @@ async def _answer_dialog(session: PageSession, request: ActionRequest) -> Action
         )
         return result(request, "worked", {"value": dialog.prompt_text[:200]})
     if accept is None:
-        raise DialogOpen(dialog)
+        raise DialogOpen(dialog.describe())
     evidence: dict[str, object] = {"dialog": dialog.kind, "accepted": accept}
     if await session.answer_dialog(accept):
         return result(request, "worked", evidence)

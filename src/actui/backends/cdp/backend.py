@@ -34,7 +34,7 @@ from actui.backends.base import (
 from actui.backends.cdp import actions, dom
 from actui.backends.cdp.axtree import BuiltTree, build_tree
 from actui.backends.cdp.connection import CdpCommandError, CdpConnection
-from actui.backends.cdp.dialog import Dialog, DialogOpen, dialog_tree
+from actui.backends.cdp.dialog import Dialog, dialog_tree
 from actui.backends.cdp.launch import BrowserProcess, spawn, wants_headed
 from actui.backends.cdp.layout import SNAPSHOT_PARAMS, parse_snapshot
 from actui.backends.cdp.page import FrameTarget, PageSession, exception_text
@@ -42,6 +42,7 @@ from actui.errors import (
     ActuiError,
     BackendUnavailable,
     CallTimeout,
+    DialogOpen,
     InvalidParams,
     SecureTextUnreadable,
     TargetGone,
@@ -309,7 +310,7 @@ class CdpBackend(Backend):
         session = await self._session(root)
         if session.dialog is not None:
             if not node_id.startswith("cdp:dialog") and node_id != root.native_id:
-                raise DialogOpen(session.dialog)
+                raise DialogOpen(session.dialog.describe())
             read = {"text": session.dialog.message}
         elif node_id == root.native_id:
             reply = await session.conn.send(

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from actui.backends.base import RawNode, Rect
-from actui.errors import ActuiError
+from actui.errors import DialogOpen
 
 ACCEPT_ID = "cdp:dialog:accept"
 DISMISS_ID = "cdp:dialog:dismiss"
@@ -55,23 +55,11 @@ class Dialog:
         return f"a JavaScript {self.kind} ({self.message[:120]!r})"
 
 
-class DialogOpen(ActuiError):
-    """A command that needs the page was refused because a dialog blocks it."""
-
-    code = "dialog_open"
-
-    def __init__(self, dialog: Dialog) -> None:
-        super().__init__(
-            f"The page shows {dialog.describe()} and does not answer until it is closed; "
-            "press its OK or Cancel button (observe the page to get their refs)."
-        )
-
-
 def refuses(dialog: Dialog, method: str) -> DialogOpen | None:
     """The gate's rule: only browser-side commands pass while ``dialog`` is open."""
     if method.startswith(ALLOWED_WHILE_OPEN):
         return None
-    return DialogOpen(dialog)
+    return DialogOpen(dialog.describe())
 
 
 def dialog_tree(dialog: Dialog, title: str, viewport: Rect | None) -> RawNode:

@@ -28,7 +28,7 @@ from Xlib.ext import composite
 from actui.backends.base import Rect
 from actui.backends.x11 import ewmh
 from actui.backends.x11.connection import XConnection
-from actui.errors import ActuiError
+from actui.errors import CaptureFailed
 
 MAX_PIXELS = 64 * 1024 * 1024
 REDIRECT_SETTLE_S = 0.25
@@ -36,12 +36,6 @@ COVERED_WARNING = (
     "the image was read from the screen (no Composite pixmap): parts covered by other "
     "windows or outside the screen may be wrong or outdated"
 )
-
-
-class CaptureFailed(ActuiError):
-    """The window's pixels could not be read (minimized, empty, huge or odd depth)."""
-
-    code = "capture_failed"
 
 
 @dataclass(frozen=True)

@@ -78,7 +78,7 @@ class X11Session:
     async def capture(self, window_id: int, *, max_dimension: int) -> Capture:
         """The window's client area, shrunk so its longer side is at most ``max_dimension``.
 
-        Raises :class:`~actui.backends.x11.capture.CaptureFailed` for empty,
+        Raises :class:`~actui.errors.CaptureFailed` for empty,
         huge, minimized or odd-depth windows and
         :class:`~actui.errors.TargetGone` when the window no longer exists.
         """
