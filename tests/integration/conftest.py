@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
+from actui.backends.cdp import CdpBackend
+from actui.backends.x11.session import X11Session
 from actui.sandbox import Sandbox
 
 _STACK = (
@@ -53,3 +55,21 @@ async def module_sandbox() -> AsyncIterator[Sandbox]:
     ``pytestmark = pytest.mark.asyncio(loop_scope="module")`` (or the same mark per test)."""
     async with Sandbox() as desktop:
         yield desktop
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def screen(module_sandbox: Sandbox) -> AsyncIterator[X11Session]:
+    """One started X11 session on the module's private desktop."""
+    x11 = X11Session(module_sandbox.display)
+    await x11.start()
+    yield x11
+    await x11.close()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def browser() -> AsyncIterator[CdpBackend]:
+    """One private headless Chromium for a module's page tests."""
+    cdp = CdpBackend()
+    await cdp.launch()
+    yield cdp
+    await cdp.close()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -44,26 +44,18 @@ def servers() -> Iterator[tuple[int, int]]:
         server.server_close()
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def backend() -> AsyncIterator[CdpBackend]:
-    cdp = CdpBackend()
-    await cdp.launch()
-    yield cdp
-    await cdp.close()
-
-
 @pytest_asyncio.fixture(loop_scope="module")
-async def page(backend: CdpBackend, servers: tuple[int, int]) -> RootInfo:
+async def page(browser: CdpBackend, servers: tuple[int, int]) -> RootInfo:
     outer, inner = servers
     frame = f"http://127.0.0.1:{inner}/frame.html"
-    roots = await backend.list_roots()
-    return await backend.navigate(roots[0], f"http://localhost:{outer}/oopif.html?frame={frame}")
+    roots = await browser.list_roots()
+    return await browser.navigate(roots[0], f"http://localhost:{outer}/oopif.html?frame={frame}")
 
 
-async def frame_snapshot(backend: CdpBackend, root: RootInfo) -> tuple[Snapshot, RawNode]:
+async def frame_snapshot(browser: CdpBackend, root: RootInfo) -> tuple[Snapshot, RawNode]:
     """A snapshot once the cross-site frame's content is in it (it attaches asynchronously)."""
     for _ in range(50):
-        snap = await look(backend, root)
+        snap = await look(browser, root)
         frame = find(snap, "Iframe", "Cross frame")
         if any(n.name == "Inner button" for n in walk(frame)):
             return snap, frame
@@ -72,10 +64,10 @@ async def frame_snapshot(backend: CdpBackend, root: RootInfo) -> tuple[Snapshot,
 
 
 async def test_a_cross_site_frame_is_grafted_under_its_iframe_with_page_rects(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    session = await backend._session(page)
-    _, frame = await frame_snapshot(backend, page)
+    session = await browser._session(page)
+    _, frame = await frame_snapshot(browser, page)
     assert session.frames, "the frame was not out of process; the test proves nothing"
     button = find(Snapshot(page, frame, 0.0, 0), "button", "Inner button")
     target_id = next(iter(session.frames))
@@ -88,14 +80,14 @@ async def test_a_cross_site_frame_is_grafted_under_its_iframe_with_page_rects(
 
 
 async def test_press_and_set_text_inside_a_cross_site_frame(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    snap, _ = await frame_snapshot(backend, page)
-    pressed = await act(backend, page, "press", find(snap, "button", "Inner button"))
+    snap, _ = await frame_snapshot(browser, page)
+    pressed = await act(browser, page, "press", find(snap, "button", "Inner button"))
     assert pressed.outcome == "worked" and pressed.evidence["via"] == "mouse"
     field = find(snap, "textbox", "Inner field")
-    typed = await act(backend, page, "setText", field, text="across sites")
+    typed = await act(browser, page, "setText", field, text="across sites")
     assert typed.outcome == "worked"
-    after = await look(backend, page)
+    after = await look(browser, page)
     assert find(after, "button", "Inner pressed")
     assert find(after, "textbox", "Inner field").value == "across sites"

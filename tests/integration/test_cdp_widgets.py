@@ -24,207 +24,199 @@ pytestmark = [pytest.mark.asyncio(loop_scope="module")]
 WIDGETS_URL = (Path(__file__).resolve().parents[1] / "apps" / "web" / "widgets.html").as_uri()
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def backend() -> AsyncIterator[CdpBackend]:
-    cdp = CdpBackend()
-    await cdp.launch()
-    yield cdp
-    await cdp.close()
-
-
 @pytest_asyncio.fixture(loop_scope="module")
-async def page(backend: CdpBackend) -> AsyncIterator[RootInfo]:
-    roots = await backend.list_roots()
-    root = await backend.navigate(roots[0], WIDGETS_URL)
+async def page(browser: CdpBackend) -> AsyncIterator[RootInfo]:
+    roots = await browser.list_roots()
+    root = await browser.navigate(roots[0], WIDGETS_URL)
     yield root
-    session = await backend._session(root)
+    session = await browser._session(root)
     if session.dialog is not None:  # a failed test must not leave the page blocked
         await session.answer_dialog(False)
 
 
-async def status(backend: CdpBackend, root: RootInfo) -> str:
-    return await js(backend, root, "document.getElementById('status').textContent")
+async def status(browser: CdpBackend, root: RootInfo) -> str:
+    return await js(browser, root, "document.getElementById('status').textContent")
 
 
 async def test_press_on_a_partly_covered_button_clicks_its_visible_part(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    under = find(await look(backend, page), "button", "Under")
-    result = await act(backend, page, "press", under)
+    under = find(await look(browser, page), "button", "Under")
+    result = await act(browser, page, "press", under)
     assert result.outcome == "worked" and result.evidence["via"] == "mouse"
     assert result.evidence["covered"] is True and result.evidence["coveredBy"] == "button#over"
-    assert await status(backend, page) == '"under pressed"'
+    assert await status(browser, page) == '"under pressed"'
 
 
 async def test_press_on_an_uncovered_button_clicks_its_centre(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    over = find(await look(backend, page), "button", "Over")
-    result = await act(backend, page, "press", over)
+    over = find(await look(browser, page), "button", "Over")
+    result = await act(browser, page, "press", over)
     assert result.evidence["covered"] is False and over.rect is not None
     assert (result.evidence["x"], result.evidence["y"]) == over.rect.center
-    assert await status(backend, page) == '"over pressed"'
+    assert await status(browser, page) == '"over pressed"'
 
 
 async def test_press_on_a_fully_covered_button_falls_back_to_dom_click_and_says_so(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    buried = find(await look(backend, page), "button", "Buried")
-    result = await act(backend, page, "press", buried)
+    buried = find(await look(browser, page), "button", "Buried")
+    result = await act(browser, page, "press", buried)
     assert result.outcome == "worked" and result.evidence["via"] == "dom.click"
     assert "div#veil" in str(result.evidence["reason"])
-    assert await status(backend, page) == '"buried pressed"'
+    assert await status(browser, page) == '"buried pressed"'
 
 
 async def test_focus_counts_when_the_page_moves_focus_on_at_once(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    hop = find(await look(backend, page), "textbox", "Hop")
-    result = await act(backend, page, "focus", hop)
+    hop = find(await look(browser, page), "textbox", "Hop")
+    result = await act(browser, page, "focus", hop)
     assert result.outcome == "worked"
     assert result.evidence == {"focused": False, "focusEvent": True, "focusNow": "input#landing"}
-    assert await js(backend, page, "document.activeElement.id") == '"landing"'
+    assert await js(browser, page, "document.activeElement.id") == '"landing"'
 
 
 async def test_set_value_types_into_a_spinner_field_and_the_widget_sees_it(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    spin = find(await look(backend, page), "spinbutton", "Spinner")
+    spin = find(await look(browser, page), "spinbutton", "Spinner")
     assert "setValue" in spin.caps
-    result = await act(backend, page, "setValue", spin, value=12)
+    result = await act(browser, page, "setValue", spin, value=12)
     assert result.outcome == "worked" and result.evidence["via"] == "typed"
-    assert await status(backend, page) == '"spin 12"'
-    assert find(await look(backend, page), "spinbutton", "Spinner").value == "12"
+    assert await status(browser, page) == '"spin 12"'
+    assert find(await look(browser, page), "spinbutton", "Spinner").value == "12"
 
 
 async def test_set_value_steps_an_aria_slider_with_arrow_keys(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    slider = find(await look(backend, page), "slider", "Volume")
+    slider = find(await look(browser, page), "slider", "Volume")
     assert "setValue" in slider.caps
-    result = await act(backend, page, "setValue", slider, value=9)
+    result = await act(browser, page, "setValue", slider, value=9)
     assert result.outcome == "worked" and result.evidence["via"] == "keys"
-    assert await js(backend, page, "slider.getAttribute('aria-valuenow')") == '"9"'
-    down = await act(backend, page, "setValue", slider, value=2)
+    assert await js(browser, page, "slider.getAttribute('aria-valuenow')") == '"9"'
+    down = await act(browser, page, "setValue", slider, value=2)
     assert down.outcome == "worked" and down.evidence["after"] == 2
 
 
 async def test_set_value_beyond_a_slider_limit_is_not_worked(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    slider = find(await look(backend, page), "slider", "Volume")
-    result = await act(backend, page, "setValue", slider, value=50)
+    slider = find(await look(browser, page), "slider", "Volume")
+    result = await act(browser, page, "setValue", slider, value=50)
     assert result.outcome == "unknown" and result.evidence["after"] == 20
 
 
-async def test_expand_and_collapse_an_aria_disclosure(backend: CdpBackend, page: RootInfo) -> None:
-    more = find(await look(backend, page), "button", "More")
+async def test_expand_and_collapse_an_aria_disclosure(browser: CdpBackend, page: RootInfo) -> None:
+    more = find(await look(browser, page), "button", "More")
     assert "expand" in more.caps and "collapsed" in more.states
-    opened = await act(backend, page, "expand", more)
+    opened = await act(browser, page, "expand", more)
     assert opened.outcome == "worked" and opened.evidence["after"] == "true"
-    snap = await look(backend, page)
+    snap = await look(browser, page)
     assert "expanded" in find(snap, "button", "More").states
     assert find(snap, "StaticText", "Hidden details")
-    again = await act(backend, page, "expand", more)
+    again = await act(browser, page, "expand", more)
     assert again.outcome == "worked" and again.evidence["already"] is True
-    closed = await act(backend, page, "collapse", more)
+    closed = await act(browser, page, "collapse", more)
     assert closed.outcome == "worked" and closed.evidence["after"] == "false"
 
 
-async def test_expand_a_details_summary(backend: CdpBackend, page: RootInfo) -> None:
+async def test_expand_a_details_summary(browser: CdpBackend, page: RootInfo) -> None:
     summary = next(
         n
-        for n in walk((await look(backend, page)).tree)
+        for n in walk((await look(browser, page)).tree)
         if "expand" in n.caps and n.name == "Summary"
     )
-    assert (await act(backend, page, "expand", summary)).outcome == "worked"
-    assert await js(backend, page, "document.getElementById('details').open") == "true"
+    assert (await act(browser, page, "expand", summary)).outcome == "worked"
+    assert await js(browser, page, "document.getElementById('details').open") == "true"
 
 
 async def test_an_alert_is_reported_shown_and_answered_without_hanging(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    button = find(await look(backend, page), "button", "Alert")
+    button = find(await look(browser, page), "button", "Alert")
     started = time.monotonic()
-    pressed = await act(backend, page, "press", button)
+    pressed = await act(browser, page, "press", button)
     assert pressed.outcome == "worked"
     assert pressed.evidence["dialog"] == {"type": "alert", "message": "Saved!"}
-    snap = await look(backend, page)
+    snap = await look(browser, page)
     dialog = find(snap, "alertdialog", "Saved!")
     assert [n.name for n in dialog.children if n.raw_role == "button"] == ["OK"]
     with pytest.raises(DialogOpen, match="alert"):
-        await backend.evaluate(page, "1 + 1")
-    assert any("dialog: alert 'Saved!'" in line for line in backend.console(page))
+        await browser.evaluate(page, "1 + 1")
+    assert any("dialog: alert 'Saved!'" in line for line in browser.console(page))
     ok = find(snap, "button", "OK")
-    assert (await act(backend, page, "press", ok)).outcome == "worked"
-    assert await status(backend, page) == '"after alert"'
+    assert (await act(browser, page, "press", ok)).outcome == "worked"
+    assert await status(browser, page) == '"after alert"'
     assert time.monotonic() - started < 3.0
-    assert not [n for n in walk((await look(backend, page)).tree) if n.raw_role == "alertdialog"]
+    assert not [n for n in walk((await look(browser, page)).tree) if n.raw_role == "alertdialog"]
 
 
 async def test_confirm_answered_with_cancel_returns_false_to_the_page(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    await act(backend, page, "press", find(await look(backend, page), "button", "Confirm"))
-    snap = await look(backend, page)
+    await act(browser, page, "press", find(await look(browser, page), "button", "Confirm"))
+    snap = await look(browser, page)
     assert find(snap, "alertdialog", "Delete it?")
-    result = await act(backend, page, "press", find(snap, "button", "Cancel"))
+    result = await act(browser, page, "press", find(snap, "button", "Cancel"))
     assert result.outcome == "worked" and result.evidence["accepted"] is False
-    assert await status(backend, page) == '"confirm false"'
+    assert await status(browser, page) == '"confirm false"'
 
 
 async def test_confirm_accepted_with_enter_returns_true(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    await act(backend, page, "press", find(await look(backend, page), "button", "Confirm"))
-    assert (await act(backend, page, "keypress", keys=("Enter",))).outcome == "worked"
-    assert await status(backend, page) == '"confirm true"'
+    await act(browser, page, "press", find(await look(browser, page), "button", "Confirm"))
+    assert (await act(browser, page, "keypress", keys=("Enter",))).outcome == "worked"
+    assert await status(browser, page) == '"confirm true"'
 
 
-async def test_prompt_takes_typed_text(backend: CdpBackend, page: RootInfo) -> None:
-    await act(backend, page, "press", find(await look(backend, page), "button", "Prompt"))
-    snap = await look(backend, page)
+async def test_prompt_takes_typed_text(browser: CdpBackend, page: RootInfo) -> None:
+    await act(browser, page, "press", find(await look(browser, page), "button", "Prompt"))
+    snap = await look(browser, page)
     field = find(snap, "textbox", "Your name?")
     assert field.value == "Ada"
-    assert (await act(backend, page, "setText", field, text="Grace")).outcome == "worked"
-    await act(backend, page, "press", find(snap, "button", "OK"))
-    assert await status(backend, page) == '"prompt Grace"'
+    assert (await act(browser, page, "setText", field, text="Grace")).outcome == "worked"
+    await act(browser, page, "press", find(snap, "button", "OK"))
+    assert await status(browser, page) == '"prompt Grace"'
 
 
 async def test_a_dialog_opened_by_a_script_fails_other_commands_fast(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
     started = time.monotonic()
     with pytest.raises(DialogOpen):
-        await backend.evaluate(page, "alert('from script')")
+        await browser.evaluate(page, "alert('from script')")
     with pytest.raises(DialogOpen):
-        await act(backend, page, "scroll", scroll=(0, 100))
-    assert await backend.capture(page, max_dimension=400) is None
+        await act(browser, page, "scroll", scroll=(0, 100))
+    assert await browser.capture(page, max_dimension=400) is None
     assert time.monotonic() - started < 2.0
-    mark = backend.change_mark(page)
-    await act(backend, page, "keypress", keys=("Escape",))
-    assert backend.change_mark(page) > mark
+    mark = browser.change_mark(page)
+    await act(browser, page, "keypress", keys=("Escape",))
+    assert browser.change_mark(page) > mark
     await asyncio.sleep(0)
-    assert await status(backend, page) == '"idle"'
+    assert await status(browser, page) == '"idle"'
 
 
 async def test_leaving_a_page_that_asks_first_shows_the_question_and_ok_leaves(
-    backend: CdpBackend, page: RootInfo
+    browser: CdpBackend, page: RootInfo
 ) -> None:
-    asking = await backend.navigate(
+    asking = await browser.navigate(
         page,
         "data:text/html,<script>onbeforeunload = (e) => { e.preventDefault(); "
         "e.returnValue = ''; }</script><button>Touch</button>",
     )
     # Chromium asks only on pages the user interacted with.
-    await act(backend, asking, "press", find(await look(backend, asking), "button", "Touch"))
+    await act(browser, asking, "press", find(await look(browser, asking), "button", "Touch"))
     with pytest.raises(DialogOpen, match="beforeunload"):
-        await backend.navigate(asking, "data:text/html,<title>next</title>")
-    snap = await look(backend, asking)
+        await browser.navigate(asking, "data:text/html,<title>next</title>")
+    snap = await look(browser, asking)
     assert find(snap, "alertdialog", "Leave site? Changes that you made may not be saved.")
-    assert (await act(backend, asking, "press", find(snap, "button", "OK"))).outcome == "worked"
+    assert (await act(browser, asking, "press", find(snap, "button", "OK"))).outcome == "worked"
     for _ in range(20):
-        if (await backend.evaluate(asking, "document.title")).value_json == '"next"':
+        if (await browser.evaluate(asking, "document.title")).value_json == '"next"':
             break
         await asyncio.sleep(0.05)
-    assert (await backend.evaluate(asking, "document.title")).value_json == '"next"'
+    assert (await browser.evaluate(asking, "document.title")).value_json == '"next"'

@@ -25,14 +25,6 @@ UNICODE_TEXT = "Ωmega – 42 ✓ é ß 中"
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def session(module_sandbox: Sandbox) -> AsyncIterator[X11Session]:
-    x11 = X11Session(module_sandbox.display)
-    await x11.start()
-    yield x11
-    await x11.close()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def atspi(module_sandbox: Sandbox) -> AsyncIterator[AtspiBackend]:
     backend = AtspiBackend(module_sandbox.env)
     yield backend
@@ -41,21 +33,21 @@ async def atspi(module_sandbox: Sandbox) -> AsyncIterator[AtspiBackend]:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def factory(
-    module_sandbox: Sandbox, session: X11Session, atspi: AtspiBackend
+    module_sandbox: Sandbox, screen: X11Session, atspi: AtspiBackend
 ) -> tuple[RootInfo, XWindow]:
     process = await module_sandbox.launch(["gtk3-widget-factory"])
     await module_sandbox.wait_for_app(process.pid)
-    window = await window_of(session, process.pid)
+    window = await window_of(screen, process.pid)
     (root,) = await atspi.list_roots(process.pid)
     return root, window
 
 
-async def window_of(session: X11Session, pid: int, within: float = 10.0) -> XWindow:
+async def window_of(screen: X11Session, pid: int, within: float = 10.0) -> XWindow:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        for window in await session.windows():
-            if window.pid == pid and await session.connection.call(
-                ewmh.is_viewable, session.connection, window.window_id
+        for window in await screen.windows():
+            if window.pid == pid and await screen.connection.call(
+                ewmh.is_viewable, screen.connection, window.window_id
             ):
                 return window
         await asyncio.sleep(0.05)
@@ -94,12 +86,12 @@ async def eventually(
 
 
 async def zenity_entry(
-    sandbox: Sandbox, session: X11Session, title: str
+    sandbox: Sandbox, screen: X11Session, title: str
 ) -> tuple[asyncio.subprocess.Process, RootInfo, XWindow]:
     process = await sandbox.launch(
         ["zenity", "--entry", "--title", title, "--text", "Type"], stdout=asyncio.subprocess.PIPE
     )
-    window = await window_of(session, process.pid)
+    window = await window_of(screen, process.pid)
     root = RootInfo(
         native_id=title,
         pid=process.pid,
@@ -119,13 +111,13 @@ async def entered(process: asyncio.subprocess.Process) -> str:
 
 
 async def test_any_unicode_text_typed_into_zenity_comes_back_exactly(
-    module_sandbox: Sandbox, session: X11Session
+    module_sandbox: Sandbox, screen: X11Session
 ) -> None:
-    process, root, window = await zenity_entry(module_sandbox, session, "Unicode")
-    typed = await X11Input(session).deliver(
+    process, root, window = await zenity_entry(module_sandbox, screen, "Unicode")
+    typed = await X11Input(screen).deliver(
         request(root, "typeText", text=UNICODE_TEXT), window.window_id
     )
-    await X11Input(session).deliver(
+    await X11Input(screen).deliver(
         request(root, "keypress", "default", keys=("enter",)), window.window_id
     )
     assert await entered(process) == UNICODE_TEXT + "\n"
@@ -135,10 +127,10 @@ async def test_any_unicode_text_typed_into_zenity_comes_back_exactly(
 
 
 async def test_a_select_all_chord_makes_typing_replace_the_text(
-    module_sandbox: Sandbox, session: X11Session
+    module_sandbox: Sandbox, screen: X11Session
 ) -> None:
-    process, root, window = await zenity_entry(module_sandbox, session, "Chord")
-    x11 = X11Input(session)
+    process, root, window = await zenity_entry(module_sandbox, screen, "Chord")
+    x11 = X11Input(screen)
     await x11.deliver(request(root, "typeText", text="old text"), window.window_id)
     await x11.deliver(request(root, "keypress", keys=("ctrl", "a")), window.window_id)
     await x11.deliver(request(root, "typeText", text="New!"), window.window_id)
@@ -147,7 +139,7 @@ async def test_a_select_all_chord_makes_typing_replace_the_text(
 
 
 async def test_clicking_a_check_button_checks_it(
-    session: X11Session, atspi: AtspiBackend, factory: tuple[RootInfo, XWindow]
+    screen: X11Session, atspi: AtspiBackend, factory: tuple[RootInfo, XWindow]
 ) -> None:
     root, window = factory
     box = await find(
@@ -161,7 +153,7 @@ async def test_clicking_a_check_button_checks_it(
         ),
     )
     assert box.rect is not None
-    result = await X11Input(session).deliver(
+    result = await X11Input(screen).deliver(
         request(root, "click", point=box.rect.center), window.window_id
     )
     assert result.outcome == "unknown"
@@ -170,7 +162,7 @@ async def test_clicking_a_check_button_checks_it(
 
 
 async def test_dragging_a_slider_knob_changes_its_value(
-    session: X11Session, atspi: AtspiBackend, factory: tuple[RootInfo, XWindow]
+    screen: X11Session, atspi: AtspiBackend, factory: tuple[RootInfo, XWindow]
 ) -> None:
     root, window = factory
     slider = await find(
@@ -188,13 +180,13 @@ async def test_dragging_a_slider_knob_changes_its_value(
     assert rect is not None
     knob = (rect.x + rect.w // 2, rect.y + rect.h // 2)
     path = (knob, (knob[0] + 40, knob[1]), (rect.x + rect.w * 9 // 10, knob[1]))
-    await X11Input(session).deliver(request(root, "drag", path=path), window.window_id)
+    await X11Input(screen).deliver(request(root, "drag", path=path), window.window_id)
     after = await eventually(atspi, root, slider.native_id, lambda n: n.value != "50")
     assert after.value is not None and float(after.value) > 70
 
 
 async def test_scrolling_the_text_view_moves_its_scroll_bar(
-    session: X11Session, atspi: AtspiBackend, factory: tuple[RootInfo, XWindow]
+    screen: X11Session, atspi: AtspiBackend, factory: tuple[RootInfo, XWindow]
 ) -> None:
     root, window = factory
     bars = [
@@ -205,7 +197,7 @@ async def test_scrolling_the_text_view_moves_its_scroll_bar(
     bar = max(bars, key=lambda n: n.rect.y if n.rect else 0)  # the text view's, lower right
     assert bar.rect is not None and bar.value == "0"
     point = (min(bar.rect.x - 80, 1270), bar.rect.y + bar.rect.h // 2)
-    result = await X11Input(session).deliver(
+    result = await X11Input(screen).deliver(
         request(root, "scroll", point=point, scroll=(0, 5)), window.window_id
     )
     assert result.evidence["wheelClicks"] == [0, 5]
@@ -218,33 +210,33 @@ async def test_scrolling_the_text_view_moves_its_scroll_bar(
     [("ax_only", CoordinateBlocked), ("background", ForegroundRequired)],
 )
 async def test_policies_that_forbid_physical_input_refuse_it(
-    session: X11Session,
+    screen: X11Session,
     factory: tuple[RootInfo, XWindow],
     policy: DeliveryPolicy,
     error: type[Exception],
 ) -> None:
     root, window = factory
     with pytest.raises(error):
-        await X11Input(session).deliver(
+        await X11Input(screen).deliver(
             request(root, "click", policy, point=window.frame.center), window.window_id
         )
 
 
 async def test_the_default_policy_refuses_an_inactive_window_without_activating_it(
-    module_sandbox: Sandbox, session: X11Session, factory: tuple[RootInfo, XWindow]
+    module_sandbox: Sandbox, screen: X11Session, factory: tuple[RootInfo, XWindow]
 ) -> None:
     root, window = factory
-    _, _, other = await zenity_entry(module_sandbox, session, "Sentinel")
-    assert await session.activate(other.window_id)
+    _, _, other = await zenity_entry(module_sandbox, screen, "Sentinel")
+    assert await screen.activate(other.window_id)
     with pytest.raises(ForegroundRequired, match="not the active window"):
-        await X11Input(session).deliver(
+        await X11Input(screen).deliver(
             request(root, "click", "default", point=window.frame.center), window.window_id
         )
-    assert await session.active_window() == other.window_id
+    assert await screen.active_window() == other.window_id
 
 
 async def test_a_point_covered_by_another_window_is_blocked(
-    module_sandbox: Sandbox, session: X11Session, factory: tuple[RootInfo, XWindow]
+    module_sandbox: Sandbox, screen: X11Session, factory: tuple[RootInfo, XWindow]
 ) -> None:
     root, window = factory
     x, y = window.frame.center
@@ -253,18 +245,18 @@ async def test_a_point_covered_by_another_window_is_blocked(
     )
     try:
         with pytest.raises(CoordinateBlocked, match="occluded"):
-            await X11Input(session).deliver(request(root, "click", point=(x, y)), window.window_id)
+            await X11Input(screen).deliver(request(root, "click", point=(x, y)), window.window_id)
     finally:
         await asyncio.to_thread(cover.close)
 
 
 async def test_a_point_outside_the_window_is_blocked(
-    session: X11Session, factory: tuple[RootInfo, XWindow]
+    screen: X11Session, factory: tuple[RootInfo, XWindow]
 ) -> None:
     root, window = factory
     frame = window.frame
     with pytest.raises(CoordinateBlocked, match="outside"):
-        await X11Input(session).deliver(
+        await X11Input(screen).deliver(
             request(root, "click", point=(frame.x + 5, frame.y + frame.h + 5)), window.window_id
         )
 

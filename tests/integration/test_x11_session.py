@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
-from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
@@ -52,10 +51,10 @@ async def open_colour_window(
     return await sandbox.launch([sys.executable, "-c", COLOUR_WINDOW, *args])
 
 
-async def wait_for_window(session: X11Session, title: str, within: float = 10.0) -> XWindow:
+async def wait_for_window(screen: X11Session, title: str, within: float = 10.0) -> XWindow:
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        for window in await session.windows():
+        for window in await screen.windows():
             if window.title == title:
                 return window
         await asyncio.sleep(0.05)
@@ -69,47 +68,39 @@ def colour_at(capture: Capture, x: int, y: int) -> int:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def session(module_sandbox: Sandbox) -> AsyncIterator[X11Session]:
-    x11 = X11Session(module_sandbox.display)
-    await x11.start()
-    yield x11
-    await x11.close()
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def zenity(module_sandbox: Sandbox, session: X11Session) -> XWindow:
+async def zenity(module_sandbox: Sandbox, screen: X11Session) -> XWindow:
     process = await module_sandbox.launch(
         ["zenity", "--entry", "--title", "Zenity Entry", "--text", "Name"]
     )
     await module_sandbox.wait_for_app(process.pid)
-    return await wait_for_window(session, "Zenity Entry")
+    return await wait_for_window(screen, "Zenity Entry")
 
 
 async def test_windows_lists_an_app_with_pid_title_geometry_and_activation(
-    session: X11Session, zenity: XWindow
+    screen: X11Session, zenity: XWindow
 ) -> None:
-    windows = {w.window_id: w for w in await session.windows()}
+    windows = {w.window_id: w for w in await screen.windows()}
     listed = windows[zenity.window_id]
     assert listed.pid > 0 and listed.wm_class[0] == "zenity"
     assert listed.frame.w > 50 and listed.frame.h > 50
     assert sorted(w.z_order for w in windows.values()) == list(range(len(windows)))
-    assert [w.window_id for w in windows.values() if w.is_active] == [await session.active_window()]
+    assert [w.window_id for w in windows.values() if w.is_active] == [await screen.active_window()]
 
 
 async def test_activate_makes_a_window_the_active_one(
-    module_sandbox: Sandbox, session: X11Session, zenity: XWindow
+    module_sandbox: Sandbox, screen: X11Session, zenity: XWindow
 ) -> None:
     await open_colour_window(module_sandbox, "Activation", (600, 400, 200, 150), RED, RED)
-    other = await wait_for_window(session, "Activation")
-    assert await session.activate(other.window_id)
-    assert await session.active_window() == other.window_id
-    assert await session.activate(zenity.window_id)
-    listed = {w.window_id: w for w in await session.windows()}
+    other = await wait_for_window(screen, "Activation")
+    assert await screen.activate(other.window_id)
+    assert await screen.active_window() == other.window_id
+    assert await screen.activate(zenity.window_id)
+    listed = {w.window_id: w for w in await screen.windows()}
     assert listed[zenity.window_id].is_active and listed[zenity.window_id].z_order == 0
 
 
 async def test_live_atspi_roots_pair_with_their_x_windows(
-    module_sandbox: Sandbox, session: X11Session, zenity: XWindow
+    module_sandbox: Sandbox, screen: X11Session, zenity: XWindow
 ) -> None:
     atspi = AtspiBackend(module_sandbox.env)
     try:
@@ -117,29 +108,29 @@ async def test_live_atspi_roots_pair_with_their_x_windows(
     finally:
         await atspi.close()
     (paired,) = [
-        r for r in pair_windows(roots, await session.windows()) if r.title == "Zenity Entry"
+        r for r in pair_windows(roots, await screen.windows()) if r.title == "Zenity Entry"
     ]
     assert paired.window_id == zenity.window_id
     assert paired.frame == zenity.frame
 
 
 async def test_a_covered_window_is_captured_with_its_own_pixels(
-    module_sandbox: Sandbox, session: X11Session
+    module_sandbox: Sandbox, screen: X11Session
 ) -> None:
     await open_colour_window(module_sandbox, "Below", (100, 100, 400, 300), RED, BLUE)
-    below = await wait_for_window(session, "Below")
+    below = await wait_for_window(screen, "Below")
     await open_colour_window(module_sandbox, "Above", (250, 200, 400, 300), GREEN, YELLOW)
     # The test means something only if "Above" really covers part of "Below"; the window
     # manager restacks a new window shortly after mapping it.
     for _ in range(100):
-        above = await wait_for_window(session, "Above")
-        below = await wait_for_window(session, "Below")
+        above = await wait_for_window(screen, "Above")
+        below = await wait_for_window(screen, "Below")
         if above.z_order < below.z_order:
             break
         await asyncio.sleep(0.05)
     assert above.z_order < below.z_order
     assert above.frame.x < below.frame.x + 300 < above.frame.x + above.frame.w
-    capture = await session.capture(below.window_id, max_dimension=1600)
+    capture = await screen.capture(below.window_id, max_dimension=1600)
     assert (capture.width, capture.height, capture.source) == (400, 300, "xcomposite")
     covered_y = above.frame.y - below.frame.y + 50
     assert colour_at(capture, 190, covered_y) == RED  # left half, under "Above"
@@ -147,17 +138,17 @@ async def test_a_covered_window_is_captured_with_its_own_pixels(
     assert colour_at(capture, 20, 20) == RED and colour_at(capture, 380, 20) == BLUE
 
 
-async def test_a_capture_is_shrunk_to_the_maximum_dimension(session: X11Session) -> None:
-    below = await wait_for_window(session, "Below")
-    capture = await session.capture(below.window_id, max_dimension=100)
+async def test_a_capture_is_shrunk_to_the_maximum_dimension(screen: X11Session) -> None:
+    below = await wait_for_window(screen, "Below")
+    capture = await screen.capture(below.window_id, max_dimension=100)
     assert (capture.width, capture.height, capture.scale) == (100, 75, 0.25)
     assert colour_at(capture, 10, 40) == RED and colour_at(capture, 90, 40) == BLUE
 
 
 async def test_a_real_app_capture_decodes_to_its_client_size(
-    session: X11Session, zenity: XWindow
+    screen: X11Session, zenity: XWindow
 ) -> None:
-    capture = await session.capture(zenity.window_id, max_dimension=1600)
+    capture = await screen.capture(zenity.window_id, max_dimension=1600)
     image = QImage.fromData(capture.png)
     assert (image.width(), image.height()) == (zenity.frame.w, zenity.frame.h)
     colours = {
@@ -169,27 +160,27 @@ async def test_a_real_app_capture_decodes_to_its_client_size(
 
 
 async def test_capturing_a_minimized_window_fails_clearly(
-    module_sandbox: Sandbox, session: X11Session
+    module_sandbox: Sandbox, screen: X11Session
 ) -> None:
     await open_colour_window(module_sandbox, "Minimized", (700, 100, 200, 100), RED, RED)
-    window = await wait_for_window(session, "Minimized")
-    await session.connection.call(_iconify, session, window.window_id)
+    window = await wait_for_window(screen, "Minimized")
+    await screen.connection.call(_iconify, screen, window.window_id)
     deadline = time.monotonic() + 5
-    while not (await wait_for_window(session, "Minimized")).is_minimized:
+    while not (await wait_for_window(screen, "Minimized")).is_minimized:
         assert time.monotonic() < deadline, "openbox did not minimize the window"
         await asyncio.sleep(0.05)
     with pytest.raises(CaptureFailed, match="not viewable"):
-        await session.capture(window.window_id, max_dimension=900)
+        await screen.capture(window.window_id, max_dimension=900)
 
 
-def _iconify(session: X11Session, window_id: int) -> None:
+def _iconify(screen: X11Session, window_id: int) -> None:
     from Xlib import X
     from Xlib.protocol import event
 
-    display = session.connection.display
+    display = screen.connection.display
     message = event.ClientMessage(
         window=display.create_resource_object("window", window_id),
-        client_type=session.connection.atom("WM_CHANGE_STATE"),
+        client_type=screen.connection.atom("WM_CHANGE_STATE"),
         data=(32, [3, 0, 0, 0, 0]),
     )
     mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
