@@ -122,6 +122,7 @@ class Session:
         self.scheduler = Scheduler()
         self.roots = RootRegistry()
         self.output = OutputStore()
+        self._config = load_config(self.env)
         self._ocr_slot = asyncio.Semaphore(1)  # two cores: one OCR at a time
 
     @property
@@ -146,7 +147,12 @@ class Session:
         return self._browser
 
     def config(self) -> Config:
-        return load_config(self.env)
+        """The configuration as read at the start of the current tool call."""
+        return self._config
+
+    def reload_config(self) -> None:
+        """Re-read files and environment: once per tool call, not once per use."""
+        self._config = load_config(self.env)
 
     async def close(self) -> None:
         await self.scheduler.close()

@@ -46,6 +46,7 @@ class Computer(Session):
     async def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
         """Run one tool call; contract errors and agent-visible failures become text."""
         try:
+            self.reload_config()
             params = contract.validate(tool, arguments)
             handler = getattr(self, f"_tool_{tool}")
             result: ToolResult = await handler(params)
