@@ -15,7 +15,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from dbus_fast import Message, MessageType, Variant
@@ -82,8 +84,10 @@ class AtspiBus:
         self._a11y: MessageBus | None = None
         self._connecting = asyncio.Lock()
         self._registering = asyncio.Lock()
-        self._in_flight = asyncio.Semaphore(MAX_IN_FLIGHT)
+        self._pending: dict[int, _Pending] = {}
+        self._backlog: deque[_Pending] = deque()
         self._listeners: list[Signal] = []
+        self._watch: asyncio.Future[None] | None = None
         self._events_registered = False
         self._no_get_all: set[tuple[str, str]] = set()
         self.connection_epoch = 0
@@ -132,6 +136,8 @@ class AtspiBus:
         except (OSError, ValueError) as exc:
             raise BackendUnavailable(f"cannot connect to the AT-SPI bus: {exc}") from exc
         bus.add_message_handler(self._dispatch)
+        self._watch = asyncio.ensure_future(bus.wait_for_disconnect())  # type: ignore[no-untyped-call]
+        self._watch.add_done_callback(self._on_disconnect)
         return bus
 
     async def call(
@@ -146,8 +152,30 @@ class AtspiBus:
         timeout_s: float | None = None,
     ) -> list[Any]:
         """One method call on the accessibility bus; its reply body."""
-        bus = await self.a11y()
-        limit = self.call_timeout_s if timeout_s is None else timeout_s
+        await self.a11y()
+        return await self.request(
+            destination, path, interface, member, signature, body, timeout_s=timeout_s
+        )
+
+    def request(
+        self,
+        destination: str,
+        path: str,
+        interface: str,
+        member: str,
+        signature: str = "",
+        body: Sequence[Any] = (),
+        *,
+        timeout_s: float | None = None,
+    ) -> asyncio.Future[list[Any]]:
+        """One method call as a future of its reply body, on the open connection.
+
+        A future, not a coroutine: a walk issues thousands of calls, and
+        gathering futures costs no task each (a task per call was a third of a
+        cold GTK 4 snapshot's CPU). The call is sent at once, or as soon as
+        fewer than :data:`MAX_IN_FLIGHT` are out; its timeout runs from sending.
+        """
+        future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         message = Message(
             destination=destination,
             path=path,
@@ -156,32 +184,75 @@ class AtspiBus:
             signature=signature,
             body=list(body),
         )
+        limit = self.call_timeout_s if timeout_s is None else timeout_s
+        pending = _Pending(message, future, limit)
+        if len(self._pending) < MAX_IN_FLIGHT:
+            self._send(pending)
+        else:
+            self._backlog.append(pending)
+        return future
+
+    def _send(self, pending: _Pending) -> None:
+        bus = self._a11y
+        if bus is None or not bus.connected:
+            _fail(pending.future, BackendUnavailable("the AT-SPI bus connection is closed"))
+            return
+        serial = bus.next_serial()
+        pending.message.serial = serial
+        pending.timer = asyncio.get_running_loop().call_later(pending.limit, self._expire, serial)
+        self._pending[serial] = pending
         try:
-            async with self._in_flight, asyncio.timeout(limit):
-                reply = await bus.call(message)
-        except TimeoutError as exc:
-            raise CallTimeout(
-                f"{destination} did not answer {interface}.{member} within {limit:g} s; the "
-                "application may be busy or hung."
-            ) from exc
-        except (OSError, EOFError) as exc:
-            raise BackendUnavailable(f"the AT-SPI bus connection failed: {exc}") from exc
+            bus.send(pending.message)
         except Exception as exc:  # dbus-fast raises plain Exception on a closed connection
-            raise BackendUnavailable(f"the AT-SPI bus connection failed: {exc}") from exc
-        if reply.message_type == MessageType.ERROR:
-            detail = str(reply.body[0]) if reply.body else ""
-            if reply.error_name in _APP_GONE:
-                raise AppGone(
-                    f"the application {destination} is gone ({reply.error_name}); it exited "
-                    "or crashed. Call find_roots again."
-                )
-            if reply.error_name in _ELEMENT_GONE:
-                raise TargetGone(
-                    f"{destination}{path} is gone ({detail or reply.error_name}); the "
-                    "application closed it or exited. Observe again."
-                )
-            raise CallFailed(f"{interface}.{member}", reply.error_name or "", detail)
-        return list(reply.body)
+            self._pending.pop(serial, None)
+            pending.timer.cancel()
+            _fail(pending.future, BackendUnavailable(f"the AT-SPI bus connection failed: {exc}"))
+
+    def _send_backlog(self) -> None:
+        while self._backlog and len(self._pending) < MAX_IN_FLIGHT:
+            self._send(self._backlog.popleft())
+
+    def _expire(self, serial: int) -> None:
+        pending = self._pending.pop(serial, None)
+        if pending is not None:
+            m = pending.message
+            _fail(
+                pending.future,
+                CallTimeout(
+                    f"{m.destination} did not answer {m.interface}.{m.member} within "
+                    f"{pending.limit:g} s; the application may be busy or hung."
+                ),
+            )
+            self._send_backlog()
+
+    def _on_reply(self, message: Message) -> bool:
+        """Settle the call this reply answers; False when it is not one of ours."""
+        pending = self._pending.pop(message.reply_serial, None)
+        if pending is None:
+            return False
+        if pending.timer is not None:
+            pending.timer.cancel()
+        if not pending.future.done():
+            if message.message_type == MessageType.ERROR:
+                pending.future.set_exception(_error(pending.message, message))
+            else:
+                pending.future.set_result(list(message.body))
+        self._send_backlog()
+        return True
+
+    def _on_disconnect(self, watch: asyncio.Future[None]) -> None:
+        """The connection closed: every call still out fails now, not at its timeout."""
+        if not watch.cancelled():
+            watch.exception()  # retrieved: how it closed does not matter here
+        if self._a11y is not None and self._a11y.connected:
+            return  # an old connection's notice, after a reconnection
+        calls = [*self._pending.values(), *self._backlog]
+        self._pending.clear()
+        self._backlog.clear()
+        for pending in calls:
+            if pending.timer is not None:
+                pending.timer.cancel()
+            _fail(pending.future, BackendUnavailable("the AT-SPI bus connection closed"))
 
     async def get(self, destination: str, path: str, interface: str, name: str) -> Any:
         """One property's value."""
@@ -297,15 +368,49 @@ class AtspiBus:
         if message.message_type == MessageType.SIGNAL:
             for listener in tuple(self._listeners):
                 listener(message)
-        return False
+            return False
+        return self._on_reply(message)
 
     async def close(self) -> None:
         for bus in (self._a11y, self._session):
             if bus is not None and bus.connected:
                 bus.disconnect()
+        if self._watch is not None:
+            self._watch.cancel()
         self._a11y = None
         self._session = None
         self._listeners.clear()
+
+
+@dataclass
+class _Pending:
+    """A call sent (or waiting to be sent) and the future its reply settles."""
+
+    message: Message
+    future: asyncio.Future[list[Any]]
+    limit: float
+    timer: asyncio.TimerHandle | None = None
+
+
+def _fail(future: asyncio.Future[list[Any]], error: Exception) -> None:
+    if not future.done():
+        future.set_exception(error)
+
+
+def _error(call: Message, reply: Message) -> Exception:
+    """The actui error for a D-Bus error reply."""
+    detail = str(reply.body[0]) if reply.body else ""
+    if reply.error_name in _APP_GONE:
+        return AppGone(
+            f"the application {call.destination} is gone ({reply.error_name}); it exited "
+            "or crashed. Call find_roots again."
+        )
+    if reply.error_name in _ELEMENT_GONE:
+        return TargetGone(
+            f"{call.destination}{call.path} is gone ({detail or reply.error_name}); the "
+            "application closed it or exited. Observe again."
+        )
+    return CallFailed(f"{call.interface}.{call.member}", reply.error_name or "", detail)
 
 
 def _plain(value: Any) -> Any:

@@ -13,8 +13,10 @@ import asyncio
 from dataclasses import dataclass
 from typing import Any
 
+from dbus_fast import Variant
+
 from actui.backends.atspi.address import Address
-from actui.backends.atspi.bus import AtspiBus, CallFailed
+from actui.backends.atspi.bus import PROPERTIES, AtspiBus, CallFailed
 from actui.backends.atspi.names import clean_text
 from actui.backends.atspi.tables import SECURE_ROLES, role_name, state_names
 from actui.backends.base import Rect
@@ -92,31 +94,46 @@ async def read_basics(
 ) -> Basics:
     """Four calls, or two when ``identity`` (role, interfaces) is already known."""
     names = ("Name", "Description", "ChildCount")
+    await bus.a11y()
+    state_f = bus.request(at.bus, at.path, ACCESSIBLE, "GetState")
+    calls = [state_f]
     if identity is None:
-        props, role, state, interfaces = await asyncio.gather(
-            bus.get_many(at.bus, at.path, ACCESSIBLE, names),
-            bus.call(at.bus, at.path, ACCESSIBLE, "GetRole"),
-            bus.call(at.bus, at.path, ACCESSIBLE, "GetState"),
-            bus.call(at.bus, at.path, ACCESSIBLE, "GetInterfaces"),
-        )
-        identity = (role_name(int(role[0])), short_interfaces(interfaces[0]))
-    else:
-        props, state = await asyncio.gather(
-            bus.get_many(at.bus, at.path, ACCESSIBLE, names),
-            bus.call(at.bus, at.path, ACCESSIBLE, "GetState"),
-        )
+        calls.append(bus.request(at.bus, at.path, ACCESSIBLE, "GetRole"))
+        calls.append(bus.request(at.bus, at.path, ACCESSIBLE, "GetInterfaces"))
+    try:
+        props = await bus.get_many(at.bus, at.path, ACCESSIBLE, names)
+        bodies = await asyncio.gather(*calls)
+    except BaseException:
+        discard(calls)
+        raise
+    if identity is None:
+        identity = (role_name(int(bodies[1][0])), short_interfaces(bodies[2][0]))
     return Basics(
         role=identity[0],
         name=str(props.get("Name", "")),
         description=str(props.get("Description", "")),
-        states=state_names(state[0]),
+        states=state_names(bodies[0][0]),
         interfaces=identity[1],
         child_count=int(props.get("ChildCount", -1)),
     )
 
 
+def discard(futures: list[asyncio.Future[list[Any]]]) -> None:
+    """Calls whose answers no longer matter: cancelled, or their errors retrieved.
+
+    A failed future nobody looks at is logged when collected; a walk that
+    gives up on an element must not leave that noise behind.
+    """
+    for future in futures:
+        if not future.cancel():
+            future.exception()
+
+
 async def read_children(bus: AtspiBus, at: Address) -> list[Address]:
-    body = await bus.call(at.bus, at.path, ACCESSIBLE, "GetChildren")
+    return children_of(await bus.call(at.bus, at.path, ACCESSIBLE, "GetChildren"))
+
+
+def children_of(body: list[Any]) -> list[Address]:
     children = (Address.of(pair) for pair in body[0])
     return [child for child in children if not child.is_null]
 
@@ -128,7 +145,15 @@ async def read_states(bus: AtspiBus, at: Address) -> frozenset[str]:
 
 async def read_extents(bus: AtspiBus, at: Address, origin: tuple[int, int]) -> Rect | None:
     """Screen extents plus ``origin`` (non-zero for toolkits that report window-relative ones)."""
-    body = await bus.call(at.bus, at.path, IFACE_PREFIX + "Component", "GetExtents", "u", (SCREEN,))
+    await bus.a11y()
+    return extents_of(await request_extents(bus, at), origin)
+
+
+def request_extents(bus: AtspiBus, at: Address) -> asyncio.Future[list[Any]]:
+    return bus.request(at.bus, at.path, IFACE_PREFIX + "Component", "GetExtents", "u", (SCREEN,))
+
+
+def extents_of(body: list[Any], origin: tuple[int, int]) -> Rect | None:
     x, y, w, h = (int(v) for v in body[0])
     if w <= 0 or h <= 0:
         return None
@@ -150,30 +175,46 @@ async def read_text(bus: AtspiBus, at: Address, start: int, limit: int) -> tuple
 
 
 async def read_actions(bus: AtspiBus, at: Address) -> tuple[str, ...]:
+    await bus.a11y()
+    return await actions_from(bus, at, request_actions(bus, at))
+
+
+def request_actions(bus: AtspiBus, at: Address) -> asyncio.Future[list[Any]]:
+    return bus.request(at.bus, at.path, IFACE_PREFIX + "Action", "GetActions")
+
+
+async def actions_from(
+    bus: AtspiBus, at: Address, request: asyncio.Future[list[Any]]
+) -> tuple[str, ...]:
     """Action names; toolkits without ``GetActions`` are asked one by one (at most 64)."""
     action = IFACE_PREFIX + "Action"
     try:
-        body = await bus.call(at.bus, at.path, action, "GetActions")
+        body = await request
         return tuple(str(entry[0]) for entry in body[0][:MAX_ACTIONS])
     except CallFailed:
         count = int(await bus.get(at.bus, at.path, action, "NActions"))
         names = await asyncio.gather(
             *(
-                bus.call(at.bus, at.path, action, "GetName", "i", (i,))
+                bus.request(at.bus, at.path, action, "GetName", "i", (i,))
                 for i in range(min(count, MAX_ACTIONS))
             )
         )
         return tuple(str(n[0]) for n in names)
 
 
-async def read_text_head(bus: AtspiBus, at: Address) -> tuple[str, int]:
+def request_text_head(bus: AtspiBus, at: Address) -> asyncio.Future[list[Any]]:
+    return bus.request(at.bus, at.path, IFACE_PREFIX + "Text", "GetText", "ii", (0, VALUE_CAP))
+
+
+async def text_head_from(
+    bus: AtspiBus, at: Address, request: asyncio.Future[list[Any]]
+) -> tuple[str, int]:
     """The first :data:`VALUE_CAP` characters and the full count, mostly in one call.
 
     Toolkits clamp an end offset past the text (GTK 3, GTK 4, Qt, measured), so
     a short answer is the whole text; only a full one needs ``CharacterCount``.
     """
-    body = await bus.call(at.bus, at.path, IFACE_PREFIX + "Text", "GetText", "ii", (0, VALUE_CAP))
-    text = str(body[0])[:VALUE_CAP]
+    text = str((await request)[0])[:VALUE_CAP]
     if len(text) < VALUE_CAP:
         return text, len(text)
     return text, int(await bus.get(at.bus, at.path, IFACE_PREFIX + "Text", "CharacterCount"))
@@ -184,7 +225,19 @@ def format_number(value: float) -> str:
 
 
 async def read_value(bus: AtspiBus, at: Address) -> float:
-    return float(await bus.get(at.bus, at.path, IFACE_PREFIX + "Value", "CurrentValue"))
+    await bus.a11y()
+    return value_of(await request_value(bus, at))
+
+
+def request_value(bus: AtspiBus, at: Address) -> asyncio.Future[list[Any]]:
+    return bus.request(
+        at.bus, at.path, PROPERTIES, "Get", "ss", (IFACE_PREFIX + "Value", "CurrentValue")
+    )
+
+
+def value_of(body: list[Any]) -> float:
+    value = body[0]
+    return float(value.value if isinstance(value, Variant) else value)
 
 
 def name_is_text(basics: Basics) -> bool:
@@ -211,40 +264,39 @@ async def read_details(
     want_actions: bool = True,
     value_is_name: bool = False,
 ) -> Details:
-    """Extents, value and actions for the interfaces the element has.
+    """Extents, value and actions for the interfaces the element has, asked all at once.
 
     ``actions`` stays None when not wanted; ``value_is_name`` takes the value
     from the name instead of reading the text (see :func:`name_is_text`).
+    Password fields never have their text read.
     """
+    await bus.a11y()
     ifaces = basics.interfaces
-    rect_task = read_extents(bus, at, origin) if want_rect and "Component" in ifaces else None
-    actions_task = read_actions(bus, at) if want_actions and "Action" in ifaces else None
-    results = await asyncio.gather(
-        rect_task or _none(),
-        actions_task or _none(),
-        _value(bus, at, basics, value_is_name),
-    )
-    rect, actions, (value, length) = results
+    rect_f = request_extents(bus, at) if want_rect and "Component" in ifaces else None
+    actions_f = request_actions(bus, at) if want_actions and "Action" in ifaces else None
+    text_f = value_f = None
+    if not basics.secure:
+        if "Text" in ifaces:
+            text_f = None if value_is_name else request_text_head(bus, at)
+        elif "Value" in ifaces:
+            value_f = request_value(bus, at)
+    calls = [f for f in (rect_f, actions_f, text_f, value_f) if f is not None]
+    try:
+        rect = extents_of(await rect_f, origin) if rect_f is not None else None
+        actions = await actions_from(bus, at, actions_f) if actions_f is not None else None
+        value: str | None = None
+        length = 0
+        if text_f is not None:
+            text, length = await text_head_from(bus, at, text_f)
+            value = clean_text(text)
+        elif value_f is not None:
+            value = format_number(value_of(await value_f))
+            length = len(value)
+        elif value_is_name and not basics.secure and "Text" in ifaces:
+            value, length = basics.name, len(basics.name)
+    except BaseException:
+        discard(calls)
+        raise
     if actions is None and want_actions:
         actions = ()
     return Details(rect=rect, value=value, value_length=length, actions=actions)
-
-
-async def _value(
-    bus: AtspiBus, at: Address, basics: Basics, value_is_name: bool
-) -> tuple[str | None, int]:
-    if basics.secure:
-        return None, 0
-    if "Text" in basics.interfaces:
-        if value_is_name:
-            return basics.name, len(basics.name)
-        text, count = await read_text_head(bus, at)
-        return clean_text(text), count
-    if "Value" in basics.interfaces:
-        shown = format_number(await read_value(bus, at))
-        return shown, len(shown)
-    return None, 0
-
-
-async def _none() -> Any:
-    return None

@@ -362,11 +362,6 @@ class SnapshotReader:
         known = plan.reuse.clean(visit.at) if plan.reuse is not None else None
         parent = visits[visit.parent] if visit.parent >= 0 else None
 
-        async def children(wanted: bool) -> None:
-            visit.child_addresses = await self._children(visit.at, entry, known, wanted)
-            visit.children_known = True
-            admit()
-
         async def details(basics: Basics) -> Details:
             if plan.rect_follows_parent and parent is not None:
                 await parent.settled.wait()
@@ -393,8 +388,12 @@ class SnapshotReader:
             if wants_children and visit.depth >= max_depth:
                 visit.truncated = True
                 wants_children = False
-            _, read = await asyncio.gather(children(wants_children), details(basics))
-            visit.basics, visit.details = basics, read
+            # children first, so the walk widens before this node's details arrive
+            visit.child_addresses = await self._children(visit.at, entry, known, wants_children)
+            visit.children_known = True
+            admit()
+            visit.details = await details(basics)
+            visit.basics = basics
             visit.children_read = wants_children or basics.child_count == 0
         except AppGone:
             raise  # a partial tree of a dead app would look like a real one
