@@ -11,7 +11,14 @@ from hypothesis import strategies as st
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.caps import derive_caps, normalize_action, press_index
 from actui.backends.atspi.changes import OBJECT_EVENTS, WINDOW_EVENTS, ChangeCounters, concerned
-from actui.backends.atspi.mirror import Mirrors, NodeRecord, Reuse, mirrored, remembered
+from actui.backends.atspi.mirror import (
+    Assembled,
+    Mirrors,
+    NodeRecord,
+    Reuse,
+    mirrored,
+    remembered,
+)
 from actui.backends.atspi.names import clean_name
 from actui.backends.atspi.reader import Basics, Details
 from actui.backends.atspi.roots import keeps_roots, root_kind, touches_roots
@@ -19,7 +26,7 @@ from actui.backends.atspi.scrollbars import Bar, wheel_target
 from actui.backends.atspi.snapshot import index_cache
 from actui.backends.atspi.tables import STATE_NAMES, role_name, state_names
 from actui.backends.atspi.window_origin import XWindow, choose_window, content_offset
-from actui.backends.base import Rect
+from actui.backends.base import RawNode, Rect
 
 
 @given(st.sets(st.integers(min_value=1, max_value=len(STATE_NAMES) - 1)))
@@ -197,8 +204,12 @@ def test_mirror_events_dirty_their_element_until_the_next_walk_takes_them() -> N
     reuse = mirrors.take(root.native_id, key, trusted=True)
     assert reuse is not None and reuse.dirty == {button}
     assert reuse.clean(button) is None and reuse.clean(root) is not None
+    mirrors.store(root.native_id, key, reuse.records)  # the walk read the button again
     assert mirrors.take(root.native_id, key, trusted=True) == Reuse(
         reuse.records, frozenset(), True
+    )
+    assert mirrors.take(root.native_id, key, trusted=True) is None, (
+        "a walk that took the mirror and failed leaves nothing to trust"
     )
     assert mirrors.take(root.native_id, (512, 20, 2), trusted=True) is None, (
         "a new connection may have missed events"
@@ -240,6 +251,28 @@ def test_without_trusted_events_nothing_is_clean_but_roles_are_remembered() -> N
     assert reuse is not None and reuse.clean(root) is None
     assert reuse.identity(root) == ("push button", frozenset({"Action"}))
     assert remembered("GTK 4.8.3") and not remembered("Qt 6.12.0")
+
+
+def test_the_last_tree_is_reused_only_while_nothing_touched_or_moved_the_root() -> None:
+    mirrors, key = Mirrors(), (512, 20, 1)
+    root, button = Address(":1.5", "/root"), Address(":1.5", "/button")
+    frame = Rect(10, 20, 300, 200)
+    tree = RawNode(root.native_id, "frame", children=(RawNode(button.native_id, "push button"),))
+    made = Assembled(tree, 2, False, frame)
+
+    def reused(frame_now: Rect, *, trusted: bool = True) -> Assembled | None:
+        reuse = mirrors.take(root.native_id, key, trusted=trusted)
+        assert reuse is not None
+        mirrors.store(root.native_id, key, reuse.records, made)  # as the walk would
+        return reuse.unchanged(frame_now)
+
+    mirrors.store(root.native_id, key, {root: _record(), button: _record()}, made)
+    assert reused(frame) is made
+    assert reused(Rect(11, 20, 300, 200)) is None, "the window moved: every rect changed"
+    assert reused(frame, trusted=False) is None, "events may still be due (GTK 4 after input)"
+    mirrors.on_event(":1.5", _state_event(":1.5", "/button"))
+    assert reused(frame) is None, "an event touched an element"
+    assert reused(frame) is made, "the walk that took the dirt read the button again"
 
 
 @given(st.from_regex(r"(Gtk|Adw|Gdk)[A-Z][A-Za-z0-9_]{0,20}", fullmatch=True))
@@ -293,6 +326,7 @@ def test_geometry_events_mark_subtrees_moved_without_dirtying_fields() -> None:
     reuse = mirrors.take(root.native_id, key, trusted=True)
     assert reuse is not None and reuse.dirty == frozenset() and reuse.moves(button)
     assert not reuse.moves(root) and reuse.clean(button) is not None
+    mirrors.store(root.native_id, key, reuse.records)  # the walk read the button's extents
     mirrors.on_event(":1.5", _event("PropertyChange", "/bar", "accessible-value"))
     scrolled = mirrors.take(root.native_id, key, trusted=True)
     assert scrolled is not None and scrolled.moves(root) and scrolled.dirty == {bar}

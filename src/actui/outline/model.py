@@ -7,6 +7,7 @@ not render, fold, diff or talk to a platform.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
@@ -100,14 +101,24 @@ class Outline:
 
     def subtree(self, node: Node) -> Iterator[Node]:
         """The node and all its descendants, pre-order."""
+        nodes = self.nodes
         stack = [node]
         while stack:
             cur = stack.pop()
             yield cur
-            stack.extend(reversed(self.children(cur)))
+            if cur.children:
+                stack.extend(nodes[c] for c in reversed(cur.children))
 
     def descendant_count(self, node: Node) -> int:
-        return sum(1 for _ in self.subtree(node)) - 1
+        return self._sizes[node.ref] - 1
+
+    @functools.cached_property
+    def _sizes(self) -> dict[str, int]:
+        """Subtree sizes, computed once per outline (every fold asks for some)."""
+        sizes: dict[str, int] = {}
+        for node in reversed(list(self.subtree(self.root_node))):  # descendants first
+            sizes[node.ref] = 1 + sum(sizes[c] for c in node.children)
+        return sizes
 
 
 def build_outline(tree: RawNode, origin: Rect | None, scale: float = 1.0) -> Outline:

@@ -10,10 +10,11 @@ Every fresh outline is ref-stabilized against the base state so a condition's
 from __future__ import annotations
 
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from actui.backends.base import Backend, RootInfo, Snapshot
+from actui.backends.base import Backend, RawNode, Rect, RootInfo, Snapshot
 from actui.conditions import Evaluation, UiCondition, evaluate
 from actui.outline.diff import stabilize
 from actui.outline.model import Outline, build_outline
@@ -36,8 +37,35 @@ class WaitResult:
 
 def observed_outline(snapshot: Snapshot, base: Outline | None, scale: float = 1.0) -> Outline:
     """A snapshot's outline in image pixels, with refs inherited from ``base`` when given."""
-    fresh = build_outline(snapshot.tree, snapshot.root.frame, scale)
+    fresh = _built.outline(snapshot.tree, snapshot.root.frame, scale)
     return stabilize(base, fresh) if base is not None else fresh
+
+
+class _RecentOutlines:
+    """The outlines of the last few trees, by identity.
+
+    A backend that finds nothing changed hands back the very tree it gave
+    before (the AT-SPI mirror does); numbering its 900 nodes again would be
+    most of a repeated observation's time. Outlines are immutable, so sharing
+    one between states is safe.
+    """
+
+    def __init__(self, size: int = 8) -> None:
+        self._size = size
+        self._recent: OrderedDict[int, tuple[RawNode, Rect | None, float, Outline]] = OrderedDict()
+
+    def outline(self, tree: RawNode, frame: Rect | None, scale: float) -> Outline:
+        hit = self._recent.get(id(tree))
+        if hit is not None and hit[0] is tree and hit[1] == frame and hit[2] == scale:
+            return hit[3]
+        outline = build_outline(tree, frame, scale)
+        self._recent[id(tree)] = (tree, frame, scale, outline)  # the tree is kept: ids stay unique
+        while len(self._recent) > self._size:
+            self._recent.popitem(last=False)
+        return outline
+
+
+_built = _RecentOutlines()
 
 
 async def wait_until(

@@ -57,6 +57,7 @@ from dbus_fast import Message
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.changes import WINDOW_EVENTS
 from actui.backends.atspi.reader import Basics, Details
+from actui.backends.base import RawNode, Rect
 
 MIRRORED_TOOLKITS = ("gtk 3", "gtk 4")
 LAGGING_TOOLKITS = ("gtk 4",)
@@ -82,10 +83,21 @@ class NodeRecord:
     shown: bool = True
 
 
+@dataclass(frozen=True)
+class Assembled:
+    """The tree the last walk assembled, and the root rect it was placed with."""
+
+    tree: RawNode
+    node_count: int
+    truncated: bool
+    frame: Rect
+
+
 @dataclass
 class _Mirror:
     key: tuple[int, int, int]
     records: dict[Address, NodeRecord]
+    assembled: Assembled | None = None
     dirty: set[Address] = field(default_factory=set)
     moved: set[Address] = field(default_factory=set)
     all_moved: bool = False
@@ -124,6 +136,18 @@ class Reuse:
     trusted: bool = True
     moved: frozenset[Address] = frozenset()
     all_moved: bool = False
+    assembled: Assembled | None = None
+
+    def unchanged(self, frame: Rect | None) -> Assembled | None:
+        """The last tree, when no event has touched the root since and it has not moved.
+
+        Then a walk would only copy every record: the tree is the same.
+        """
+        if not self.trusted or self.dirty or self.moved or self.all_moved:
+            return None
+        if self.assembled is None or self.assembled.frame != frame:
+            return None
+        return self.assembled
 
     def clean(self, at: Address) -> NodeRecord | None:
         return None if not self.trusted or at in self.dirty else self.records.get(at)
@@ -189,10 +213,10 @@ class Mirrors:
             del self._mirrors[root_id]
 
     def take(self, root_id: str, key: tuple[int, int, int], *, trusted: bool) -> Reuse | None:
-        """The root's mirror for a walk with the same caps and connection, its dirt cleared.
+        """The root's mirror for a walk with the same caps and connection.
 
-        Without one, an empty mirror starts collecting dirt at once, so an event
-        arriving during this (cold) walk is not lost either.
+        Either way an empty mirror starts collecting dirt at once, so an event
+        arriving during the walk is not lost; the walk stores what it read.
         """
         mirror = self._mirrors.get(root_id)
         if mirror is None or mirror.key != key or not mirror.records:
@@ -201,15 +225,21 @@ class Mirrors:
             self._trim()
             return None
         dirty, moved = frozenset(mirror.dirty), frozenset(mirror.moved)
-        reuse = Reuse(mirror.records, dirty, trusted, moved, mirror.all_moved)
-        mirror.dirty, mirror.moved, mirror.all_moved = set(), set(), False
+        reuse = Reuse(mirror.records, dirty, trusted, moved, mirror.all_moved, mirror.assembled)
+        # Taken: until the walk stores what it read, dirt collects on an empty
+        # mirror, so a walk that fails leaves nothing stale to trust.
+        self._mirrors[root_id] = _Mirror(key, {})
         return reuse
 
     def store(
-        self, root_id: str, key: tuple[int, int, int], records: dict[Address, NodeRecord]
+        self,
+        root_id: str,
+        key: tuple[int, int, int],
+        records: dict[Address, NodeRecord],
+        assembled: Assembled | None = None,
     ) -> None:
         old = self._mirrors.pop(root_id, None)
-        mirror = _Mirror(key, records)
+        mirror = _Mirror(key, records, assembled)
         if old is not None and old.key == key:  # events that arrived during the walk
             mirror.dirty = {at for at in old.dirty if at in records}
             mirror.moved = {at for at in old.moved if at in records}

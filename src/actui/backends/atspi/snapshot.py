@@ -40,7 +40,7 @@ from typing import Any
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
 from actui.backends.atspi.caps import SCROLL_ROLES, derive_caps
-from actui.backends.atspi.mirror import Mirrors, NodeRecord, Reuse, remembered
+from actui.backends.atspi.mirror import Assembled, Mirrors, NodeRecord, Reuse, remembered
 from actui.backends.atspi.names import clean_name, clean_text
 from actui.backends.atspi.reader import (
     Basics,
@@ -222,6 +222,10 @@ class SnapshotReader:
         keep = remembered(root.toolkit)
         trusted = self._mirrors.trusts(at.bus, root.toolkit)
         reuse = self._mirrors.take(root.native_id, key, trusted=trusted) if keep else None
+        last = reuse.unchanged(frame) if reuse is not None else None
+        if last is not None and reuse is not None:
+            self._mirrors.store(root.native_id, key, reuse.records, last)
+            return self._result(root, last, "mirror", started, started)
         cache = None if reuse is not None and reuse.trusted else await self._cache(root, at)
         cached_at = time.perf_counter()
         plan = _Plan(
@@ -250,17 +254,27 @@ class SnapshotReader:
                 f"the window {root.title!r} of {root.app_name} was closed; call find_roots again."
             )
         tree, node_count = _assemble(visits, root.toolkit)
+        made = Assembled(
+            tree, node_count, any(v.truncated for v in visits), frame or Rect(0, 0, 0, 0)
+        )
         if keep:
-            self._mirrors.store(root.native_id, key, _records(visits, plan.anchor))
-        done = time.perf_counter()
+            assembled = made if frame is not None else None
+            self._mirrors.store(root.native_id, key, _records(visits, plan.anchor), assembled)
         source = "cache" if cache is not None else "walk"
+        return self._result(root, made, _source(source, reuse), started, cached_at)
+
+    @staticmethod
+    def _result(
+        root: RootInfo, made: Assembled, source: str, started: float, cached_at: float
+    ) -> Snapshot:
+        done = time.perf_counter()
         return Snapshot(
             root=root,
-            tree=tree,
+            tree=made.tree,
             captured_at=time.time(),
-            node_count=node_count,
-            truncated=any(v.truncated for v in visits),
-            source=_source(source, reuse),
+            node_count=made.node_count,
+            truncated=made.truncated,
+            source=source,
             timings_ms={
                 "cache_ms": (cached_at - started) * 1000,
                 "tree_ms": (done - cached_at) * 1000,
