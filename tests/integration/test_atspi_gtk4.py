@@ -98,26 +98,29 @@ async def _equal_to_a_fresh_walk(
     """Once GTK 4's lagging events are in, the mirror's snapshot equals a fresh walk."""
     await asyncio.sleep(EVENT_LAG_S)
     await settle(backend, root)
-    warm = await snap(backend, root)
-    fresh_backend, other_backend, third_backend = (AtspiBackend(env) for _ in range(3))
+    backends = [AtspiBackend(env) for _ in range(5)]
     try:
-        fresh = await snap(fresh_backend, root)
-        # Fresh walks a moment apart: an animated widget is unlikely to be caught still.
-        await asyncio.sleep(0.15)
-        again = await snap(other_backend, root)
-        await asyncio.sleep(0.15)
-        third = await snap(third_backend, root)
+        before = await snap(backends[0], root)
+        warm = await snap(backend, root)
+        fresh = await snap(backends[1], root)
+        # Fresh walks apart by uneven pauses, one of them before the mirror's:
+        # an animated widget is unlikely to be caught at the same place in all.
+        others = [before]
+        for pause, each in zip((0.15, 0.23, 0.31), backends[2:], strict=True):
+            await asyncio.sleep(pause)
+            others.append(await snap(each, root))
     finally:
-        for each in (fresh_backend, other_backend, third_backend):
+        for each in backends:
             await each.close()
     assert warm.source.startswith("mirror") and fresh.source == "walk"
     mirrored, walked = fields(warm), fields(fresh)
     assert mirrored.keys() == walked.keys()
     assert {k: (v, walked[k]) for k, v in mirrored.items() if walked[k] != v} == {}
     # Animated widgets move with no event at all (two unnamed fillers of the
-    # widget factory): only what two fresh walks agree on can be compared.
-    moved, read, reread, third_read = rects(warm), rects(fresh), rects(again), rects(third)
-    stable = {k for k, v in read.items() if reread.get(k) == v == third_read.get(k)}
+    # widget factory, also a second after a page switch): only what every fresh
+    # walk, before and after the mirror's, agrees on can be compared.
+    moved, read, rereads = rects(warm), rects(fresh), [rects(each) for each in others]
+    stable = {k for k, v in read.items() if all(again.get(k) == v for again in rereads)}
     assert len(stable) > len(read) - 8
     assert {k: (v, read[k]) for k, v in moved.items() if k in stable and read[k] != v} == {}
     return warm
@@ -156,3 +159,30 @@ async def test_gtk4_mirror_equals_a_fresh_walk_and_rereads_while_events_lag(
         print(f"gtk4-widget-factory warm snapshot {idle.timings_ms['total_ms']:.0f} ms")
     finally:
         await backend.close()
+
+
+async def test_gtk4_lists_hidden_pages_by_name_and_reads_them_in_full_once_shown(
+    sandbox: Sandbox,
+) -> None:
+    process = await launch_app(sandbox, ["gtk4-widget-factory"])
+    backend = AtspiBackend(sandbox.env)
+    try:
+        root = await root_of(backend, process.pid)
+        cold = await snap(backend, root)
+        unseen = {n.native_id: n for n in nodes(cold.tree) if n.states == {"offscreen"}}
+        assert len(unseen) > cold.node_count // 2, "the other stack pages are listed"
+        save = next(n for n in unseen.values() if (n.raw_role, n.name) == ("push button", "Save"))
+        assert not save.caps and save.rect is None and not save.actions
+        tab = find(cold, lambda n: n.name == "Page _2")
+        pressed = await backend.act(
+            ActionRequest(kind="press", root=root, policy="background", target=tab.native_id)
+        )
+        assert pressed.outcome == "worked"
+        shown = await _equal_to_a_fresh_walk(backend, root, sandbox.env)
+    finally:
+        await backend.close()
+    now = find(shown, lambda n: n.native_id == save.native_id)
+    assert "offscreen" not in now.states and {"sensitive", "showing"} <= now.states
+    assert "press" in now.caps and now.rect is not None, "read in full once it can be seen"
+    shown_now = [n for n in nodes(shown.tree) if n.native_id in unseen and n.rect is not None]
+    assert len(shown_now) > 100, "page 2's content"

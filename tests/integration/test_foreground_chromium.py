@@ -37,7 +37,13 @@ async def test_typing_into_a_web_field_escalates_to_the_foreground_and_lands(
         root = (await paired_root(computer, title="Escalation form"))["windowRef"]
         observed = await computer.call("observe_ui", {"root": root, "mode": "fused"})
         assert not observed.is_error, observed.text
-        state = observed.details["stateId"]
+        # the window's title comes with the document; its accessible content a moment later
+        ready = await computer.call(
+            "wait_for",
+            {"stateId": observed.details["stateId"], "text": "Query", "role": "textbox"},
+        )
+        assert ready.details["found"], ready.text
+        state = ready.details["stateId"]
         found = await computer.call(
             "search_ui", {"stateId": state, "text": "Query", "role": "textbox"}
         )

@@ -335,10 +335,22 @@ def test_geometry_events_mark_subtrees_moved_without_dirtying_fields() -> None:
 def test_gtk4_mirrors_are_trusted_only_once_lagging_events_are_due() -> None:
     mirrors = Mirrors()
     assert mirrors.trusts(":1.5", "GTK 4.8.3") and mirrors.trusts(":1.5", "GTK 3.24.38")
-    mirrors.acted(":1.5")
+    mirrors.acted(":1.5", "GTK 4.8.3")
     assert not mirrors.trusts(":1.5", "GTK 4.8.3"), "its events may still be on their way"
     assert mirrors.trusts(":1.5", "GTK 3.24.38") and mirrors.trusts(":1.6", "GTK 4.8.3")
     assert not mirrors.trusts(":1.5", "Qt 6.12.0")
+
+
+def test_input_to_gtk4_makes_its_mirror_read_every_rect_again() -> None:
+    mirrors, key = Mirrors(), (512, 20, 1)
+    gtk4, gtk3 = Address(":1.5", "/root"), Address(":1.6", "/root")
+    for root in (gtk4, gtk3):
+        mirrors.store(root.native_id, key, {root: _record()})
+    mirrors.acted(":1.5", "GTK 4.8.3")
+    mirrors.acted(":1.6", "GTK 3.24.38")
+    moved, kept = (mirrors.take(r.native_id, key, trusted=True) for r in (gtk4, gtk3))
+    assert moved is not None and moved.moves(gtk4) and moved.unchanged(Rect(0, 0, 9, 9)) is None
+    assert kept is not None and not kept.moves(gtk3), "GTK 3 reports its geometry changes"
 
 
 def test_root_listings_change_only_on_window_app_and_root_events() -> None:

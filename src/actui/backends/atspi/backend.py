@@ -151,7 +151,7 @@ class AtspiBackend(Backend):
         Toolkits whose events lag (GTK 4) are then read afresh until their
         events have caught up.
         """
-        self._mirrors.acted(Address.parse(root.native_id).bus)
+        self._mirrors.acted(Address.parse(root.native_id).bus, root.toolkit)
 
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
         at = Address.parse(node_id)

@@ -157,9 +157,15 @@ class Reuse:
         return self.all_moved or not self.trusted or at in self.moved
 
     def identity(self, at: Address) -> tuple[str, frozenset[str]] | None:
-        """The element's role and interfaces as last read."""
+        """The element's role and interfaces as last read (None when they were not)."""
         record = self.records.get(at)
-        return None if record is None else (record.basics.role, record.basics.interfaces)
+        if record is None or record.basics.unseen:
+            return None
+        return (record.basics.role, record.basics.interfaces)
+
+    def role(self, at: Address) -> str | None:
+        record = self.records.get(at)
+        return None if record is None else record.basics.role
 
 
 def mirrored(toolkit: str) -> bool:
@@ -179,9 +185,18 @@ class Mirrors:
         self._mirrors: OrderedDict[str, _Mirror] = OrderedDict()
         self._acted: dict[str, float] = {}
 
-    def acted(self, app: str) -> None:
-        """An action was just delivered to ``app``: its lagging events are still due."""
+    def acted(self, app: str, toolkit: str) -> None:
+        """An action was just delivered to ``app``: its lagging events are still due.
+
+        GTK 4 also moves elements without telling (after a stack page switch,
+        two fillers of gtk4-widget-factory moved 10 px with no event at all),
+        so every rect of its mirrors is read again once.
+        """
         self._acted[app] = time.monotonic()
+        if toolkit.lower().startswith(LAGGING_TOOLKITS):
+            for root_id, mirror in self._mirrors.items():
+                if Address.parse(root_id).bus == app:
+                    mirror.all_moved = True
         if len(self._acted) > 4 * MAX_MIRRORS:
             self._acted.pop(next(iter(self._acted)))
 

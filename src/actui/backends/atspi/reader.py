@@ -54,6 +54,8 @@ class Basics:
     states: frozenset[str]
     interfaces: frozenset[str]
     child_count: int
+    unseen: bool = False
+    """Read as an element that cannot be seen: role, name and child count only."""
 
     @property
     def secure(self) -> bool:
@@ -118,6 +120,52 @@ async def read_basics(
     )
 
 
+UNSEEN_STATES = frozenset({"offscreen"})
+
+
+async def read_unseen(bus: AtspiBus, at: Address, role: str | None = None) -> Basics:
+    """What lists an element nobody can see (a hidden GTK 4 stack page's content).
+
+    Name and child count, and the role unless already known: one or two calls
+    instead of four. Its states and interfaces are not read; it says
+    ``offscreen``, and it is read in full once it can be seen.
+    """
+    await bus.a11y()
+    calls = [] if role is not None else [bus.request(at.bus, at.path, ACCESSIBLE, "GetRole")]
+    try:
+        props = await bus.get_many(
+            at.bus, at.path, ACCESSIBLE, ("Name", "Description", "ChildCount")
+        )
+        bodies = await asyncio.gather(*calls)
+    except BaseException:
+        discard(calls)
+        raise
+    return Basics(
+        role=role if role is not None else role_name(int(bodies[0][0])),
+        name=str(props.get("Name", "")),
+        description=str(props.get("Description", "")),
+        states=UNSEEN_STATES,
+        interfaces=frozenset(),
+        child_count=int(props.get("ChildCount", -1)),
+        unseen=True,
+    )
+
+
+def as_unseen(basics: Basics) -> Basics:
+    """A fully read element as it is listed once it cannot be seen (as a fresh read would)."""
+    if basics.unseen:
+        return basics
+    return Basics(
+        basics.role,
+        basics.name,
+        basics.description,
+        UNSEEN_STATES,
+        frozenset(),
+        basics.child_count,
+        unseen=True,
+    )
+
+
 def discard(futures: list[asyncio.Future[list[Any]]]) -> None:
     """Calls whose answers no longer matter: cancelled, or their errors retrieved.
 
@@ -130,7 +178,12 @@ def discard(futures: list[asyncio.Future[list[Any]]]) -> None:
 
 
 async def read_children(bus: AtspiBus, at: Address) -> list[Address]:
-    return children_of(await bus.call(at.bus, at.path, ACCESSIBLE, "GetChildren"))
+    await bus.a11y()
+    return children_of(await request_children(bus, at))
+
+
+def request_children(bus: AtspiBus, at: Address) -> asyncio.Future[list[Any]]:
+    return bus.request(at.bus, at.path, ACCESSIBLE, "GetChildren")
 
 
 def children_of(body: list[Any]) -> list[Address]:

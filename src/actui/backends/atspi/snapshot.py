@@ -45,12 +45,16 @@ from actui.backends.atspi.names import clean_name, clean_text
 from actui.backends.atspi.reader import (
     Basics,
     Details,
+    as_unseen,
+    children_of,
+    discard,
     name_is_text,
     read_actions,
     read_basics,
-    read_children,
     read_details,
     read_extents,
+    read_unseen,
+    request_children,
     short_interfaces,
 )
 from actui.backends.atspi.tables import role_name, state_names
@@ -74,6 +78,8 @@ class _Visit:
     record: NodeRecord | None = None
     """The mirror's record when the node was taken from it unchanged."""
     shown: bool = False
+    unseen: bool = False
+    """Below an element with empty extents (GTK 4): read by role and name only."""
     basics: Basics | None = None
     details: Details | None = None
     child_addresses: list[Address] = field(default_factory=list)
@@ -106,7 +112,25 @@ class _Plan:
         """
         if self.showing_known:
             return "showing" in basics.states
+        if parent is not None and parent.unseen:
+            return False
         return parent is None or self.parent_shows(parent) is not False
+
+    def unseen(self, parent: _Visit | None) -> bool:
+        """Whether an element cannot be seen, so its states and details need not be read.
+
+        GTK 4 only: it never says ``showing``, and two thirds of
+        gtk4-widget-factory sit below an element with empty extents (hidden
+        stack pages). Listing those by role and name halves their calls; they
+        are read in full once they can be seen. The parent must be settled.
+        """
+        if parent is None or not self.lists_unseen:
+            return False
+        return parent.unseen or self.parent_shows(parent) is False
+
+    @property
+    def lists_unseen(self) -> bool:
+        return self.is_gtk and not self.showing_known
 
     def parent_shows(self, parent: _Visit) -> bool | None:
         """Whether ``parent`` has extents (or none to have); None while not yet known.
@@ -344,6 +368,9 @@ class SnapshotReader:
         parent = visits[visit.parent]
         if plan.rect_follows_parent and plan.parent_shows(parent) is None:
             return False
+        unseen = plan.unseen(parent)
+        if unseen != known.basics.unseen:
+            return False  # read under the other rule
         basics = known.basics
         wants_children = basics.child_count != 0
         if wants_children and visit.depth >= max_depth:
@@ -351,6 +378,7 @@ class SnapshotReader:
             wants_children = False
         if wants_children and known.children is None:
             return False
+        visit.unseen = unseen
         shown = plan.wants_rect(basics, parent)
         if shown != known.shown or (shown and visit.moved and "Component" in basics.interfaces):
             return False  # read under other rules, or its extents may have changed
@@ -371,54 +399,87 @@ class SnapshotReader:
         max_depth: int,
         admit: Callable[[], None],
     ) -> None:
+        """Read one element, then admit its children.
+
+        Where what a child needs depends on its parent's extents (GTK 4), the
+        details come before the children are admitted; otherwise the children
+        go first, so the walk widens before this node's details arrive.
+        """
         visit = visits[index]
         entry = plan.cache.get(visit.at) if plan.cache is not None else None
         known = plan.reuse.clean(visit.at) if plan.reuse is not None else None
         parent = visits[visit.parent] if visit.parent >= 0 else None
-
-        async def details(basics: Basics) -> Details:
+        pending: list[asyncio.Future[list[Any]]] = []
+        try:
             if plan.rect_follows_parent and parent is not None:
                 await parent.settled.wait()
-            shown = visit.shown = plan.wants_rect(basics, parent)
-            if parent is None and plan.frame is not None:
-                # the root: its extents were read just before the walk
-                if known is None:
-                    own = await self._read(visit.at, basics, plan, shown, rect=False)
-                    return replace(own, rect=plan.frame)
-                return replace(known.details, rect=plan.frame)
-            if known is not None:
-                return await self._mirrored_details(visit, known, basics, plan, shown)
-            return await self._read(visit.at, basics, plan, shown)
-
-        try:
-            if entry is not None:
-                basics = entry.basics
-            elif known is not None:
-                basics = known.basics
-            else:
-                identity = plan.reuse.identity(visit.at) if plan.reuse is not None else None
-                basics = await read_basics(self._bus, visit.at, identity)
+            visit.unseen = plan.unseen(parent)
+            basics = await self._basics(visit, entry, known, plan)
             wants_children = basics.child_count != 0
             if wants_children and visit.depth >= max_depth:
                 visit.truncated = True
                 wants_children = False
-            # children first, so the walk widens before this node's details arrive
-            visit.child_addresses = await self._children(visit.at, entry, known, wants_children)
+            listed = _listed_children(entry, known, wants_children)
+            if listed is None:
+                pending.append(request_children(self._bus, visit.at))
+            if plan.rect_follows_parent:
+                visit.details = await self._details(visit, known, basics, plan, parent)
+                visit.basics = basics
+                visit.settled.set()
+            visit.child_addresses = listed if listed is not None else children_of(await pending[0])
             visit.children_known = True
             admit()
-            visit.details = await details(basics)
-            visit.basics = basics
+            if not plan.rect_follows_parent:
+                visit.details = await self._details(visit, known, basics, plan, parent)
+                visit.basics = basics
             visit.children_read = wants_children or basics.child_count == 0
         except AppGone:
             raise  # a partial tree of a dead app would look like a real one
         except (TargetGone, CallFailed):
-            pass  # vanished or broken mid-walk: left out with its subtree
+            visit.basics = None  # vanished or broken mid-walk: left out with its subtree
         finally:
+            discard(pending)
             visit.settled.set()
             if not visit.children_known:
                 visit.child_addresses = []
                 visit.children_known = True
                 admit()
+
+    async def _basics(
+        self, visit: _Visit, entry: _Cached | None, known: NodeRecord | None, plan: _Plan
+    ) -> Basics:
+        if entry is not None:
+            return entry.basics
+        if visit.unseen:
+            if known is not None:
+                return as_unseen(known.basics)
+            role = plan.reuse.role(visit.at) if plan.reuse is not None else None
+            return await read_unseen(self._bus, visit.at, role)
+        if known is not None and not known.basics.unseen:
+            return known.basics
+        identity = plan.reuse.identity(visit.at) if plan.reuse is not None else None
+        return await read_basics(self._bus, visit.at, identity)
+
+    async def _details(
+        self,
+        visit: _Visit,
+        known: NodeRecord | None,
+        basics: Basics,
+        plan: _Plan,
+        parent: _Visit | None,
+    ) -> Details:
+        shown = visit.shown = plan.wants_rect(basics, parent)
+        if basics.unseen:
+            return Details(None, None, 0, None)
+        if parent is None and plan.frame is not None:
+            # the root: its extents were read just before the walk
+            if known is None:
+                own = await self._read(visit.at, basics, plan, shown, rect=False)
+                return replace(own, rect=plan.frame)
+            return replace(known.details, rect=plan.frame)
+        if known is not None and not known.basics.unseen:
+            return await self._mirrored_details(visit, known, basics, plan, shown)
+        return await self._read(visit.at, basics, plan, shown)
 
     async def _read(
         self, at: Address, basics: Basics, plan: _Plan, shown: bool, *, rect: bool = True
@@ -448,16 +509,18 @@ class SnapshotReader:
             actions = await read_actions(self._bus, visit.at)
         return replace(known.details, rect=rect, actions=actions)
 
-    async def _children(
-        self, at: Address, entry: _Cached | None, known: NodeRecord | None, wanted: bool
-    ) -> list[Address]:
-        if not wanted:
-            return []
-        if entry is not None and entry.complete:
-            return list(entry.children)
-        if known is not None and known.children is not None:
-            return list(known.children)
-        return await read_children(self._bus, at)
+
+def _listed_children(
+    entry: _Cached | None, known: NodeRecord | None, wanted: bool
+) -> list[Address] | None:
+    """The children the cache or the mirror already lists; None when they must be asked."""
+    if not wanted:
+        return []
+    if entry is not None and entry.complete:
+        return list(entry.children)
+    if known is not None and known.children is not None:
+        return list(known.children)
+    return None
 
 
 def _shifted(rect: Rect | None, by: tuple[int, int]) -> Rect | None:
