@@ -26,6 +26,8 @@ from dbus_fast.aio import MessageBus
 from actui.errors import BackendUnavailable, CallTimeout, TargetGone
 
 MAX_IN_FLIGHT = 64
+SWEEP_S = 0.05
+"""How often calls past their timeout are looked for."""
 DEFAULT_CALL_TIMEOUT_S = 3.0
 REGISTRY = "org.a11y.atspi.Registry"
 REGISTRY_ROOT = "/org/a11y/atspi/accessible/root"
@@ -86,6 +88,7 @@ class AtspiBus:
         self._registering = asyncio.Lock()
         self._pending: dict[int, _Pending] = {}
         self._backlog: deque[_Pending] = deque()
+        self._sweep: asyncio.TimerHandle | None = None
         self._listeners: list[Signal] = []
         self._watch: asyncio.Future[None] | None = None
         self._events_registered = False
@@ -197,24 +200,29 @@ class AtspiBus:
         if bus is None or not bus.connected:
             _fail(pending.future, BackendUnavailable("the AT-SPI bus connection is closed"))
             return
+        loop = asyncio.get_running_loop()
         serial = bus.next_serial()
         pending.message.serial = serial
-        pending.timer = asyncio.get_running_loop().call_later(pending.limit, self._expire, serial)
+        pending.deadline = loop.time() + pending.limit
         self._pending[serial] = pending
+        if self._sweep is None:
+            self._sweep = loop.call_later(SWEEP_S, self._expire_overdue)
         try:
             bus.send(pending.message)
-        except Exception as exc:  # dbus-fast raises plain Exception on a closed connection
+        except Exception as exc:  # a body that does not fit its signature, a closed socket
             self._pending.pop(serial, None)
-            pending.timer.cancel()
-            _fail(pending.future, BackendUnavailable(f"the AT-SPI bus connection failed: {exc}"))
+            _fail(pending.future, BackendUnavailable(f"the AT-SPI call could not be sent: {exc}"))
 
     def _send_backlog(self) -> None:
         while self._backlog and len(self._pending) < MAX_IN_FLIGHT:
             self._send(self._backlog.popleft())
 
-    def _expire(self, serial: int) -> None:
-        pending = self._pending.pop(serial, None)
-        if pending is not None:
+    def _expire_overdue(self) -> None:
+        """Fail the calls past their deadline; one timer for all of them, not one each."""
+        self._sweep = None
+        now = asyncio.get_running_loop().time()
+        for serial, pending in [(s, p) for s, p in self._pending.items() if p.deadline <= now]:
+            del self._pending[serial]
             m = pending.message
             _fail(
                 pending.future,
@@ -223,21 +231,22 @@ class AtspiBus:
                     f"{pending.limit:g} s; the application may be busy or hung."
                 ),
             )
-            self._send_backlog()
+        self._send_backlog()
+        if self._pending:
+            self._sweep = asyncio.get_running_loop().call_later(SWEEP_S, self._expire_overdue)
 
     def _on_reply(self, message: Message) -> bool:
         """Settle the call this reply answers; False when it is not one of ours."""
         pending = self._pending.pop(message.reply_serial, None)
         if pending is None:
             return False
-        if pending.timer is not None:
-            pending.timer.cancel()
         if not pending.future.done():
             if message.message_type == MessageType.ERROR:
                 pending.future.set_exception(_error(pending.message, message))
             else:
                 pending.future.set_result(list(message.body))
-        self._send_backlog()
+        if self._backlog:
+            self._send_backlog()
         return True
 
     def _on_disconnect(self, watch: asyncio.Future[None]) -> None:
@@ -250,8 +259,6 @@ class AtspiBus:
         self._pending.clear()
         self._backlog.clear()
         for pending in calls:
-            if pending.timer is not None:
-                pending.timer.cancel()
             _fail(pending.future, BackendUnavailable("the AT-SPI bus connection closed"))
 
     async def get(self, destination: str, path: str, interface: str, name: str) -> Any:
@@ -377,6 +384,9 @@ class AtspiBus:
                 bus.disconnect()
         if self._watch is not None:
             self._watch.cancel()
+        if self._sweep is not None:
+            self._sweep.cancel()
+            self._sweep = None
         self._a11y = None
         self._session = None
         self._listeners.clear()
@@ -389,7 +399,7 @@ class _Pending:
     message: Message
     future: asyncio.Future[list[Any]]
     limit: float
-    timer: asyncio.TimerHandle | None = None
+    deadline: float = 0.0
 
 
 def _fail(future: asyncio.Future[list[Any]], error: Exception) -> None:
