@@ -26,6 +26,7 @@ from actui.backends.base import (
     Snapshot,
     TextSlice,
 )
+from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.input import X11Input
 from actui.backends.x11.pairing import pair_windows
 from actui.backends.x11.session import X11Session
@@ -56,15 +57,19 @@ class LinuxBackend(Backend):
         return self._x11
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
-        roots = await self.atspi.list_roots(pid)
+        """AT-SPI's roots paired with X11's windows, both listed at once."""
+        roots, windows = await asyncio.gather(self.atspi.list_roots(pid), self._windows())
+        return roots if windows is None else pair_windows(roots, windows)
+
+    async def _windows(self) -> list[XWindow] | None:
+        """The X11 window listing; None without a display or when it fails (roots stay unpaired)."""
         x11 = await self._session()
         if x11 is None:
-            return roots
+            return None
         try:
-            windows = await x11.windows()
+            return await x11.windows()
         except ActuiError:
-            return roots
-        return pair_windows(roots, windows)
+            return None
 
     async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
         return await self.atspi.snapshot(root, max_nodes=max_nodes, max_depth=max_depth)
