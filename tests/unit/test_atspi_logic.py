@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.caps import derive_caps, normalize_action, press_index
 from actui.backends.atspi.changes import OBJECT_EVENTS, WINDOW_EVENTS, ChangeCounters, concerned
+from actui.backends.atspi.events import evidence_label
 from actui.backends.atspi.mirror import (
     Assembled,
     Mirrors,
@@ -384,3 +385,21 @@ def test_cached_children_without_indices_are_read_live() -> None:
     assert not cache[Address(":1.5", "/pane")].complete
     box = cache[Address(":1.5", "/box")]
     assert box.complete and [a.path for a in box.children] == ["/a", "/b"]
+
+
+def test_only_the_acted_on_window_and_window_events_count_as_evidence() -> None:
+    inside = frozenset({"/win", "/win/button"})
+
+    def label(message: Message, known: frozenset[str] | None = inside) -> str | None:
+        return evidence_label(message, ":1.5", known)
+
+    assert label(_event("StateChanged", "/win/button", "checked")) == "StateChanged:checked"
+    assert label(_event("ChildrenChanged", "/win", "add")) == "ChildrenChanged:add"
+    assert label(_event("Activate", "/new/dialog", interface=WINDOW_EVENTS)) == "Activate"
+    assert label(_event("BoundsChanged", "/win/button")) is None, "a spinner moves all the time"
+    assert label(_event("StateChanged", "/win/button", "focused")) is None
+    assert label(_event("TextChanged", "/other/window/entry", "insert")) is None
+    assert label(_event("TextChanged", "/other/window/entry", "insert"), None) == (
+        "TextChanged:insert"
+    ), "without a mirror of the window, the application's events count"
+    assert evidence_label(_event("StateChanged", "/win/button", "checked"), ":1.6", None) is None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
 from dbus_fast import Variant
@@ -85,8 +85,14 @@ def refuse_physical(request: ActionRequest, why: str) -> None:
 
 
 class ActionDelivery:
-    def __init__(self, bus: AtspiBus) -> None:
+    def __init__(self, bus: AtspiBus, known: Callable[[str], Collection[str] | None]) -> None:
+        """``known`` gives the object paths last read under a root (None when unknown)."""
         self._bus = bus
+        self._known = known
+
+    def _watch(self, request: ActionRequest, app: str) -> EventWatch:
+        """Evidence from the acted-on window only (see ``events.evidence_label``)."""
+        return EventWatch(self._bus, app, self._known(request.root.native_id))
 
     async def act(self, request: ActionRequest) -> ActionResult:
         kind = request.kind
@@ -213,7 +219,7 @@ class ActionDelivery:
             raise AssertionError  # unreachable: refuse_physical raises
         mechanism = f"Action.DoAction({actions[index]})"
         before = await self._observable(at)
-        with EventWatch(self._bus, at.bus) as watch:
+        with self._watch(request, at.bus) as watch:
             if not await self._do_action(at, index):
                 return self._result(request, "didnt", mechanism, {}, "the toolkit refused")
             after: dict[str, Any] = before
@@ -260,7 +266,7 @@ class ActionDelivery:
         mechanism = f"Action.DoAction({actions[index]})"
         before = {s for s in basics.states if s in watched}
         states = basics.states
-        with EventWatch(self._bus, at.bus) as watch:
+        with self._watch(request, at.bus) as watch:
             if not await self._do_action(at, index):
                 return self._result(request, "didnt", mechanism, {}, "the toolkit refused")
 
@@ -313,7 +319,7 @@ class ActionDelivery:
         mechanism = "EditableText.SetTextContents"
         before, _ = await self._text(at, basics)
         current = before
-        with EventWatch(self._bus, at.bus) as watch:
+        with self._watch(request, at.bus) as watch:
             body = await self._bus.call(at.bus, at.path, EDITABLE, "SetTextContents", "s", (text,))
 
             async def check() -> bool:
@@ -358,7 +364,7 @@ class ActionDelivery:
         mechanism = "EditableText.InsertText"
         expected = before[:caret] + self._expected(basics, text) + before[caret:]
         current = before
-        with EventWatch(self._bus, at.bus) as watch:
+        with self._watch(request, at.bus) as watch:
             await self._bus.call(
                 at.bus, at.path, EDITABLE, "InsertText", "isi", (caret, text, len(text.encode()))
             )
@@ -384,7 +390,7 @@ class ActionDelivery:
         wanted = float(request.value)
         before = await read_value(self._bus, at)
         current = before
-        with EventWatch(self._bus, at.bus) as watch:
+        with self._watch(request, at.bus) as watch:
             await self._bus.set(
                 at.bus, at.path, IFACE_PREFIX + "Value", "CurrentValue", Variant("d", wanted)
             )
@@ -427,7 +433,7 @@ class ActionDelivery:
         )
         mechanism = "Selection.SelectChild"
         states = basics.states
-        with EventWatch(self._bus, at.bus) as watch:
+        with self._watch(request, at.bus) as watch:
             await self._bus.call(
                 parent.bus,
                 parent.path,
@@ -467,7 +473,7 @@ class ActionDelivery:
             at.bus, at.path, IFACE_PREFIX + "Accessible", "GetIndexInParent"
         )
         current = before
-        with EventWatch(self._bus, combo.bus) as watch:
+        with self._watch(request, combo.bus) as watch:
             await self._bus.call(
                 combo.bus,
                 combo.path,
@@ -493,7 +499,7 @@ class ActionDelivery:
         if "focused" in basics.states:
             return self._result(request, "worked", "none", {"already": "focused"})
         states = basics.states
-        with EventWatch(self._bus, at.bus) as watch:
+        with self._watch(request, at.bus) as watch:
             await self._bus.call(at.bus, at.path, COMPONENT, "GrabFocus")
 
             async def check() -> bool:

@@ -223,6 +223,13 @@ class Mirrors:
                 if len(mirror.dirty) + len(mirror.moved) > MAX_DIRTY:
                     del self._mirrors[root_id]  # cheaper to walk again
 
+    def paths(self, root_id: str) -> frozenset[str] | None:
+        """The object paths last read under the root; None when it is not mirrored now."""
+        mirror = self._mirrors.get(root_id)
+        if mirror is None or not mirror.records:
+            return None
+        return frozenset(at.path for at in mirror.records)
+
     def _drop(self, app: str) -> None:
         for root_id in [r for r in self._mirrors if Address.parse(r).bus == app]:
             del self._mirrors[root_id]
