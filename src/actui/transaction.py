@@ -62,6 +62,8 @@ class Transaction:
         self.stopped_at: int | None = None
         self.before: list[RootInfo] = []
         self.after: list[RootInfo] = []
+        self.settled_by = "none"
+        """How root deltas settled: by the app going quiet (events), the fixed window, or none."""
 
     def _prepare(self) -> list[Prepared | None]:
         """Resolve every step's target before anything is sent (wait steps: None)."""
@@ -169,10 +171,22 @@ class Transaction:
 
     async def _settle(self, verification: Trace | None) -> list[Trace]:
         """Root deltas; a verified check has already waited, so it needs no settle window."""
-        backend = self.session.backend_for(self.state.root)
+        root = self.state.root
+        backend = self.session.backend_for(root)
         settled = verification is not None and verification["status"] in ("verified", "preexisting")
-        self.after = await settle(
-            self.before, backend.list_roots, window_s=0.0 if settled else SETTLE_WINDOW_S
+        quiet_s = backend.settle_quiet_s(root)
+
+        async def went_quiet(limit_s: float) -> bool:
+            assert quiet_s is not None
+            mark = backend.change_mark(root)
+            silent = await backend.wait_for_change(root, mark, min(quiet_s, limit_s)) == mark
+            return silent and limit_s >= quiet_s
+
+        self.after, self.settled_by = await settle(
+            self.before,
+            backend.list_roots,
+            window_s=0.0 if settled else SETTLE_WINDOW_S,
+            went_quiet=went_quiet if quiet_s is not None else None,
         )
         deltas = root_deltas(self.before, self.after, self.session.roots.ref_for)
         if any(d["change"] == "closed" and d["ref"] == self.state.root_ref for d in deltas):
@@ -190,6 +204,7 @@ class Transaction:
             "escalatedToForeground": any(s.get("escalatedToForeground") for s in steps),
             "verification": verification,
             "rootDelta": deltas,
+            "settledBy": self.settled_by,
         }
         escalated = next((s for s in steps if s.get("escalatedToForeground")), None)
         if escalated is not None:
@@ -268,7 +283,7 @@ class Transaction:
         """Deltas when the acted-on root closed; its ``closed`` entry is always there."""
         state, refs = self.state, self.session.roots.ref_for
         try:
-            after = await settle(self.before, self.session.backend_for(state.root).list_roots)
+            after, _ = await settle(self.before, self.session.backend_for(state.root).list_roots)
         except ActuiError:
             after = [r for r in self.before if r.native_id != state.root.native_id]
         deltas = root_deltas(self.before, after, refs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
 from actui.backends.base import RootInfo
@@ -38,15 +39,50 @@ async def test_settle_waits_for_a_late_window_within_the_window() -> None:
         calls += 1
         return listings[min(calls - 1, len(listings) - 1)]
 
-    after = await settle([MAIN], list_roots, window_s=1.0)
-    assert {r.native_id for r in after} == {"a/1", "a/2"}
+    after, how = await settle([MAIN], list_roots, window_s=1.0)
+    assert {r.native_id for r in after} == {"a/1", "a/2"} and how == "window"
 
 
 async def test_settle_returns_after_the_window_when_nothing_changes() -> None:
     async def list_roots() -> list[RootInfo]:
         return [MAIN]
 
-    assert await settle([MAIN], list_roots, window_s=0.05) == [MAIN]
+    assert await settle([MAIN], list_roots, window_s=0.05) == ([MAIN], "window")
+    assert await settle([MAIN], list_roots, window_s=0.0) == ([MAIN], "none")
+
+
+async def test_settling_by_events_lists_once_the_app_went_quiet_and_rediffs_a_change() -> None:
+    """A dialog built in a burst of events: listed once the burst is over."""
+    quiet_after = 3
+    waits: list[float] = []
+    listed = 0
+
+    async def went_quiet(limit_s: float) -> bool:
+        waits.append(limit_s)
+        return len(waits) >= quiet_after
+
+    async def list_roots() -> list[RootInfo]:
+        nonlocal listed
+        listed += 1
+        return [MAIN, DIALOG] if len(waits) >= quiet_after else [MAIN]
+
+    after, how = await settle([MAIN], list_roots, window_s=1.0, went_quiet=went_quiet)
+    assert how == "events" and {r.native_id for r in after} == {"a/1", "a/2"}
+    assert len(waits) == quiet_after and listed == 2, "listed once, then one re-diff agreed"
+
+
+async def test_an_app_that_never_goes_quiet_settles_by_the_window() -> None:
+    async def went_quiet(limit_s: float) -> bool:
+        await asyncio.sleep(min(0.01, limit_s))
+        return False
+
+    async def list_roots() -> list[RootInfo]:
+        return [MAIN]
+
+    assert await settle([MAIN], list_roots, window_s=0.05, went_quiet=went_quiet) == (
+        [MAIN],
+        "window",
+    )
 
 
 def test_a_modal_in_front_is_promoted_and_one_behind_is_not() -> None:

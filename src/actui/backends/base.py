@@ -264,6 +264,16 @@ class Backend(abc.ABC):
         """Whether :meth:`wait_for_change` wakes on ``root``'s events rather than polling."""
         return False
 
+    def settle_quiet_s(self, root: RootInfo) -> float | None:
+        """How long ``root``'s application must send no event before a transaction settles.
+
+        A window a step opens is announced by events while it is built, so once
+        the application has been silent this long, no listing will change any
+        more. None when its events cannot tell (none, or late ones): the
+        transaction then settles by the fixed window.
+        """
+        return None
+
     @abc.abstractmethod
     async def close(self) -> None:
         """Release every connection and subscription the backend holds."""

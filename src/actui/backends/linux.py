@@ -116,6 +116,9 @@ class LinuxBackend(Backend):
     def waits_are_event_driven(self, root: RootInfo) -> bool:
         return self.atspi.waits_are_event_driven(root)
 
+    def settle_quiet_s(self, root: RootInfo) -> float | None:
+        return self.atspi.settle_quiet_s(root)
+
     async def close(self) -> None:
         await self.atspi.close()
         if self._x11 is not None:

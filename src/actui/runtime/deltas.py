@@ -55,23 +55,39 @@ def root_deltas(
     return deltas
 
 
+Quiet = Callable[[float], Awaitable[bool]]
+"""Waits at most the given seconds; whether the application stayed silent long enough."""
+
+
 async def settle(
     before: Sequence[RootInfo],
     list_roots: Callable[[], Awaitable[list[RootInfo]]],
     *,
     window_s: float = SETTLE_WINDOW_S,
-) -> list[RootInfo]:
-    """The root listing once the desktop has settled after a transaction.
+    went_quiet: Quiet | None = None,
+) -> tuple[list[RootInfo], str]:
+    """The root listing once the desktop has settled after a transaction, and how it settled.
 
-    Polls until the signature differs from ``before`` or ``window_s`` passes;
-    after a change, re-lists a few more times to catch close-then-open.
+    By events where the backend can tell (``went_quiet``): once the acted-on
+    application has been silent, the desktop is listed. Otherwise by the fixed
+    window: polled until the signature differs from ``before`` or ``window_s``
+    passes. After a change, it re-lists a few more times to catch close-then-open.
     """
     base = signature(before)
     deadline = time.monotonic() + window_s
-    after = await list_roots()
-    while signature(after) == base and time.monotonic() < deadline:
-        await asyncio.sleep(SETTLE_POLL_S)
+    how = "window" if window_s > 0 else "none"
+    if went_quiet is not None and window_s > 0:
+        how = "window"
+        while (remaining := deadline - time.monotonic()) > 0:
+            if await went_quiet(remaining):
+                how = "events"
+                break
         after = await list_roots()
+    else:
+        after = await list_roots()
+        while signature(after) == base and time.monotonic() < deadline:
+            await asyncio.sleep(SETTLE_POLL_S)
+            after = await list_roots()
     if signature(after) != base:
         for _ in range(REDIFF_COUNT):
             await asyncio.sleep(REDIFF_INTERVAL_S)
@@ -79,4 +95,4 @@ async def settle(
             if signature(again) == signature(after):
                 break
             after = again
-    return after
+    return after, how

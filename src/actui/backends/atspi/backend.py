@@ -20,7 +20,7 @@ from actui.backends.atspi.actions import ENABLE_WAIT_S, ActionDelivery
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
 from actui.backends.atspi.changes import ChangeCounters
-from actui.backends.atspi.mirror import Mirrors
+from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import RootLister
 from actui.backends.atspi.snapshot import SnapshotReader
@@ -42,6 +42,8 @@ MAX_DEPTH = 64
 # Toolkits measured to emit change events for what a wait can observe
 # (linux-stack.md); others are polled at the seam's declared interval.
 EVENTFUL_TOOLKITS = ("gtk", "qt", "chromium")
+SETTLE_QUIET_S = 0.1
+"""Silence after a step that ends its settling (GTK 3 builds a dialog in one burst)."""
 
 
 class AtspiBackend(Backend):
@@ -138,6 +140,14 @@ class AtspiBackend(Backend):
 
     def waits_are_event_driven(self, root: RootInfo) -> bool:
         return root.toolkit.lower().startswith(EVENTFUL_TOOLKITS)
+
+    def settle_quiet_s(self, root: RootInfo) -> float | None:
+        """GTK 4's events arrive up to 340 ms late, so its silence proves nothing."""
+        if not self.waits_are_event_driven(root) or root.toolkit.lower().startswith(
+            LAGGING_TOOLKITS
+        ):
+            return None
+        return SETTLE_QUIET_S
 
     async def act(self, request: ActionRequest) -> ActionResult:
         try:

@@ -1,0 +1,56 @@
+"""Root deltas after act_ui without an expect: settled by the application's events where
+they are prompt (GTK 3), by the fixed window where they lag (GTK 4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from computer_helpers import paired_root
+
+from actui.sandbox import Sandbox
+from actui.tools import Computer
+
+
+async def _press(computer: Computer, window: dict[str, Any], **query: str) -> dict[str, Any]:
+    """Observe the window, press the element ``query`` finds, return the act's trace."""
+    state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details["stateId"]
+    found = await computer.call("search_ui", {"stateId": state, **query})
+    ref = found.details["matches"][0]["ref"]
+    acted = await computer.call(
+        "act_ui", {"stateId": state, "actions": [{"action": "press", "ref": ref}]}
+    )
+    assert not acted.is_error, acted.text
+    trace: dict[str, Any] = acted.details["execution"]
+    assert trace["steps"][0]["outcome"] == "worked", trace
+    return trace
+
+
+async def test_a_dialog_a_press_opens_is_a_delta_once_the_app_went_quiet(
+    sandbox: Sandbox,
+) -> None:
+    editor = await sandbox.launch(["mousepad"])
+    await sandbox.wait_for_app(editor.pid)
+    computer = Computer(env=sandbox.env)
+    try:
+        window = await paired_root(computer, pid=editor.pid)
+        trace = await _press(computer, window, text="About", role="menuitem")
+        assert trace["settledBy"] == "events"
+        (delta,) = trace["rootDelta"]
+        assert (delta["change"], delta["kind"], delta["pid"]) == ("appeared", "dialog", editor.pid)
+        assert "About" in delta["title"]
+        listed = await computer.call("find_roots", {"pid": editor.pid})
+        assert delta["ref"] in {w["windowRef"] for w in listed.details["windows"]}
+    finally:
+        await computer.close()
+
+
+async def test_gtk4_whose_events_lag_settles_by_the_window(sandbox: Sandbox) -> None:
+    calculator = await sandbox.launch(["gnome-calculator"])
+    await sandbox.wait_for_app(calculator.pid)
+    computer = Computer(env=sandbox.env)
+    try:
+        window = await paired_root(computer, pid=calculator.pid)
+        trace = await _press(computer, window, text="7", role="button")
+        assert trace["settledBy"] == "window" and trace["rootDelta"] == []
+    finally:
+        await computer.close()
