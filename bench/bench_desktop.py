@@ -396,14 +396,18 @@ def wait_table(f: WaitFigures) -> str:
 class ActFigures:
     title: str
     actui: Series
+    bare: Series
     app: Series
+    settled_by: set[str]
 
 
 def act_figures(title: str) -> ActFigures:
     return ActFigures(
         title,
         Series("actui act_ui press + verified expect (whole call)"),
+        Series("actui act_ui press without expect (root deltas settled)"),
         Series("app's own reaction to a raw DoAction (tight read loop)"),
+        set(),
     )
 
 
@@ -428,6 +432,17 @@ async def act_once(
     if trace["verification"]["status"] != "verified":
         raise RuntimeError(f"act_ui did not verify: {result.text[:400]}")
     f.actui.add(watch.ms)
+    return str(result.details["stateId"])
+
+
+async def act_bare(computer: Computer, state_id: str, button: str, f: ActFigures) -> str:
+    """One timed press without a postcondition: delivery, then settling the root deltas."""
+    with Stopwatch() as watch:
+        result = ok(
+            await computer.act_ui(stateId=state_id, actions=[{"action": "press", "ref": button}])
+        )
+    f.bare.add(watch.ms)
+    f.settled_by.add(str(result.details["execution"]["settledBy"]))
     return str(result.details["stateId"])
 
 
@@ -471,6 +486,8 @@ async def measure_act_gtk3(rounds: int) -> ActFigures:
                 for button, shows in rounds_order:
                     expect = {"ref": slider.ref, "value": number(shows)}
                     state_id = await act_once(computer, state_id, button.ref, expect, f)
+                for button, _ in rounds_order:
+                    state_id = await act_bare(computer, state_id, button.ref, f)
                 for button, shows in rounds_order:
                     assert button.wire
                     f.app.add(await raw.reaction_ms(button.wire, read, shows))
@@ -512,6 +529,9 @@ async def measure_act_gtk4(rounds: int) -> ActFigures:
                 expect = {"ref": display.ref, "value": "7"}
                 await act_once(computer, str(fresh.details["stateId"]), seven.ref, expect, f)
                 await clear()
+                fresh = ok(await computer.observe_ui(root=ref))
+                await act_bare(computer, str(fresh.details["stateId"]), seven.ref, f)
+                await clear()
                 f.app.add(await raw.reaction_ms(seven.wire, read, "7"))
         finally:
             await computer.close()
@@ -522,6 +542,7 @@ async def measure_act_gtk4(rounds: int) -> ActFigures:
 def act_table(f: ActFigures) -> str:
     rows = [
         series_row(f.actui, ms(f.actui.median - f.app.median)),
+        series_row(f.bare, ms(f.bare.median - f.app.median)),
         series_row(f.app, "0"),
     ]
     factor = f.actui.median / f.app.median if f.app.ms else float("nan")
@@ -529,7 +550,9 @@ def act_table(f: ActFigures) -> str:
         f"actui overhead over the app's own reaction (medians): "
         f"{ms(f.actui.median - f.app.median)} ms; the whole call takes {factor:.1f}× "
         "the app's time. The call includes resolving the root, delivering the press, "
-        "re-snapshotting until the expect holds, and diffing the successor state."
+        "re-snapshotting until the expect holds, and diffing the successor state.",
+        f"without an expect, root deltas settled by: {', '.join(sorted(f.settled_by))} "
+        "(events: once the app was silent 100 ms; window: the fixed 300 ms)",
     ]
     headers = (*SERIES_HEADERS, "overhead vs app (median ms)")
     return f"### act_ui press + expect — {f.title}\n\n" + "\n".join(
