@@ -90,7 +90,7 @@ class Assembled:
     tree: RawNode
     node_count: int
     truncated: bool
-    frame: Rect
+    frame: Rect | None
 
 
 @dataclass

@@ -2,9 +2,12 @@
 
 Owns the per-node call plan: ``basics`` (name, description, child count, role,
 states, interfaces: four concurrent calls, or none when the toolkit cache
-supplied them) and ``details`` (extents, capped text, value, action names: one
-call each, only for elements with that interface). Password fields never have
-their text read. It does not decide the tree's shape or caps.
+supplied them; an element nobody can see is only listed, by name and role) and
+``details`` (extents, capped text, value, action names: one call each, only
+for elements with that interface). Calls go out as futures all at once
+(``request_*``) and are finished by the matching ``*_of`` / ``*_from``, so a
+walk gathers no task per call. Password fields never have their text read. It
+does not decide the tree's shape or caps.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from actui.backends.base import Rect
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 IFACE_PREFIX = "org.a11y.atspi."
 VALUE_CAP = 2000
+PROPERTY_NAMES = ("Name", "Description", "ChildCount")
 MAX_ACTIONS = 64
 SCREEN = 0
 _SENSITIVITY = frozenset({"enabled", "sensitive"})
@@ -95,7 +99,6 @@ async def read_basics(
     bus: AtspiBus, at: Address, identity: tuple[str, frozenset[str]] | None = None
 ) -> Basics:
     """Four calls, or two when ``identity`` (role, interfaces) is already known."""
-    names = ("Name", "Description", "ChildCount")
     await bus.a11y()
     state_f = bus.request(at.bus, at.path, ACCESSIBLE, "GetState")
     calls = [state_f]
@@ -103,7 +106,7 @@ async def read_basics(
         calls.append(bus.request(at.bus, at.path, ACCESSIBLE, "GetRole"))
         calls.append(bus.request(at.bus, at.path, ACCESSIBLE, "GetInterfaces"))
     try:
-        props = await bus.get_many(at.bus, at.path, ACCESSIBLE, names)
+        props = await bus.get_many(at.bus, at.path, ACCESSIBLE, PROPERTY_NAMES)
         bodies = await asyncio.gather(*calls)
     except BaseException:
         discard(calls)
@@ -133,22 +136,20 @@ async def read_unseen(bus: AtspiBus, at: Address, role: str | None = None) -> Ba
     await bus.a11y()
     calls = [] if role is not None else [bus.request(at.bus, at.path, ACCESSIBLE, "GetRole")]
     try:
-        props = await bus.get_many(
-            at.bus, at.path, ACCESSIBLE, ("Name", "Description", "ChildCount")
-        )
+        props = await bus.get_many(at.bus, at.path, ACCESSIBLE, PROPERTY_NAMES)
         bodies = await asyncio.gather(*calls)
     except BaseException:
         discard(calls)
         raise
-    return Basics(
+    listed = Basics(
         role=role if role is not None else role_name(int(bodies[0][0])),
         name=str(props.get("Name", "")),
         description=str(props.get("Description", "")),
-        states=UNSEEN_STATES,
+        states=frozenset(),
         interfaces=frozenset(),
         child_count=int(props.get("ChildCount", -1)),
-        unseen=True,
     )
+    return as_unseen(listed)
 
 
 def as_unseen(basics: Basics) -> Basics:

@@ -20,13 +20,17 @@ text only where it is not already the name (``reader.name_is_text``).
 call where it is complete (GTK 3 and Chromium, after ``RegisterEvent``; GTK 3
 omits transient tree cells and gives scroll bars no index, so a node whose
 cached children fall short of its child count or lack their indices is walked
-live). Where the live ``mirror`` applies, the cache is
-not asked at all: clean nodes are taken from the mirror without a task or a
-call (their extents too, unless their subtree moved), and only dirty or new
-ones are read; where it is not trusted (GTK 4), known nodes skip only the role
-and interface calls. A dead application aborts the walk (``TargetGone``),
-never yields a partial tree. Per-node calls live in ``reader``; caps in
-``caps``; naming quirks in ``names``.
+live). Where the live ``mirror`` applies, the cache is not asked at all: clean
+nodes are taken from the mirror without a task or a call (their extents too,
+unless their subtree moved), and only dirty or new ones are read; a root
+nothing touched since its last walk (no event, the same rect) gets that walk's
+tree back as is. Where the mirror is not trusted (GTK 4 just after input),
+known nodes skip only the role and interface calls. GTK 4 elements below one
+with empty extents (hidden stack pages) are listed by role and name only,
+marked ``offscreen``, and read in full once they can be seen. A dead
+application aborts the walk (``TargetGone``), never yields a partial tree.
+Per-node calls live in ``reader``; caps in ``caps``; naming quirks in
+``names``.
 """
 
 from __future__ import annotations
@@ -278,12 +282,11 @@ class SnapshotReader:
                 f"the window {root.title!r} of {root.app_name} was closed; call find_roots again."
             )
         tree, node_count = _assemble(visits, root.toolkit)
-        made = Assembled(
-            tree, node_count, any(v.truncated for v in visits), frame or Rect(0, 0, 0, 0)
-        )
+        made = Assembled(tree, node_count, any(v.truncated for v in visits), frame)
         if keep:
-            assembled = made if frame is not None else None
-            self._mirrors.store(root.native_id, key, _records(visits, plan.anchor), assembled)
+            # without the root's rect a move could not be noticed: that tree is not reused
+            reusable = made if frame is not None else None
+            self._mirrors.store(root.native_id, key, _records(visits, plan.anchor), reusable)
         source = "cache" if cache is not None else "walk"
         return self._result(root, made, _source(source, reuse), started, cached_at)
 
