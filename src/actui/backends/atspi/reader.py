@@ -13,6 +13,7 @@ does not decide the tree's shape or caps.
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -92,7 +93,13 @@ def is_disabled(states: frozenset[str]) -> bool:
 
 def short_interfaces(names: Any) -> frozenset[str]:
     """``org.a11y.atspi.Text`` → ``Text``."""
-    return frozenset(str(n).removeprefix(IFACE_PREFIX) for n in names)
+    return _short_interfaces(tuple(str(n) for n in names))
+
+
+@functools.lru_cache(maxsize=256)
+def _short_interfaces(names: tuple[str, ...]) -> frozenset[str]:
+    """Memoized: elements share a handful of interface lists."""
+    return frozenset(n.removeprefix(IFACE_PREFIX) for n in names)
 
 
 async def read_basics(

@@ -9,6 +9,7 @@ push button) but agree on the numbers. This module only maps; it makes no calls.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 # AtspiRole, in enumeration order (index = number), spaces as GetRoleName uses.
@@ -61,6 +62,12 @@ def role_name(number: int) -> str:
 
 def state_names(words: Iterable[int]) -> frozenset[str]:
     """The names of the bits set in AT-SPI's state set (32-bit words, low word first)."""
+    return _state_names(tuple(int(word) for word in words))
+
+
+@functools.lru_cache(maxsize=1024)
+def _state_names(words: tuple[int, ...]) -> frozenset[str]:
+    """Memoized: a window's hundreds of elements share a few dozen state sets."""
     names: set[str] = set()
     for word_index, word in enumerate(words):
         base = word_index * 32
