@@ -106,6 +106,7 @@ class Sandbox:
         self._children: list[_Child] = []
         self._session: MessageBus | None = None
         self._a11y: MessageBus | None = None
+        self._ends: set[asyncio.Future[None]] = set()
         self._step = "not started"
         env = {k: v for k, v in os.environ.items() if k not in _HOST_ONLY}
         env.update(_TOOLKIT_ENV)
@@ -277,7 +278,7 @@ class Sandbox:
         if not address:
             raise SandboxError("dbus-daemon printed no address" + _tail_of(daemon))
         self.env["DBUS_SESSION_BUS_ADDRESS"] = address
-        self._session = await MessageBus(bus_address=address).connect()
+        self._session = await self._connect(address)
 
     async def _start_a11y(self) -> None:
         assert self._session is not None
@@ -297,10 +298,24 @@ class Sandbox:
             ["org.a11y.Status", "IsEnabled", Variant("b", True)],
         )
         self.env["AT_SPI_BUS_ADDRESS"] = address
-        self._a11y = await MessageBus(bus_address=address).connect()
+        self._a11y = await self._connect(address)
         self._step = "starting the AT-SPI registry"
         registry = await self._spawn("at-spi2-registryd", ["/usr/libexec/at-spi2-registryd"])
         await self._ready(registry, _name_owned(self._a11y, _REGISTRY))
+
+    async def _connect(self, address: str) -> MessageBus:
+        """A connection whose end is always taken note of.
+
+        A daemon that dies (a test kills the accessibility bus) leaves its end
+        as an unread error, which a finalizer then logs in the middle of
+        whatever Python is doing, and in CPython 3.11 that can break an
+        ``ast.parse`` running at that moment.
+        """
+        bus = await MessageBus(bus_address=address).connect()
+        ended = asyncio.ensure_future(bus.wait_for_disconnect())  # type: ignore[no-untyped-call]
+        ended.add_done_callback(_taken_note_of)
+        self._ends.add(ended)
+        return bus
 
     async def _spawn(
         self,
@@ -381,6 +396,9 @@ class Sandbox:
                 if bus is not None:
                     bus.disconnect()
             self._a11y = self._session = None
+            for ended in self._ends:
+                ended.cancel()
+            self._ends.clear()
             direct = {child.process.pid for child in self._children}
             strays = self._live_pids() - direct
             self._signal(strays, signal.SIGTERM)
@@ -434,6 +452,11 @@ def _kill_leftovers() -> None:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+
+def _taken_note_of(ended: asyncio.Future[None]) -> None:
+    if not ended.cancelled():
+        ended.exception()
 
 
 def tagged_pids(token: str) -> set[int]:

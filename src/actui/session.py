@@ -125,6 +125,11 @@ class Session:
         self._config = load_config(self.env)
         self._ocr_slot = asyncio.Semaphore(1)  # two cores: one OCR at a time
 
+    def notices(self) -> list[str]:
+        """What the backends in use say about their health (see ``Backend.notices``)."""
+        backends = [b for b in (self._desktop, self._browser) if b is not None]
+        return [notice for backend in backends for notice in backend.notices()]
+
     @property
     def desktop(self) -> Backend:
         if self._desktop is None:

@@ -19,6 +19,7 @@ from actui.conditions import check_scope, closest, condition_json, describe, par
 from actui.config import Config
 from actui.errors import (
     ActuiError,
+    BackendUnavailable,
     InvalidParams,
     SecureTextUnreadable,
     TargetGone,
@@ -51,7 +52,9 @@ class Computer(Session):
             handler = getattr(self, f"_tool_{tool}")
             result: ToolResult = await handler(params)
         except ActuiError as exc:
-            return self.error_result(tool, exc.code, exc.message)
+            # "gone" or "unavailable" may have a cause a backend knows: say it
+            why = self.notices() if isinstance(exc, (TargetGone, BackendUnavailable)) else []
+            return self.error_result(tool, exc.code, " ".join([exc.message, *why]))
         except Exception as exc:  # a bug must not reach the agent as a traceback
             log.exception("%s failed unexpectedly", tool)
             return self.error_result(
@@ -196,9 +199,11 @@ class Computer(Session):
                 if (p.text or p.app or p.pid or p.kind)
                 else "no windows are open on this desktop."
             ]
+        notices = self.notices()
         return ToolResult(
-            "\n".join(lines),
+            "\n".join([*lines, *(f"note: {n}" for n in notices)]),
             {
+                "notices": notices,
                 "windows": windows,
                 "totalMatches": len(scored),
                 "returned": len(top),

@@ -1,8 +1,10 @@
-"""Faults: a hung app times out clearly, a killed app is gone, and others keep working."""
+"""Faults: a hung app times out clearly, a killed app is gone, the accessibility bus going
+away is said as such, and others keep working."""
 
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import time
 
@@ -10,8 +12,10 @@ import pytest
 from atspi_helpers import launch_app, root_of, snap
 
 from actui.backends.atspi import AtspiBackend
+from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S
 from actui.errors import CallTimeout, TargetGone
-from actui.sandbox import Sandbox
+from actui.sandbox import Sandbox, tagged_pids
+from actui.tools import Computer
 
 CALL_TIMEOUT_S = 1.0
 
@@ -60,3 +64,40 @@ async def test_an_app_killed_mid_snapshot_is_reported_gone_not_half_read(
         assert time.perf_counter() - started < 5
     finally:
         await backend.close()
+
+
+async def test_the_accessibility_bus_going_away_is_said_and_the_session_keeps_serving(
+    sandbox: Sandbox,
+) -> None:
+    dialog = await launch_app(sandbox, ["zenity", "--entry", "--text=bus"])
+    computer = Computer(env=sandbox.env)
+    try:
+        listed = await computer.call("find_roots", {"pid": dialog.pid})
+        window = listed.details["windows"][0]["windowRef"]
+        observed = await computer.call("observe_ui", {"root": window})
+        state = observed.details["stateId"]
+        token = sandbox.env["ACTUI_SANDBOX_ID"]
+        (bus,) = [pid for pid in tagged_pids(token) if b"accessibility.conf" in _cmdline(pid)]
+        os.kill(bus, signal.SIGKILL)
+
+        started = time.perf_counter()
+        again = await computer.call("observe_ui", {"root": window})
+        assert again.is_error and "accessibility bus went away" in again.text, again.text
+        assert time.perf_counter() - started < DEFAULT_CALL_TIMEOUT_S + 1.0
+        # listed again once the bus is back, or an error while it is not: either says why
+        roots = await computer.call("find_roots", {})
+        assert "accessibility bus went away" in roots.text, roots.text
+        assert roots.is_error or roots.details["notices"], roots.text
+        # what was already observed is still there to search and inspect
+        found = await computer.call("search_ui", {"stateId": state, "role": "textbox"})
+        assert not found.is_error and found.details["matches"], found.text
+    finally:
+        await computer.close()
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            return file.read()
+    except OSError:
+        return b""

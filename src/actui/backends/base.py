@@ -264,6 +264,14 @@ class Backend(abc.ABC):
         """Whether :meth:`wait_for_change` wakes on ``root``'s events rather than polling."""
         return False
 
+    def notices(self) -> list[str]:
+        """What an agent listing roots should know about this backend's health, if anything.
+
+        E.g. the accessibility bus went away: applications connected to it can
+        no longer be read, so an empty listing does not mean no windows are open.
+        """
+        return []
+
     def settle_quiet_s(self, root: RootInfo) -> float | None:
         """How long ``root``'s application must send no event before a transaction settles.
 

@@ -119,6 +119,9 @@ class LinuxBackend(Backend):
     def settle_quiet_s(self, root: RootInfo) -> float | None:
         return self.atspi.settle_quiet_s(root)
 
+    def notices(self) -> list[str]:
+        return self.atspi.notices()
+
     async def close(self) -> None:
         await self.atspi.close()
         if self._x11 is not None:

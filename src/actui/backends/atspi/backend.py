@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Mapping
 
 from actui.backends.atspi.actions import ENABLE_WAIT_S, ActionDelivery
@@ -137,6 +138,15 @@ class AtspiBackend(Backend):
             await asyncio.sleep(min(POLL_INTERVAL_S, max(0.0, timeout_s)))
             return self._changes.mark(app) + 1
         return await self._changes.wait(app, since, timeout_s)
+
+    def notices(self) -> list[str]:
+        lost = self._bus.lost_at
+        if lost is None:
+            return []
+        return [
+            f"the accessibility bus went away at {time.strftime('%H:%M:%S', time.localtime(lost))}:"
+            " applications connected to it before then cannot be read until they are restarted."
+        ]
 
     def waits_are_event_driven(self, root: RootInfo) -> bool:
         return root.toolkit.lower().startswith(EVENTFUL_TOOLKITS)

@@ -1,6 +1,6 @@
-"""The connections to the session bus and the accessibility bus.
+"""The connection to the accessibility bus (found through the session bus).
 
-Owns the two persistent dbus-fast connections, the bound on calls in flight
+Owns the persistent dbus-fast connection, the bound on calls in flight
 (64, as issue 4 asks; dbus-fast closes its socket on EAGAIN when the send
 buffer fills: 800 small calls at once did, 400 did not; a cold
 gtk4-widget-factory walk took 753 ms with 64 and 612 ms with 256), the
@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import time
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,10 @@ from actui.errors import BackendUnavailable, CallTimeout, TargetGone
 
 MAX_IN_FLIGHT = 64
 SWEEP_S = 0.05
+BUS_GONE = (
+    "the accessibility bus went away (its connection closed): applications connected to "
+    "it cannot be read until they are restarted. Call find_roots again."
+)
 """How often calls past their timeout are looked for."""
 DEFAULT_CALL_TIMEOUT_S = 3.0
 REGISTRY = "org.a11y.atspi.Registry"
@@ -84,7 +89,6 @@ class AtspiBus:
         source = os.environ if env is None else env
         self._address = source.get("DBUS_SESSION_BUS_ADDRESS", "")
         self.call_timeout_s = call_timeout_s
-        self._session: MessageBus | None = None
         self._a11y: MessageBus | None = None
         self._connecting = asyncio.Lock()
         self._registering = asyncio.Lock()
@@ -97,6 +101,9 @@ class AtspiBus:
         self._no_get_all: set[tuple[str, str]] = set()
         self.connection_epoch = 0
         """Bumped on every (re)connection: events before it may have been missed."""
+        self.lost_at: float | None = None
+        """When (wall clock) an established connection last went away without ``close``."""
+        self._closing = False
 
     async def a11y(self) -> MessageBus:
         """The accessibility bus, connecting (again) when needed."""
@@ -117,16 +124,19 @@ class AtspiBus:
             )
         try:
             async with asyncio.timeout(self.call_timeout_s):
-                if self._session is None or not self._session.connected:
-                    self._session = await MessageBus(bus_address=self._address).connect()
-                reply = await self._session.call(
-                    Message(
-                        destination="org.a11y.Bus",
-                        path="/org/a11y/bus",
-                        interface="org.a11y.Bus",
-                        member="GetAddress",
+                # only for the address: a connection left open would outlive its daemon
+                session = await MessageBus(bus_address=self._address).connect()
+                try:
+                    reply = await session.call(
+                        Message(
+                            destination="org.a11y.Bus",
+                            path="/org/a11y/bus",
+                            interface="org.a11y.Bus",
+                            member="GetAddress",
+                        )
                     )
-                )
+                finally:
+                    session.disconnect()
                 if reply.message_type == MessageType.ERROR:
                     raise BackendUnavailable(
                         "the AT-SPI bus launcher is not reachable on the session bus "
@@ -200,7 +210,7 @@ class AtspiBus:
     def _send(self, pending: _Pending) -> None:
         bus = self._a11y
         if bus is None or not bus.connected:
-            _fail(pending.future, BackendUnavailable("the AT-SPI bus connection is closed"))
+            _fail(pending.future, BackendUnavailable(BUS_GONE))
             return
         loop = asyncio.get_running_loop()
         serial = bus.next_serial()
@@ -257,11 +267,13 @@ class AtspiBus:
             watch.exception()  # retrieved: how it closed does not matter here
         if self._a11y is not None and self._a11y.connected:
             return  # an old connection's notice, after a reconnection
+        if not self._closing:
+            self.lost_at = time.time()
         calls = [*self._pending.values(), *self._backlog]
         self._pending.clear()
         self._backlog.clear()
         for pending in calls:
-            _fail(pending.future, BackendUnavailable("the AT-SPI bus connection closed"))
+            _fail(pending.future, BackendUnavailable(BUS_GONE))
 
     async def get(self, destination: str, path: str, interface: str, name: str) -> Any:
         """One property's value."""
@@ -381,16 +393,15 @@ class AtspiBus:
         return self._on_reply(message)
 
     async def close(self) -> None:
-        for bus in (self._a11y, self._session):
-            if bus is not None and bus.connected:
-                bus.disconnect()
+        self._closing = True
+        if self._a11y is not None and self._a11y.connected:
+            self._a11y.disconnect()
         if self._watch is not None:
             self._watch.cancel()
         if self._sweep is not None:
             self._sweep.cancel()
             self._sweep = None
         self._a11y = None
-        self._session = None
         self._listeners.clear()
 
 
