@@ -10,6 +10,7 @@ successor — or report the terminal result when the target closed.
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -62,6 +63,7 @@ class Transaction:
         self.stopped_at: int | None = None
         self.before: list[RootInfo] = []
         self.after: list[RootInfo] = []
+        self.began = time.monotonic()
         self.settled_by = "none"
         """How root deltas settled: by the app going quiet (events), the fixed window, or none."""
 
@@ -114,10 +116,16 @@ class Transaction:
             near = closest(require, held.outline)
             raise PreconditionFailed(describe(require), require.timeout_ms, near)
 
+    def _launched(self) -> list[int]:
+        """Processes the acted-on application started since the steps began."""
+        root = self.state.root
+        return self.session.backend_for(root).started_processes(root, self.began)
+
     async def _steps(self, root: RootInfo) -> None:
         """Deliver the steps in order inside the lane; stop at the first ``didnt``."""
         backend = self.session.backend_for(root)
         self.before = await backend.list_roots()
+        self.began = time.monotonic()
         for index, step in enumerate(self.p.actions):
             item = self.prepared[index]
             if item is None:
@@ -187,6 +195,7 @@ class Transaction:
             backend.list_roots,
             window_s=0.0 if settled else SETTLE_WINDOW_S,
             went_quiet=went_quiet if quiet_s is not None else None,
+            launched=self._launched,
         )
         deltas = root_deltas(self.before, self.after, self.session.roots.ref_for)
         if any(d["change"] == "closed" and d["ref"] == self.state.root_ref for d in deltas):
@@ -283,7 +292,11 @@ class Transaction:
         """Deltas when the acted-on root closed; its ``closed`` entry is always there."""
         state, refs = self.state, self.session.roots.ref_for
         try:
-            after, _ = await settle(self.before, self.session.backend_for(state.root).list_roots)
+            after, _ = await settle(
+                self.before,
+                self.session.backend_for(state.root).list_roots,
+                launched=self._launched,
+            )
         except ActuiError:
             after = [r for r in self.before if r.native_id != state.root.native_id]
         deltas = root_deltas(self.before, after, refs)

@@ -1,5 +1,6 @@
 """Root deltas after act_ui without an expect: settled by the application's events where
-they are prompt (GTK 3), by the fixed window where they lag (GTK 4)."""
+they are prompt (GTK 3), by the fixed window where they lag (GTK 4), and by waiting for
+the window of a process the application started (a launcher)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from actui.tools import Computer
 async def _press(computer: Computer, window: dict[str, Any], **query: str) -> dict[str, Any]:
     """Observe the window, press the element ``query`` finds, return the act's trace."""
     state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details["stateId"]
+    return await _press_in(computer, state, **query)
+
+
+async def _press_in(computer: Computer, state: str, **query: str) -> dict[str, Any]:
     found = await computer.call("search_ui", {"stateId": state, **query})
     ref = found.details["matches"][0]["ref"]
     acted = await computer.call(
@@ -52,5 +57,48 @@ async def test_gtk4_whose_events_lag_settles_by_the_window(sandbox: Sandbox) -> 
         window = await paired_root(computer, pid=calculator.pid)
         trace = await _press(computer, window, text="7", role="button")
         assert trace["settledBy"] == "window" and trace["rootDelta"] == []
+    finally:
+        await computer.close()
+
+
+async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sandbox) -> None:
+    """xfce4-appfinder launches mousepad: appfinder closes, mousepad's window comes later."""
+    finder = await sandbox.launch(["xfce4-appfinder"])
+    await sandbox.wait_for_app(finder.pid)
+    computer = Computer(env=sandbox.env)
+    try:
+        window = await paired_root(computer, pid=finder.pid)
+        state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details[
+            "stateId"
+        ]
+        query = await computer.call("search_ui", {"stateId": state, "role": "textbox"})
+        typed = await computer.call(
+            "act_ui",
+            {
+                "stateId": state,
+                "actions": [
+                    {
+                        "action": "setText",
+                        "ref": query.details["matches"][0]["ref"],
+                        "text": "mousepad",
+                    }
+                ],
+                "expect": {"text": "Simple Text Editor", "timeoutMs": 5000},
+            },
+        )
+        state = typed.details["stateId"]
+        found = await computer.call("search_ui", {"stateId": state, "text": "Simple Text Editor"})
+        chosen = await computer.call(
+            "act_ui",
+            {
+                "stateId": state,
+                "actions": [{"action": "select", "ref": found.details["matches"][0]["ref"]}],
+            },
+        )
+        state = chosen.details["stateId"]
+        trace = await _press_in(computer, state, text="Launch", role="button")
+        appeared = [d for d in trace["rootDelta"] if d["change"] == "appeared"]
+        assert appeared and all(d["pid"] != finder.pid for d in appeared), trace["rootDelta"]
+        assert "Mousepad" in appeared[0]["title"] and trace["settledBy"] == "launch"
     finally:
         await computer.close()

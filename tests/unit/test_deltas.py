@@ -94,3 +94,20 @@ def test_a_modal_in_front_is_promoted_and_one_behind_is_not() -> None:
     assert promote_modal(front_main, [front_main, behind]) == front_main
     other_app = replace(DIALOG, pid=99, z_order=0, is_focused=True)
     assert promote_modal(main, [main, other_app]) == main
+
+
+async def test_a_launched_process_window_is_waited_for_and_reported() -> None:
+    """A launcher's press: it closes its own window, the new process's comes later."""
+    editor = RootInfo("b/1", 77, "mousepad", "Untitled 1", "window", "frame")
+    listings = [[], [], [editor], [editor]]
+    calls = 0
+
+    async def list_roots() -> list[RootInfo]:
+        nonlocal calls
+        calls += 1
+        return listings[min(calls - 1, len(listings) - 1)]
+
+    after, how = await settle([MAIN], list_roots, window_s=0.05, launched=lambda: [77])
+    assert how == "launch" and after == [editor]
+    _, how = await settle([MAIN], list_roots, window_s=0.0, launched=lambda: [])
+    assert how == "none", "no process started: no waiting"

@@ -272,6 +272,14 @@ class Backend(abc.ABC):
         """
         return []
 
+    def started_processes(self, root: RootInfo, since: float) -> list[int]:
+        """Processes ``root``'s application started at or after ``since`` (``time.monotonic``).
+
+        A launcher's press opens a window of another process a second later; a
+        transaction that started one waits for its window. [] where unknown.
+        """
+        return []
+
     def settle_quiet_s(self, root: RootInfo) -> float | None:
         """How long ``root``'s application must send no event before a transaction settles.
 

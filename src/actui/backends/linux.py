@@ -26,6 +26,7 @@ from actui.backends.base import (
     Snapshot,
     TextSlice,
 )
+from actui.backends.procfs import started_by
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.input import X11Input
 from actui.backends.x11.pairing import pair_windows
@@ -121,6 +122,9 @@ class LinuxBackend(Backend):
 
     def notices(self) -> list[str]:
         return self.atspi.notices()
+
+    def started_processes(self, root: RootInfo, since: float) -> list[int]:
+        return started_by(root.pid, since) if root.pid > 0 else []
 
     async def close(self) -> None:
         await self.atspi.close()

@@ -57,6 +57,10 @@ def root_deltas(
 
 Quiet = Callable[[float], Awaitable[bool]]
 """Waits at most the given seconds; whether the application stayed silent long enough."""
+Launched = Callable[[], list[int]]
+"""The processes the acted-on application started during the transaction."""
+LAUNCH_WAIT_S = 3.0
+LAUNCH_POLL_S = 0.1
 
 
 async def settle(
@@ -65,13 +69,16 @@ async def settle(
     *,
     window_s: float = SETTLE_WINDOW_S,
     went_quiet: Quiet | None = None,
+    launched: Launched | None = None,
 ) -> tuple[list[RootInfo], str]:
     """The root listing once the desktop has settled after a transaction, and how it settled.
 
     By events where the backend can tell (``went_quiet``): once the acted-on
     application has been silent, the desktop is listed. Otherwise by the fixed
     window: polled until the signature differs from ``before`` or ``window_s``
-    passes. After a change, it re-lists a few more times to catch close-then-open.
+    passes. When the application started a process (``launched``) that has no
+    window yet, its window is waited for too, up to :data:`LAUNCH_WAIT_S` ("launch").
+    After a change, it re-lists a few more times to catch close-then-open.
     """
     base = signature(before)
     deadline = time.monotonic() + window_s
@@ -88,6 +95,12 @@ async def settle(
         while signature(after) == base and time.monotonic() < deadline:
             await asyncio.sleep(SETTLE_POLL_S)
             after = await list_roots()
+    if launched is not None and _awaited(launched(), after):
+        how = "launch"
+        limit = time.monotonic() + LAUNCH_WAIT_S
+        while _awaited(launched(), after) and time.monotonic() < limit:
+            await asyncio.sleep(LAUNCH_POLL_S)
+            after = await list_roots()
     if signature(after) != base:
         for _ in range(REDIFF_COUNT):
             await asyncio.sleep(REDIFF_INTERVAL_S)
@@ -96,3 +109,8 @@ async def settle(
                 break
             after = again
     return after, how
+
+
+def _awaited(started: list[int], listed: Sequence[RootInfo]) -> bool:
+    """Whether processes were started and none of them has a window listed yet."""
+    return bool(started) and not any(root.pid in started for root in listed)
