@@ -195,7 +195,8 @@ class Transaction:
             backend.list_roots,
             window_s=0.0 if settled else SETTLE_WINDOW_S,
             went_quiet=went_quiet if quiet_s is not None else None,
-            launched=self._launched,
+            # a verified expect says when the work is done: no waiting for new processes
+            launched=None if settled else self._launched,
         )
         deltas = root_deltas(self.before, self.after, self.session.roots.ref_for)
         if any(d["change"] == "closed" and d["ref"] == self.state.root_ref for d in deltas):
