@@ -31,6 +31,8 @@ class Prepared:
     needs_foreground: bool
     uses_current_focus: bool
     establishes_focus: bool
+    physical_point: tuple[int, int] | None = None
+    """Where a press or toggle clicks if the backend can only do it physically."""
 
 
 MAX_SCROLL = 10_000
@@ -75,6 +77,16 @@ def _node_point(state: State, node: Node, field: str) -> tuple[int, int]:
     return _screen_point(state, cx, cy, field)
 
 
+def _center_if_known(state: State, node: Node) -> tuple[int, int] | None:
+    """The node's center on screen, or None when the state cannot place it."""
+    if node.rect is None or node.rect.empty:
+        return None
+    try:
+        return _node_point(state, node, "ref")
+    except InvalidParams:
+        return None
+
+
 def prepare(
     step: ActionStep,
     index: int,
@@ -90,6 +102,7 @@ def prepare(
     node = state.node(step.ref, f"{field}.ref") if step.ref else None
     target: str | None = None
     point: tuple[int, int] | None = None
+    physical_point: tuple[int, int] | None = None
     needs_foreground = uses_current_focus = False
     # A page's input events reach the element without focus or pointer, so a
     # browser ref click stays a real click on its element.
@@ -98,14 +111,20 @@ def prepare(
         semantic_click = (
             kind == "click" and step.button in (None, "left") and step.clickCount in (None, 1)
         )
-        semantic_caps = "press" in node.caps or "focus" in node.caps
-        if kind == "click" and semantic_click and semantic_caps and not page:
-            kind = "press" if "press" in node.caps else "focus"
+        if kind == "click" and semantic_click and not page:
+            # A click presses what can be pressed and focuses a text field; anything
+            # else (a GTK 4 check box with no action) is clicked for real.
+            if "press" in node.caps:
+                kind = "press"
+            elif "focus" in node.caps and {"setText", "typeText"} & node.caps:
+                kind = "focus"
         pointer = kind in ("drag", "moveMouse") or (kind == "click" and not page)
         if pointer or node.picture_only or not node.wire:
             point = _node_point(state, node, f"{field}.ref")
         else:
             target = node.wire
+            if kind in ("press", "toggle") and not page:
+                physical_point = _center_if_known(state, node)
     elif step.x is not None and step.y is not None:
         point = _screen_point(state, step.x, step.y, field)
     elif step.path:
@@ -139,7 +158,9 @@ def prepare(
         value=step.value,
         timeout_s=min(MAX_STEP_TIMEOUT_S, max(15.0, 0.025 * len(step.text or "") + 4.0)),
     )
-    return Prepared(request, step.ref, needs_foreground, uses_current_focus, establishes)
+    return Prepared(
+        request, step.ref, needs_foreground, uses_current_focus, establishes, physical_point
+    )
 
 
 def _with_policy(request: ActionRequest, policy: DeliveryPolicy) -> ActionRequest:
@@ -204,13 +225,21 @@ async def deliver(
             deliveryPolicy="foreground",
         )
         try:
-            result = await backend.act(_with_policy(request, "foreground"))
+            result = await backend.act(_with_policy(_physical(prepared), "foreground"))
         except ActuiError as retry_exc:
             return _failed(trace, "foreground", retry_exc)
     except ActuiError as exc:
         return _failed(trace, initial, exc)
     trace.update(_result_json(result))
     return trace
+
+
+def _physical(prepared: Prepared) -> ActionRequest:
+    """The step as physical input: a press or toggle becomes a click on the element."""
+    request = prepared.request
+    if request.point is None and prepared.physical_point is not None:
+        return replace(request, kind="press", point=prepared.physical_point)
+    return request
 
 
 def _failed(trace: dict[str, Any], policy: DeliveryPolicy, exc: ActuiError) -> dict[str, Any]:

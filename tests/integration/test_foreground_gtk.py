@@ -1,4 +1,5 @@
-"""The physical path through ``Computer`` on GTK3: drag, wheel, Unicode typing, safe retry.
+"""The physical path through ``Computer`` on GTK3: drag, wheel, Unicode typing, safe retry;
+and GTK 4 check boxes that only a real click can toggle.
 
 Each effect is read back from the application (AT-SPI values, zenity's output),
 never inferred from the trace alone.
@@ -147,3 +148,37 @@ async def test_a_refused_background_insert_is_retried_in_the_foreground_and_stay
     assert acted["outcome"] == "unknown"
     read = await computer.call("read_text", {"stateId": acted["stateId"], "ref": view.ref})
     assert read.details["text"] == "read only text\n"
+
+
+async def test_a_check_box_without_actions_is_toggled_and_clicked_physically(
+    computer: Computer, module_sandbox: Sandbox
+) -> None:
+    """13 of 16 GTK 4 check boxes expose no action: toggle and click become real clicks."""
+    app = await module_sandbox.launch(["gtk4-widget-factory"])
+    await module_sandbox.wait_for_app(app.pid)
+    state = await _observe(computer, app.pid)
+    box = _one(
+        computer,
+        state,
+        lambda n: n.raw_role == "check box" and not n.actions and "offscreen" not in n.states,
+    )
+    assert "toggle" not in box.caps and "press" not in box.caps
+    for action in ("toggle", "click"):
+        was = "checked" in computer.store.get(state).outline.nodes[box.ref].states
+        acted = await computer.call(
+            "act_ui",
+            {"stateId": state, "actions": [{"action": action, "ref": box.ref}]},
+        )
+        assert not acted.is_error, acted.text
+        (step,) = acted.details["execution"]["steps"]
+        assert step["delivery"] == "hid" and step["deliveryPolicy"] == "foreground", step
+        if action == "toggle":
+            assert step["escalationReason"] == "foreground_required", step
+        # GTK 4 reports the new state a moment later: read it back once it has
+        for _ in range(40):
+            state = await _observe(computer, app.pid)
+            now = "checked" in computer.store.get(state).outline.nodes[box.ref].states
+            if now != was:
+                break
+            await asyncio.sleep(0.05)
+        assert now != was, f"{action} did not flip the check box"

@@ -302,3 +302,46 @@ def test_a_browser_ref_click_stays_a_real_click_on_its_element() -> None:
     assert prepared.request.kind == "click"
     assert prepared.request.target == "entry"
     assert not prepared.needs_foreground
+
+
+def _with_check_box() -> State:
+    """A window holding one check box that exposes no action (GTK 4), at (200, 150) 20x20."""
+    box = RawNode("box", "check box", caps=frozenset({"focus"}), rect=Rect(200, 150, 20, 20))
+    tree = RawNode("w", "frame", rect=ROOT.frame, children=(box,))
+    return replace(_state(), outline=build_outline(tree, ROOT.frame))
+
+
+async def test_a_toggle_the_backend_can_only_do_physically_becomes_a_click_on_its_center() -> None:
+    """A GTK 4 check box with no action: semantic first, then a real click where it is."""
+    state = _with_check_box()
+
+    def answer(request: ActionRequest) -> ActionResult:
+        if request.policy != "foreground":
+            raise ForegroundRequired("the check box has no accessible action for toggle")
+        return _result("unknown", "foreground")
+
+    prepared = prepare(
+        ActionStep(action="toggle", ref="@e2"), 0, state, headless=False, focus_established=False
+    )
+    assert not prepared.needs_foreground, "the semantic attempt comes first"
+    backend = ScriptedBackend(answer)
+    trace = await deliver(backend, prepared, headless=False, policy="background")
+    first, retry = backend.requests
+    assert (first.kind, first.target, first.point) == ("toggle", "box", None)
+    assert (retry.kind, retry.point, retry.policy) == ("press", (210, 160), "foreground")
+    assert trace["escalationReason"] == "foreground_required" and trace["delivery"] == "hid"
+
+
+def test_a_click_only_focuses_a_text_field_and_clicks_anything_else_for_real() -> None:
+    clicked = prepare(
+        ActionStep(action="click", ref="@e2"),
+        0,
+        _with_check_box(),
+        headless=False,
+        focus_established=False,
+    )
+    assert (clicked.request.kind, clicked.request.point) == ("click", (210, 160))
+    focused = prepare(
+        ActionStep(action="click", ref="@e2"), 0, _state(), headless=False, focus_established=False
+    )
+    assert focused.request.kind == "focus", "a text field is focused, not clicked"
