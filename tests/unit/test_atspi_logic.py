@@ -230,7 +230,8 @@ def test_an_exited_app_loses_its_mirrors() -> None:
     )
     mirrors.on_event(":1.5", gone)
     assert mirrors.take(root.native_id, key, trusted=True) is None
-    assert mirrored("GTK 3.24.38") and mirrored("GTK 4.8.3") and not mirrored("Qt 6.12.0")
+    assert mirrored("GTK 3.24.38") and mirrored("GTK 4.8.3") and mirrored("Qt 6.12.0")
+    assert not mirrored("Chromium 120")
 
 
 def test_an_event_during_the_first_walk_dirties_what_that_walk_read() -> None:
@@ -251,7 +252,7 @@ def test_without_trusted_events_nothing_is_clean_but_roles_are_remembered() -> N
     reuse = mirrors.take(root.native_id, key, trusted=False)
     assert reuse is not None and reuse.clean(root) is None
     assert reuse.identity(root) == ("push button", frozenset({"Action"}))
-    assert remembered("GTK 4.8.3") and not remembered("Qt 6.12.0")
+    assert remembered("GTK 4.8.3") and remembered("Qt 6.12.0") and not remembered("Chromium")
 
 
 def test_the_last_tree_is_reused_only_while_nothing_touched_or_moved_the_root() -> None:
@@ -339,7 +340,7 @@ def test_gtk4_mirrors_are_trusted_only_once_lagging_events_are_due() -> None:
     mirrors.acted(":1.5", "GTK 4.8.3")
     assert not mirrors.trusts(":1.5", "GTK 4.8.3"), "its events may still be on their way"
     assert mirrors.trusts(":1.5", "GTK 3.24.38") and mirrors.trusts(":1.6", "GTK 4.8.3")
-    assert not mirrors.trusts(":1.5", "Qt 6.12.0")
+    assert mirrors.trusts(":1.5", "Qt 6.12.0") and not mirrors.trusts(":1.5", "Chromium")
 
 
 def test_input_to_gtk4_makes_its_mirror_read_every_rect_again() -> None:
@@ -403,3 +404,16 @@ def test_only_the_acted_on_window_and_window_events_count_as_evidence() -> None:
         "TextChanged:insert"
     ), "without a mirror of the window, the application's events count"
     assert evidence_label(_event("StateChanged", "/win/button", "checked"), ":1.6", None) is None
+
+
+def test_a_root_that_changed_size_has_every_rect_read_again() -> None:
+    """Qt re-lays out a resized window without one event about the widgets it moved."""
+    mirrors, key = Mirrors(), (512, 20, 1)
+    root = Address(":1.5", "/root")
+    frame = Rect(10, 20, 300, 200)
+    made = Assembled(RawNode(root.native_id, "frame"), 1, False, frame)
+    mirrors.store(root.native_id, key, {root: _record()}, made)
+    reuse = mirrors.take(root.native_id, key, trusted=True)
+    assert reuse is not None
+    assert not reuse.sized(Rect(50, 60, 300, 200)).moves(root), "a move keeps relative rects"
+    assert reuse.sized(Rect(10, 20, 420, 200)).moves(root)

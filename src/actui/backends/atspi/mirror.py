@@ -31,8 +31,15 @@ mirror-versus-walk test):
   switches, text, toggles, a window resize: 109 ``BoundsChanged`` covered
   the 226 rects that moved; mirror equal to a fresh walk). So a GTK 4 mirror
   is trusted only when no action was delivered to the application within
-  :data:`EVENT_LAG_S`; inside that window every element is re-read.
-* Qt and everything else: not mirrored (their event streams are unmeasured).
+  :data:`EVENT_LAG_S`; inside that window every element is re-read. A page
+  switch later moved two fillers with no event, so input also marks every
+  rect of a GTK 4 mirror to be read again.
+* Qt (6): mirrored. Text, state, name and structure changes arrive as
+  events (set text, toggle, a label a press changed: the mirror equalled a
+  fresh walk), but a window resize re-laid out five widgets with no event
+  at all; so for every toolkit, a root whose size changed since the last
+  walk has every rect read again.
+* Everything else: not mirrored (their event streams are unmeasured).
 
 An untrusted GTK mirror (GTK 4 just after an action) still saves half of the
 per-node calls: every element is re-read, but its role and interfaces, which
@@ -50,7 +57,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dbus_fast import Message
 
@@ -59,11 +66,11 @@ from actui.backends.atspi.changes import WINDOW_EVENTS
 from actui.backends.atspi.reader import Basics, Details
 from actui.backends.base import RawNode, Rect
 
-MIRRORED_TOOLKITS = ("gtk 3", "gtk 4")
+MIRRORED_TOOLKITS = ("gtk 3", "gtk 4", "qt")
 LAGGING_TOOLKITS = ("gtk 4",)
 EVENT_LAG_S = 0.5
 """GTK 4's events arrived up to 340 ms after the change they announce."""
-IDENTITY_TOOLKITS = ("gtk",)
+IDENTITY_TOOLKITS = ("gtk", "qt")
 MAX_MIRRORS = 16
 MAX_DIRTY = 4096
 
@@ -148,6 +155,13 @@ class Reuse:
         if self.assembled is None or self.assembled.frame != frame:
             return None
         return self.assembled
+
+    def sized(self, frame: Rect | None) -> Reuse:
+        """This reuse, with every rect to be read again if the root's size changed."""
+        last = self.assembled.frame if self.assembled is not None else None
+        if last is None or frame is None or (last.w, last.h) == (frame.w, frame.h):
+            return self
+        return replace(self, all_moved=True)
 
     def clean(self, at: Address) -> NodeRecord | None:
         return None if not self.trusted or at in self.dirty else self.records.get(at)

@@ -249,7 +249,8 @@ class SnapshotReader:
         key = (max_nodes, max_depth, self._bus.connection_epoch)
         keep = remembered(root.toolkit)
         trusted = self._mirrors.trusts(at.bus, root.toolkit)
-        reuse = self._mirrors.take(root.native_id, key, trusted=trusted) if keep else None
+        taken = self._mirrors.take(root.native_id, key, trusted=trusted) if keep else None
+        reuse = taken.sized(frame) if taken is not None else None
         last = reuse.unchanged(frame) if reuse is not None else None
         if last is not None and reuse is not None:
             self._mirrors.store(root.native_id, key, reuse.records, last)
