@@ -51,19 +51,26 @@ class RawAtspi:
     ) -> list[Any]:
         """One method call on the element ``wire`` ("<bus name><object path>")."""
         name, path = split_wire(wire)
-        message = Message(
-            destination=name,
-            path=path,
-            interface=IFACE + iface,
-            member=member,
-            signature=signature,
-            body=body or [],
+        return await self.send(
+            Message(
+                destination=name,
+                path=path,
+                interface=IFACE + iface,
+                member=member,
+                signature=signature,
+                body=body or [],
+            )
         )
+
+    async def send(self, message: Message) -> list[Any]:
+        """One method call as given; its reply body (an error reply raises)."""
         async with asyncio.timeout(CALL_TIMEOUT_S):
             reply = await self._bus.call(message)
         assert reply is not None
         if reply.message_type != MessageType.METHOD_RETURN:
-            raise RuntimeError(f"{member} on {wire} failed: {reply.error_name} {reply.body}")
+            raise RuntimeError(
+                f"{message.member} on {message.path} failed: {reply.error_name} {reply.body}"
+            )
         return list(reply.body)
 
     async def text(self, wire: str) -> str:
@@ -80,10 +87,7 @@ class RawAtspi:
             signature="ss",
             body=[IFACE + "Value", "CurrentValue"],
         )
-        async with asyncio.timeout(CALL_TIMEOUT_S):
-            reply = await self._bus.call(message)
-        assert reply is not None and reply.message_type == MessageType.METHOD_RETURN
-        return float(reply.body[0].value)
+        return float((await self.send(message))[0].value)
 
     async def set_text(self, wire: str, text: str) -> None:
         await self.call(wire, "EditableText", "SetTextContents", "s", [text])
