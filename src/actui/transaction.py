@@ -65,7 +65,8 @@ class Transaction:
         self.after: list[RootInfo] = []
         self.began = time.monotonic()
         self.settled_by = "none"
-        """How root deltas settled: by the app going quiet (events), the fixed window, or none."""
+        """How root deltas settled: ``events`` (the app went quiet), ``window`` (the fixed
+        window), ``launch`` (a started process's window was waited for) or ``none``."""
 
     def _prepare(self) -> list[Prepared | None]:
         """Resolve every step's target before anything is sent (wait steps: None)."""

@@ -84,7 +84,6 @@ async def settle(
     deadline = time.monotonic() + window_s
     how = "window" if window_s > 0 else "none"
     if went_quiet is not None and window_s > 0:
-        how = "window"
         while (remaining := deadline - time.monotonic()) > 0:
             if await went_quiet(remaining):
                 how = "events"
