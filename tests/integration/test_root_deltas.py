@@ -4,6 +4,8 @@ the window of a process the application started (a launcher)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from computer_helpers import paired_root
@@ -30,44 +32,42 @@ async def _press_in(computer: Computer, state: str, **query: str) -> dict[str, A
     return trace
 
 
+@asynccontextmanager
+async def _app(
+    sandbox: Sandbox, argv: list[str]
+) -> AsyncIterator[tuple[Computer, int, dict[str, Any]]]:
+    """The app started, an agent session, and the app's window (once it has its X window)."""
+    process = await sandbox.launch(argv)
+    await sandbox.wait_for_app(process.pid)
+    computer = Computer(env=sandbox.env)
+    try:
+        yield computer, process.pid, await paired_root(computer, pid=process.pid)
+    finally:
+        await computer.close()
+
+
 async def test_a_dialog_a_press_opens_is_a_delta_once_the_app_went_quiet(
     sandbox: Sandbox,
 ) -> None:
-    editor = await sandbox.launch(["mousepad"])
-    await sandbox.wait_for_app(editor.pid)
-    computer = Computer(env=sandbox.env)
-    try:
-        window = await paired_root(computer, pid=editor.pid)
+    async with _app(sandbox, ["mousepad"]) as (computer, pid, window):
         trace = await _press(computer, window, text="About", role="menuitem")
         assert trace["settledBy"] == "events"
         (delta,) = trace["rootDelta"]
-        assert (delta["change"], delta["kind"], delta["pid"]) == ("appeared", "dialog", editor.pid)
+        assert (delta["change"], delta["kind"], delta["pid"]) == ("appeared", "dialog", pid)
         assert "About" in delta["title"]
-        listed = await computer.call("find_roots", {"pid": editor.pid})
+        listed = await computer.call("find_roots", {"pid": pid})
         assert delta["ref"] in {w["windowRef"] for w in listed.details["windows"]}
-    finally:
-        await computer.close()
 
 
 async def test_gtk4_whose_events_lag_settles_by_the_window(sandbox: Sandbox) -> None:
-    calculator = await sandbox.launch(["gnome-calculator"])
-    await sandbox.wait_for_app(calculator.pid)
-    computer = Computer(env=sandbox.env)
-    try:
-        window = await paired_root(computer, pid=calculator.pid)
+    async with _app(sandbox, ["gnome-calculator"]) as (computer, _, window):
         trace = await _press(computer, window, text="7", role="button")
         assert trace["settledBy"] == "window" and trace["rootDelta"] == []
-    finally:
-        await computer.close()
 
 
 async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sandbox) -> None:
     """xfce4-appfinder launches mousepad: appfinder closes, mousepad's window comes later."""
-    finder = await sandbox.launch(["xfce4-appfinder"])
-    await sandbox.wait_for_app(finder.pid)
-    computer = Computer(env=sandbox.env)
-    try:
-        window = await paired_root(computer, pid=finder.pid)
+    async with _app(sandbox, ["xfce4-appfinder"]) as (computer, finder, window):
         state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details[
             "stateId"
         ]
@@ -98,7 +98,5 @@ async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sand
         state = chosen.details["stateId"]
         trace = await _press_in(computer, state, text="Launch", role="button")
         appeared = [d for d in trace["rootDelta"] if d["change"] == "appeared"]
-        assert appeared and all(d["pid"] != finder.pid for d in appeared), trace["rootDelta"]
+        assert appeared and all(d["pid"] != finder for d in appeared), trace["rootDelta"]
         assert "Mousepad" in appeared[0]["title"] and trace["settledBy"] == "launch"
-    finally:
-        await computer.close()

@@ -112,12 +112,7 @@ async def read_basics(
     if identity is None:
         calls.append(bus.request(at.bus, at.path, ACCESSIBLE, "GetRole"))
         calls.append(bus.request(at.bus, at.path, ACCESSIBLE, "GetInterfaces"))
-    try:
-        props = await bus.get_many(at.bus, at.path, ACCESSIBLE, PROPERTY_NAMES)
-        bodies = await asyncio.gather(*calls)
-    except BaseException:
-        discard(calls)
-        raise
+    props, bodies = await _with_properties(bus, at, calls)
     if identity is None:
         identity = (role_name(int(bodies[1][0])), short_interfaces(bodies[2][0]))
     return Basics(
@@ -128,6 +123,18 @@ async def read_basics(
         interfaces=identity[1],
         child_count=int(props.get("ChildCount", -1)),
     )
+
+
+async def _with_properties(
+    bus: AtspiBus, at: Address, calls: list[asyncio.Future[list[Any]]]
+) -> tuple[dict[str, Any], list[list[Any]]]:
+    """Name, description and child count, and the bodies of ``calls`` already sent."""
+    try:
+        props = await bus.get_many(at.bus, at.path, ACCESSIBLE, PROPERTY_NAMES)
+        return props, list(await asyncio.gather(*calls))
+    except BaseException:
+        discard(calls)
+        raise
 
 
 UNSEEN_STATES = frozenset({"offscreen"})
@@ -142,12 +149,7 @@ async def read_unseen(bus: AtspiBus, at: Address, role: str | None = None) -> Ba
     """
     await bus.a11y()
     calls = [] if role is not None else [bus.request(at.bus, at.path, ACCESSIBLE, "GetRole")]
-    try:
-        props = await bus.get_many(at.bus, at.path, ACCESSIBLE, PROPERTY_NAMES)
-        bodies = await asyncio.gather(*calls)
-    except BaseException:
-        discard(calls)
-        raise
+    props, bodies = await _with_properties(bus, at, calls)
     listed = Basics(
         role=role if role is not None else role_name(int(bodies[0][0])),
         name=str(props.get("Name", "")),
