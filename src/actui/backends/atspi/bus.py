@@ -3,10 +3,11 @@
 Owns the persistent dbus-fast connection, the bound on calls in flight
 (64, as issue 4 asks; dbus-fast closes its socket on EAGAIN when the send
 buffer fills: 800 small calls at once did, 400 did not; a cold
-gtk4-widget-factory walk took 753 ms with 64 and 612 ms with 256), the
-per-call timeout, the event registration (once per connection, counted by
-``connection_epoch`` so event consumers know when they may have missed some)
-and the signal fan-out. It translates every D-Bus failure into an
+gtk4-widget-factory walk took 753 ms with 64 and 612 ms with 256; calls leave
+through an ``Outbox``, one socket write per loop turn), the per-call timeout,
+the event registration (once per connection, counted by ``connection_epoch``
+so event consumers know when they may have missed some) and the signal
+fan-out. It translates every D-Bus failure into an
 ``actui.errors`` class, telling a whole application gone (``AppGone``) from
 one element gone, so no dbus-fast exception leaves this module. It knows
 nothing of roles, trees or actions.
@@ -26,6 +27,7 @@ from typing import Any
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
+from actui.backends.atspi.outbox import Outbox
 from actui.errors import BackendUnavailable, CallTimeout, TargetGone
 
 MAX_IN_FLIGHT = 64
@@ -90,6 +92,7 @@ class AtspiBus:
         self._address = source.get("DBUS_SESSION_BUS_ADDRESS", "")
         self.call_timeout_s = call_timeout_s
         self._a11y: MessageBus | None = None
+        self._outbox: Outbox | None = None
         self._connecting = asyncio.Lock()
         self._registering = asyncio.Lock()
         self._pending: dict[int, _Pending] = {}
@@ -112,6 +115,7 @@ class AtspiBus:
         async with self._connecting:
             if self._a11y is None or not self._a11y.connected:
                 self._a11y = await self._connect_a11y()
+                self._outbox = Outbox(self._a11y, self._unsendable)
                 self._events_registered = False
                 self.connection_epoch += 1
         return self._a11y
@@ -208,8 +212,8 @@ class AtspiBus:
         return future
 
     def _send(self, pending: _Pending) -> None:
-        bus = self._a11y
-        if bus is None or not bus.connected:
+        bus, outbox = self._a11y, self._outbox
+        if bus is None or outbox is None or not bus.connected:
             _fail(pending.future, BackendUnavailable(BUS_GONE))
             return
         loop = asyncio.get_running_loop()
@@ -219,11 +223,13 @@ class AtspiBus:
         self._pending[serial] = pending
         if self._sweep is None:
             self._sweep = loop.call_later(SWEEP_S, self._expire_overdue)
-        try:
-            bus.send(pending.message)
-        except Exception as exc:  # a body that does not fit its signature, a closed socket
-            self._pending.pop(serial, None)
-            _fail(pending.future, BackendUnavailable(f"the AT-SPI call could not be sent: {exc}"))
+        outbox.put(pending.message)
+
+    def _unsendable(self, message: Message, error: Exception) -> None:
+        pending = self._pending.pop(message.serial, None)
+        if pending is not None:
+            _fail(pending.future, BackendUnavailable(f"the AT-SPI call could not be sent: {error}"))
+            self._send_backlog()
 
     def _send_backlog(self) -> None:
         while self._backlog and len(self._pending) < MAX_IN_FLIGHT:
@@ -402,6 +408,7 @@ class AtspiBus:
             self._sweep.cancel()
             self._sweep = None
         self._a11y = None
+        self._outbox = None
         self._listeners.clear()
 
 
