@@ -334,6 +334,46 @@ def test_geometry_events_mark_subtrees_moved_without_dirtying_fields() -> None:
     assert scrolled is not None and scrolled.moves(root) and scrolled.dirty == {bar}
 
 
+def _bounds_event(path: str, rect: tuple[int, int, int, int]) -> Message:
+    message = _event("BoundsChanged", path)
+    message.body[3] = Variant("(iiii)", list(rect))
+    return message
+
+
+def test_bounds_announced_again_unchanged_move_nothing() -> None:
+    mirrors, key = Mirrors(), (512, 20, 1)
+    root, box = Address(":1.5", "/root"), Address(":1.5", "/box")
+    mirrors.store(root.native_id, key, {root: _record(), box: _record()})
+
+    def moved_after(*events: Message) -> bool:
+        for event in events:
+            mirrors.on_event(":1.5", event)
+        reuse = mirrors.take(root.native_id, key, trusted=True)
+        assert reuse is not None
+        mirrors.store(root.native_id, key, reuse.records)
+        return reuse.moves(box)
+
+    assert moved_after(_bounds_event("/box", (5, 51, 1356, 685))), "first announcement"
+    assert not moved_after(*[_bounds_event("/box", (5, 51, 1356, 685))] * 3)
+    assert moved_after(_bounds_event("/box", (5, 60, 1356, 685)))
+    assert moved_after(_bounds_event("/box", (5, 51, 1356, 685))), "and back again"
+    assert moved_after(_event("BoundsChanged", "/box")), "no bounds in the event"
+
+
+def test_a_value_change_outside_the_walked_tree_moves_nothing_unless_a_walk_runs() -> None:
+    mirrors, key = Mirrors(), (512, 20, 1)
+    root = Address(":1.5", "/root")
+    mirrors.store(root.native_id, key, {root: _record()})
+    mirrors.on_event(":1.5", _event("PropertyChange", "/popup-scale", "accessible-value"))
+    reuse = mirrors.take(root.native_id, key, trusted=True)
+    assert reuse is not None and not reuse.moves(root)
+    # the mirror is taken: a walk is running and cannot tell a scroll bar yet
+    mirrors.on_event(":1.5", _event("PropertyChange", "/new-bar", "accessible-value"))
+    mirrors.store(root.native_id, key, reuse.records)
+    during = mirrors.take(root.native_id, key, trusted=True)
+    assert during is not None and during.moves(root)
+
+
 def test_gtk4_mirrors_are_trusted_only_once_lagging_events_are_due() -> None:
     mirrors = Mirrors()
     assert mirrors.trusts(":1.5", "GTK 4.8.3") and mirrors.trusts(":1.5", "GTK 3.24.38")

@@ -59,7 +59,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 
-from dbus_fast import Message
+from dbus_fast import Message, Variant
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.changes import WINDOW_EVENTS
@@ -73,6 +73,7 @@ EVENT_LAG_S = 0.5
 IDENTITY_TOOLKITS = ("gtk", "qt")
 MAX_MIRRORS = 16
 MAX_DIRTY = 4096
+MAX_BOUNDS = 16384
 
 
 @dataclass(frozen=True)
@@ -123,9 +124,15 @@ class _Mirror:
         ):
             self.moved.add(at)
         elif member == "PropertyChange" and detail == "accessible-value":
+            # A scroll bar scrolled everything in its area. An element the last
+            # walk did not read is in another window or past the caps (one made
+            # since was announced by its parent's ChildrenChanged), unless that
+            # walk is still running: then its role is unknown.
             record = self.records.get(at)
-            if record is None or record.basics.role == "scroll bar":
-                self.all_moved = True  # scrolled: everything in the area moved
+            if (record is None and not self.records) or (
+                record is not None and record.basics.role == "scroll bar"
+            ):
+                self.all_moved = True
         self.dirty.add(at)
 
 
@@ -198,6 +205,8 @@ class Mirrors:
     def __init__(self) -> None:
         self._mirrors: OrderedDict[str, _Mirror] = OrderedDict()
         self._acted: dict[str, float] = {}
+        self._bounds: dict[Address, tuple[int, ...]] = {}
+        """The bounds each element last announced in ``BoundsChanged``."""
 
     def acted(self, app: str, toolkit: str) -> None:
         """An action was just delivered to ``app``: its lagging events are still due.
@@ -231,11 +240,31 @@ class Mirrors:
             return
         if app != sender:
             return  # the registry announcing the app: its windows, not their trees
+        at = Address(sender, path)
+        if message.member == "BoundsChanged" and not self._bounds_changed(at, message):
+            return
         for root_id, mirror in list(self._mirrors.items()):
             if Address.parse(root_id).bus == app:
-                mirror.mark(Address(sender, path), message)
+                mirror.mark(at, message)
                 if len(mirror.dirty) + len(mirror.moved) > MAX_DIRTY:
                     del self._mirrors[root_id]  # cheaper to walk again
+
+    def _bounds_changed(self, at: Address, message: Message) -> bool:
+        """Whether ``BoundsChanged`` gives other bounds than the element's last one did.
+
+        GTK 3 announces every size-allocate, also the many that change nothing:
+        gtk3-widget-factory's spinner and progress bar re-allocate the window's
+        top box, with the same bounds, several times a second, which made
+        every successor snapshot re-read all 148 extents. The first
+        announcement of an element, or one without bounds, counts as a move.
+        """
+        bounds = _announced_bounds(message)
+        if bounds is None:
+            return True
+        if len(self._bounds) >= MAX_BOUNDS and at not in self._bounds:
+            self._bounds.clear()
+        last, self._bounds[at] = self._bounds.get(at), bounds
+        return last != bounds
 
     def paths(self, root_id: str) -> frozenset[str] | None:
         """The object paths last read under the root; None when it is not mirrored now."""
@@ -247,6 +276,8 @@ class Mirrors:
     def _drop(self, app: str) -> None:
         for root_id in [r for r in self._mirrors if Address.parse(r).bus == app]:
             del self._mirrors[root_id]
+        for at in [a for a in self._bounds if a.bus == app]:
+            del self._bounds[at]
 
     def take(self, root_id: str, key: tuple[int, int, int], *, trusted: bool) -> Reuse | None:
         """The root's mirror for a walk with the same caps and connection.
@@ -286,3 +317,13 @@ class Mirrors:
     def _trim(self) -> None:
         while len(self._mirrors) > MAX_MIRRORS:
             self._mirrors.popitem(last=False)
+
+
+def _announced_bounds(message: Message) -> tuple[int, ...] | None:
+    """The rect a ``BoundsChanged`` carries in its ``any_data`` (None when it has none)."""
+    body = message.body
+    data = body[3] if len(body) > 3 else None
+    value = data.value if isinstance(data, Variant) else None
+    if not isinstance(value, list | tuple) or len(value) != 4:
+        return None
+    return tuple(int(v) for v in value)
