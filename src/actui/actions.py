@@ -121,6 +121,8 @@ def prepare(
         pointer = kind in ("drag", "moveMouse") or (kind == "click" and not page)
         if pointer or node.picture_only or not node.wire:
             point = _node_point(state, node, f"{field}.ref")
+            if kind == "click" and not node.picture_only:
+                target = node.wire  # aimed at: the click waits for it to be enabled
         else:
             target = node.wire
             if kind in ("press", "toggle") and not page:

@@ -148,3 +148,26 @@ async def test_a_name_typed_and_confirmed_with_enter_saves_the_typed_text(editor
     )
     assert act["execution"]["steps"][1]["delivery"] == "hid", act
     await _saved(editor.computer, path, text)
+
+
+async def test_a_physical_click_on_the_disabled_save_is_refused_before_any_input(
+    editor: Editor,
+) -> None:
+    text = "Third page,\nnever double-clicked.\n"
+    dialog = await _save_as(editor, text, new_tab=True)
+    double = {"action": "click", "ref": dialog.save, "clickCount": 2}
+    refused = await _act(editor.computer, dialog.state, double)
+    (step,) = refused["execution"]["steps"]
+    assert step["outcome"] == "didnt" and "disabled" in step["reason"], step
+    assert step["mechanism"] == "none", "nothing was clicked"
+    assert not list(editor.home.glob("third*"))
+
+    path = editor.home / "third.txt"
+    act = await _act(
+        editor.computer,
+        refused["stateId"],
+        {"action": "setText", "ref": dialog.name, "text": str(path)},
+        {"action": "press", "ref": dialog.save},
+    )
+    assert [step["outcome"] for step in act["execution"]["steps"]] == ["worked", "worked"], act
+    await _saved(editor.computer, path, text)

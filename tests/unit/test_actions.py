@@ -341,6 +341,10 @@ def test_a_click_only_focuses_a_text_field_and_clicks_anything_else_for_real() -
         focus_established=False,
     )
     assert (clicked.request.kind, clicked.request.point) == ("click", (210, 160))
+    wire = _with_check_box().node("@e2").wire
+    assert wire is not None and clicked.request.target == wire, (
+        "aimed at the check box: the click waits for it to be enabled"
+    )
     focused = prepare(
         ActionStep(action="click", ref="@e2"), 0, _state(), headless=False, focus_established=False
     )

@@ -148,7 +148,9 @@ class ActionRequest:
     """One step to deliver to one root.
 
     ``target`` is the element's ``native_id`` for semantic delivery, or None
-    for coordinate / current-focus delivery (``point`` in screen pixels).
+    for coordinate / current-focus delivery (``point`` in screen pixels). With
+    both, physical input lands on ``point`` and is aimed at ``target``: it
+    waits for that element to be enabled, as a person would.
     """
 
     kind: ActionKind

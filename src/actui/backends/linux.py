@@ -5,7 +5,7 @@ runtime sends with the ``foreground`` (or ``default``) policy needs physical
 input and goes to XTEST; keyboard input aimed at an element first gets that
 element focused semantically, so the keys land where the agent meant, and a
 physical Enter waits (briefly) for the default button it activates to be
-enabled, as a person would. Roots
+enabled, and a click aimed at an element for that element, as a person would. Roots
 are AT-SPI's, enriched with their X11 windows (id, stacking, activation).
 This module only composes; each half owns its platform.
 """
@@ -101,6 +101,9 @@ class LinuxBackend(Backend):
             request = replace(request, target=None)
         if request.kind == "keypress" and [k.lower() for k in request.keys] in _ENTER:
             await self.atspi.until_default_enabled(request.root)
+        refusal = await self.atspi.refusal_if_disabled(request)
+        if refusal is not None:
+            return refusal
         result = await self._input.deliver(request, window_id)
         self.atspi.note_input(request.root)  # GTK4's events lag physical input too
         return result

@@ -124,18 +124,41 @@ class ActionDelivery:
         }
         try:
             async with asyncio.timeout(request.timeout_s):
-                await self._bus.ensure_events()
-                basics = await read_basics(self._bus, at)
-                if kind in OPERATING and basics.disabled:
-                    basics = await self.until_enabled(at, basics)
-                    if basics.disabled:
-                        return self._disabled(request, basics)
+                basics, refusal = await self._ready(request, at)
+                if refusal is not None:
+                    return refusal
                 return await steps[kind](request, at, basics)
         except TimeoutError as exc:
             raise CallTimeout(
                 f"{kind} did not finish within {request.timeout_s:g} s; the application may "
                 "be busy. Observe again before retrying."
             ) from exc
+
+    async def refusal_if_disabled(self, request: ActionRequest) -> ActionResult | None:
+        """For physical input aimed at an element: wait for it to be enabled, as a
+        semantic action does; the ``didnt`` result if it stays disabled."""
+        if request.target is None or request.kind not in OPERATING:
+            return None
+        try:
+            async with asyncio.timeout(request.timeout_s):
+                return (await self._ready(request, Address.parse(request.target)))[1]
+        except TimeoutError as exc:
+            raise CallTimeout(
+                f"the {request.kind} target did not answer within {request.timeout_s:g} s; "
+                "nothing was sent. Observe again before retrying."
+            ) from exc
+
+    async def _ready(
+        self, request: ActionRequest, at: Address
+    ) -> tuple[Basics, ActionResult | None]:
+        """The element's basics once it can take the step, or the refusal when it cannot."""
+        await self._bus.ensure_events()
+        basics = await read_basics(self._bus, at)
+        if request.kind in OPERATING and basics.disabled:
+            basics = await self.until_enabled(at, basics)
+            if basics.disabled:
+                return basics, self._disabled(request, basics)
+        return basics, None
 
     def _result(
         self,

@@ -84,6 +84,10 @@ class AtspiBackend(Backend):
             max_depth=min(max_depth, MAX_DEPTH),
         )
 
+    async def refusal_if_disabled(self, request: ActionRequest) -> ActionResult | None:
+        """Physical input aimed at an element waits for it to be enabled (see actions)."""
+        return await self._actions.refusal_if_disabled(request)
+
     async def until_default_enabled(self, root: RootInfo) -> None:
         """Return once the window's default button (what Enter activates) is enabled.
 

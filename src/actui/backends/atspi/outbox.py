@@ -3,11 +3,12 @@
 dbus-fast writes every message with its own ``send`` system call. A cold
 walk sends thousands of small calls, mostly a few at a time as replies free
 slots, and each write wakes the bus daemon and then the application for a
-handful of bytes. Coalescing them took a cold gtk4-widget-factory walk from 3,254 writes to
-274 (counted with cProfile) and our CPU for it down by about a tenth. This module owns only that coalescing: it
-marshals messages already numbered by the caller and hands their bytes, as one
-buffer, to the connection's own writer, which keeps handling partial writes
-and the socket closing. It touches dbus-fast's writer (``MessageBus._writer``,
+handful of bytes. Coalescing them took a cold gtk4-widget-factory walk from
+3,254 writes to 274 (counted with cProfile) and our CPU for it down by about a
+tenth. This module owns only that coalescing: it marshals messages already
+numbered by the caller and hands their bytes, as one buffer, to the
+connection's own writer, which keeps handling partial writes and the socket
+closing. It touches dbus-fast's writer (``MessageBus._writer``,
 its message queue, write callback and scheduling), so ``pyproject.toml`` pins
 the dbus-fast major version it was read from.
 """
