@@ -40,6 +40,10 @@ async def test_a_stopped_app_times_out_clearly_while_another_app_still_answers(
             assert snapshot.node_count > 3
             listed = await backend.list_roots()
             assert alive.pid in {r.pid for r in listed}
+            stopped = [r for r in listed if r.pid == hung.pid]
+            assert [r.native_id for r in stopped] == [hung_root.native_id], (
+                "a stopped app's window is still there: not answering is not closing"
+            )
         finally:
             hung.send_signal(signal.SIGCONT)
         assert (await snap(backend, hung_root)).node_count > 3, "answers again once resumed"

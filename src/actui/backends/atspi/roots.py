@@ -33,7 +33,7 @@ from actui.backends.atspi.names import clean_name
 from actui.backends.atspi.reader import Basics, read_basics, read_children, read_extents
 from actui.backends.atspi.window_origin import WindowOrigins
 from actui.backends.base import Rect, RootInfo, RootKind
-from actui.errors import ActuiError
+from actui.errors import ActuiError, CallTimeout
 
 APPLICATION = "org.a11y.atspi.Application"
 APP_ROOT = "/org/a11y/atspi/accessible/root"
@@ -110,6 +110,8 @@ class RootLister:
         self._origins = origins
         self._apps: dict[Address, AppInfo] = {}
         self._kept: dict[str, _Kept] = {}
+        self._listed: dict[str, list[RootInfo]] = {}
+        """Each application's last listing, for when it does not answer."""
         self._generations: defaultdict[str, int] = defaultdict(int)
         self._epoch = -1
 
@@ -131,6 +133,7 @@ class RootLister:
         if self._epoch != self._bus.connection_epoch:
             self._apps.clear()
             self._kept.clear()
+            self._listed.clear()
             self._epoch = self._bus.connection_epoch
         found = await read_children(self._bus, Address(REGISTRY, REGISTRY_ROOT))
         fresh = [at for at in found if at not in self._apps]
@@ -141,6 +144,7 @@ class RootLister:
         for gone in [at for at in self._apps if at not in listed]:
             del self._apps[gone]
             self._kept.pop(gone.bus, None)
+            self._listed.pop(gone.bus, None)
         apps = (self._apps.get(at) for at in found)
         return [a for a in apps if a is not None and (pid is None or a.pid == pid)]
 
@@ -170,12 +174,26 @@ class RootLister:
         return [root for roots in per_app for root in roots]
 
     async def _app_roots(self, app: AppInfo) -> list[RootInfo]:
+        """The application's roots; its last listing when it does not answer in time.
+
+        A busy or stopped application (a long handler, a modal loop, SIGSTOP)
+        still has its windows on screen: listing none would report them closed,
+        and end the transaction that acted on one as if its target had gone.
+        """
+        bus = app.address.bus
+        try:
+            self._listed[bus] = await self._read_app_roots(app)
+        except CallTimeout:
+            pass
+        except ActuiError:
+            self._listed.pop(bus, None)  # exited: nothing to keep
+            return []
+        return self._listed.get(bus, [])
+
+    async def _read_app_roots(self, app: AppInfo) -> list[RootInfo]:
         generation = self._generations[app.address.bus]
         kept = self._kept.get(app.address.bus)
-        try:
-            children = tuple(await read_children(self._bus, app.address))
-        except ActuiError:
-            return []
+        children = tuple(await read_children(self._bus, app.address))
         if kept is not None and kept.children == children:
             roots = await asyncio.gather(*(self._moved(app, r, raw) for r, raw in kept.roots))
             if self._generations[app.address.bus] == generation and None not in roots:
