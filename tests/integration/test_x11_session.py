@@ -5,10 +5,12 @@ from __future__ import annotations
 import asyncio
 import sys
 import time
+from collections.abc import Callable
 
 import pytest
 import pytest_asyncio
 from PySide6.QtGui import QImage
+from Xlib import X, Xatom, display
 
 from actui.backends.atspi.backend import AtspiBackend
 from actui.backends.x11.ewmh import XWindow
@@ -186,3 +188,75 @@ def _iconify(screen: X11Session, window_id: int) -> None:
     mask = X.SubstructureRedirectMask | X.SubstructureNotifyMask
     display.screen().root.send_event(message, event_mask=mask)
     display.flush()
+
+
+async def _settled_fresh(display: str, ready: Callable[[list[XWindow]], bool]) -> list[XWindow]:
+    """A fresh session's full read once it shows ``ready`` and two reads in a row agree."""
+    previous: list[XWindow] | None = None
+    for _ in range(100):
+        fresh = X11Session(display)
+        try:
+            now = await fresh.windows()
+        finally:
+            await fresh.close()
+        if ready(now) and now == previous:
+            return now
+        previous = now
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"the window listing did not settle: {previous}")
+
+
+def _control(display_name: str, title: str, change: str) -> None:
+    """What another client does to a window: retitle or move it."""
+    d = display.Display(display_name)
+    try:
+        root = d.screen().root
+        stacking = root.get_full_property(d.intern_atom("_NET_CLIENT_LIST"), Xatom.WINDOW)
+        for window_id in stacking.value:
+            window = d.create_resource_object("window", window_id)
+            name = window.get_full_property(d.intern_atom("_NET_WM_NAME"), X.AnyPropertyType)
+            if name is not None and bytes(name.value).decode() == title:
+                if change == "retitle":
+                    utf8 = d.intern_atom("UTF8_STRING")
+                    retitled = f"{title} (renamed)".encode()
+                    window.change_property(d.intern_atom("_NET_WM_NAME"), utf8, 8, retitled)
+                else:
+                    window.configure(x=250, y=180)
+        d.sync()
+    finally:
+        d.close()
+
+
+async def test_the_watched_listing_equals_a_fresh_read_after_every_change(
+    module_sandbox: Sandbox, screen: X11Session
+) -> None:
+    display_name = module_sandbox.display
+
+    async def same_as_fresh(ready: Callable[[list[XWindow]], bool]) -> list[XWindow]:
+        fresh = await _settled_fresh(display_name, ready)
+        assert await screen.windows() == fresh
+        return fresh
+
+    def titled(title: str) -> Callable[[list[XWindow]], bool]:
+        return lambda ws: any(w.title == title for w in ws)
+
+    await same_as_fresh(lambda ws: True)
+    await open_colour_window(module_sandbox, "Watched A", (100, 100, 200, 150), GREEN, GREEN)
+    first = await same_as_fresh(titled("Watched A"))
+    (a,) = [w for w in first if w.title == "Watched A"]
+
+    await asyncio.to_thread(_control, display_name, "Watched A", "retitle")
+    await same_as_fresh(titled("Watched A (renamed)"))
+    await asyncio.to_thread(_control, display_name, "Watched A (renamed)", "move")
+    await same_as_fresh(
+        lambda ws: any(w.window_id == a.window_id and w.frame != a.frame for w in ws)
+    )
+
+    b = await open_colour_window(module_sandbox, "Watched B", (300, 300, 200, 150), BLUE, BLUE)
+    on_top = await same_as_fresh(titled("Watched B"))
+    assert on_top[0].title == "Watched B"
+    assert await screen.activate(a.window_id)
+    activated = await same_as_fresh(lambda ws: ws[0].window_id == a.window_id)
+    assert activated[0].is_active
+    b.kill()
+    await same_as_fresh(lambda ws: not titled("Watched B")(ws))

@@ -4,7 +4,8 @@ Every function here runs on an :class:`~actui.backends.x11.connection.XConnectio
 worker thread and takes the connection as its first argument. This module owns
 the reading of ``_NET_CLIENT_LIST_STACKING``, ``_NET_ACTIVE_WINDOW``,
 ``_NET_WM_STATE`` and window geometry, and the activation request; it must not
-capture pixels or send input.
+capture pixels or send input. Keeping a listing current is
+:mod:`~actui.backends.x11.window_watch`'s.
 """
 
 from __future__ import annotations
@@ -45,19 +46,19 @@ class XWindow:
     transient_for: int | None
 
 
-def list_windows(conn: XConnection) -> list[XWindow]:
-    """Managed windows, topmost first; windows that vanish while listed are skipped."""
+STACKING_PROPERTIES = ("_NET_CLIENT_LIST_STACKING", "_NET_CLIENT_LIST")
+GONE = (xerror.BadWindow, xerror.BadDrawable, xerror.BadMatch)
+"""What reading a window that vanished meanwhile raises."""
+
+
+def stacking(conn: XConnection) -> list[int]:
+    """Managed window ids, bottom to top (the client list when the WM keeps no stacking)."""
     root = conn.display.screen().root
-    stacking = _cardinals(conn, root, "_NET_CLIENT_LIST_STACKING", Xatom.WINDOW)
-    ids = stacking or _cardinals(conn, root, "_NET_CLIENT_LIST", Xatom.WINDOW)
-    active = active_window(conn)
-    windows: list[XWindow] = []
-    for window_id in reversed(ids):
-        try:
-            windows.append(_describe(conn, window_id, z_order=len(windows), active=active))
-        except (xerror.BadWindow, xerror.BadDrawable, xerror.BadMatch):
-            continue
-    return windows
+    for name in STACKING_PROPERTIES:
+        ids = _cardinals(conn, root, name, Xatom.WINDOW)
+        if ids:
+            return ids
+    return []
 
 
 def active_window(conn: XConnection) -> int | None:
@@ -107,7 +108,9 @@ def is_viewable(conn: XConnection, window_id: int) -> bool:
     return bool(window.get_attributes().map_state == X.IsViewable)
 
 
-def _describe(conn: XConnection, window_id: int, *, z_order: int, active: int | None) -> XWindow:
+def describe(conn: XConnection, window_id: int) -> XWindow:
+    """One managed window, read in full; ``z_order`` and ``is_active`` are left for the
+    listing to set (raises BadWindow when it is gone)."""
     window: Window = conn.display.create_resource_object("window", window_id)
     states = set(_cardinals(conn, window, "_NET_WM_STATE", Xatom.ATOM))
     extents = _cardinals(conn, window, "_NET_FRAME_EXTENTS", Xatom.CARDINAL)
@@ -123,8 +126,8 @@ def _describe(conn: XConnection, window_id: int, *, z_order: int, active: int | 
         frame_extents=(
             (extents[0], extents[1], extents[2], extents[3]) if len(extents) >= 4 else (0, 0, 0, 0)
         ),
-        z_order=z_order,
-        is_active=window_id == active,
+        z_order=0,
+        is_active=False,
         is_minimized=conn.atom("_NET_WM_STATE_HIDDEN") in states,
         is_modal=conn.atom("_NET_WM_STATE_MODAL") in states,
         transient_for=transient.id if transient is not None and transient.id else None,

@@ -1,7 +1,8 @@
 """The async face of one X11 display: windows, activation, capture, pointer.
 
 One :class:`X11Session` holds one persistent connection (and so one worker
-thread) for its display; the Linux backend asks it for the EWMH window list,
+thread) for its display, plus one for the window watch, whose events nobody
+else may take; the Linux backend asks it for the EWMH window list,
 activates windows and captures them. It must not pair windows with
 accessibility roots (:mod:`~actui.backends.x11.pairing`) or send input
 (:mod:`~actui.backends.x11.input`).
@@ -18,6 +19,7 @@ from actui.backends.x11.capture import Compositor, RawCapture
 from actui.backends.x11.connection import XConnection
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.image import downscale, encode_png, scaled_size, zpixmap_to_rgb
+from actui.backends.x11.window_watch import WindowWatch
 
 ACTIVATION_POLLS = 20
 ACTIVATION_POLL_S = 0.01
@@ -47,6 +49,8 @@ class X11Session:
     def __init__(self, display: str) -> None:
         self.connection = XConnection(display)
         self._compositor = Compositor()
+        self._watching = XConnection(display)
+        self._watch = WindowWatch()
 
     async def start(self) -> None:
         """Connect and redirect windows for capture now, so later captures need not wait."""
@@ -54,7 +58,7 @@ class X11Session:
 
     async def windows(self) -> list[XWindow]:
         """Managed top-level windows, topmost first (``z_order`` 0)."""
-        return await self.connection.call(ewmh.list_windows, self.connection)
+        return await self._watching.call(self._watch.listing, self._watching)
 
     async def active_window(self) -> int | None:
         return await self.connection.call(ewmh.active_window, self.connection)
@@ -89,7 +93,7 @@ class X11Session:
         return await self.connection.call(_pointer, self.connection)
 
     async def close(self) -> None:
-        await self.connection.close()
+        await asyncio.gather(self.connection.close(), self._watching.close())
 
 
 def _encode(raw: RawCapture, max_dimension: int) -> Capture:
