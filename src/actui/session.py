@@ -31,11 +31,12 @@ from actui.outline.diff import changes_json, compute_changes, render_changes
 from actui.outline.fold import fold_header, render_fold
 from actui.outline.model import Outline
 from actui.output import OutputStore
+from actui.runtime.deltas import Announced
 from actui.runtime.roots import RootRegistry, is_browser_app, match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State, StateStore, new_state_id
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
-from actui.views import root_json
+from actui.views import root_delta_lines, root_json
 from actui.visual import add_visual_evidence
 
 if TYPE_CHECKING:
@@ -121,6 +122,7 @@ class Session:
         self.store = StateStore()
         self.scheduler = Scheduler()
         self.roots = RootRegistry()
+        self.announced = Announced()
         self.output = OutputStore()
         self._config = load_config(self.env)
         self._ocr_slot = asyncio.Semaphore(1)  # two cores: one OCR at a time
@@ -192,9 +194,18 @@ class Session:
     async def resolve(self, root: RootInfo) -> RootInfo:
         """The root's current record, or TargetGone if it closed."""
         backend = self.backend_for(root)
-        fresh = match_root(root, await backend.list_roots(pid=root.pid))
+        listed = await backend.list_roots(pid=root.pid)
+        self.announced.listed(root.pid, listed, self.roots.ref_for)
+        fresh = match_root(root, listed)
         self.roots.ref_for(fresh)
         return fresh
+
+    def window_news(self, pid: int, details: dict[str, Any]) -> list[str]:
+        """Lines for ``pid``'s window changes no result has reported yet (and the details)."""
+        news = self.announced.take(pid)
+        if news:
+            details["windowChanges"] = news
+        return [f"meanwhile, {line}" for line in root_delta_lines(news)]
 
     async def snapshot(self, root: RootInfo) -> Snapshot:
         return await self.backend_for(root).snapshot(root, max_nodes=MAX_NODES, max_depth=MAX_DEPTH)
@@ -274,7 +285,8 @@ class Session:
         details.update(self.observation_details(state, "full"))
         details["timingsMs"] = dict(snapshot.timings_ms)
         details["source"] = snapshot.source
-        text = "\n".join([head, *self.console_lines(root, details), self.fold_text(state)])
+        news = self.window_news(root.pid, details)
+        text = "\n".join([head, *news, *self.console_lines(root, details), self.fold_text(state)])
         images: list[tuple[bytes, str]] = []
         if image is not None and reason is not None:
             images.append((image.png, "image/png"))

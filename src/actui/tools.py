@@ -159,7 +159,7 @@ class Computer(Session):
 
     async def _tool_find_roots(self, p: contract.FindRoots) -> ToolResult:
         cfg = self.config()
-        roots = await self._all_roots(p, cfg)
+        listed = roots = await self._all_roots(p, cfg)
         if p.app:
             wanted = p.app.strip().lower()
             roots = [r for r in roots if r.app_name.strip().lower() == wanted]
@@ -193,6 +193,7 @@ class Computer(Session):
             windows.append(
                 {**root_json(ref, root), "score": round(score, 3), "browserUseAllowed": allowed}
             )
+        self.announced.shown(listed, {root.pid for _, root in top})
         if not top:
             lines = [
                 "no roots match these filters."
@@ -216,6 +217,7 @@ class Computer(Session):
         if p.root:
             wanted = self.roots.get(p.root)
             siblings = await self.backend_for(wanted).list_roots(pid=wanted.pid)
+            self.announced.listed(wanted.pid, siblings, self.roots.ref_for)
             root = promote_modal(match_root(wanted, siblings), siblings)
             self.roots.ref_for(root)
         else:
@@ -389,7 +391,8 @@ class Computer(Session):
             condition=condition_json(cond),
             matches=list(waited.evaluation.matches),
         )
-        return ToolResult(head + "\n" + body, details)
+        news = self.window_news(root.pid, details)
+        return ToolResult("\n".join([head, *news, body]), details)
 
     async def _tool_act_ui(self, p: contract.ActUi) -> ToolResult:
         return await transaction.act_ui(self, p)

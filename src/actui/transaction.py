@@ -126,6 +126,7 @@ class Transaction:
         """Deliver the steps in order inside the lane; stop at the first ``didnt``."""
         backend = self.session.backend_for(root)
         self.before = await backend.list_roots()
+        self.session.announced.listed(root.pid, self.before, self.session.roots.ref_for)
         self.began = time.monotonic()
         for index, step in enumerate(self.p.actions):
             item = self.prepared[index]
@@ -240,13 +241,17 @@ class Transaction:
         successor = session.save(seen.snapshot, seen.outline, seen.epoch, base=state)
         body, view, extra = session.diff_text(state, successor)
         check = f"; check {verification['status']}" if verification else ""
+        details = session.observation_details(successor, view)
         head = [
             f"act_ui: {len(self.steps)} of {len(self.p.actions)} steps run in "
             f'{root.app_name} — "{root.title}"; outcome {outcome}{check}',
             trace_summary(trace),
+            *session.window_news(root.pid, details),
             *root_delta_lines(deltas),
         ]
-        details = session.observation_details(successor, view)
+        # the deltas told the agent about these processes' windows
+        told = {root.pid} | {int(d["pid"]) for d in deltas}
+        session.announced.shown(self.after, told)
         details.update(extra, execution=trace, outcome=outcome)
         if verification and verification["status"] == "failed" and self.expect is not None:
             shown = verification.get("closest")

@@ -1,14 +1,16 @@
 """A small Qt form for AT-SPI tests: line edit, check box, combo, button, label, password.
 
 Run with the sandbox environment (QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1). Pressing
-the button copies the line edit's text into the label, so a press has an
-observable effect.
+Apply copies the line edit's text into the label, so a press has an observable
+effect; pressing Later opens a "Details" window 800 ms afterwards, with nothing
+in between, as an application waiting on a timer or another process would.
 """
 
 from __future__ import annotations
 
 import sys
 
+from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -17,6 +19,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QPushButton,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -42,7 +45,13 @@ def main() -> int:
     layout.addRow(agree)
     layout.addRow("Colour", colour)
     layout.addRow("Password", secret)
+    details = QWidget()
+    details.setWindowTitle("Details")
+    QVBoxLayout(details).addWidget(QLabel("the details"))
+    later = QPushButton("Later")
+    later.clicked.connect(lambda: QTimer.singleShot(800, details.show))
     layout.addRow(apply)
+    layout.addRow(later)
     layout.addRow(echo)
     form.resize(360, 240)
     form.show()

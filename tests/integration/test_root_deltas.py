@@ -1,11 +1,15 @@
 """Root deltas after act_ui without an expect: settled by the application's events where
 they are prompt (GTK 3), by the fixed window where they lag (GTK 4), and by waiting for
-the window of a process the application started (a launcher)."""
+the window of a process the application started (a launcher). A window that opens after
+the settle is reported by the next call that lists the application's windows, once."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 from computer_helpers import paired_root
@@ -13,14 +17,20 @@ from computer_helpers import paired_root
 from actui.sandbox import Sandbox
 from actui.tools import Computer
 
+FORM = str(Path(__file__).parents[1] / "apps" / "qt_form.py")
 
-async def _press(computer: Computer, window: dict[str, Any], **query: str) -> dict[str, Any]:
+
+async def _press(
+    computer: Computer, window: dict[str, Any], outcome: str = "worked", **query: str
+) -> dict[str, Any]:
     """Observe the window, press the element ``query`` finds, return the act's trace."""
     state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details["stateId"]
-    return await _press_in(computer, state, **query)
+    return await _press_in(computer, state, outcome, **query)
 
 
-async def _press_in(computer: Computer, state: str, **query: str) -> dict[str, Any]:
+async def _press_in(
+    computer: Computer, state: str, outcome: str = "worked", **query: str
+) -> dict[str, Any]:
     found = await computer.call("search_ui", {"stateId": state, **query})
     ref = found.details["matches"][0]["ref"]
     acted = await computer.call(
@@ -28,7 +38,7 @@ async def _press_in(computer: Computer, state: str, **query: str) -> dict[str, A
     )
     assert not acted.is_error, acted.text
     trace: dict[str, Any] = acted.details["execution"]
-    assert trace["steps"][0]["outcome"] == "worked", trace
+    assert trace["steps"][0]["outcome"] == outcome, trace
     return trace
 
 
@@ -100,3 +110,23 @@ async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sand
         appeared = [d for d in trace["rootDelta"] if d["change"] == "appeared"]
         assert appeared and all(d["pid"] != finder for d in appeared), trace["rootDelta"]
         assert "Mousepad" in appeared[0]["title"] and trace["settledBy"] == "launch"
+
+
+async def test_a_window_that_opens_after_the_settle_is_reported_by_the_next_call_once(
+    sandbox: Sandbox,
+) -> None:
+    """The Qt form's Later button opens "Details" 800 ms after the press, with no event
+    in between: the act settles before it, the next observation says so."""
+    async with _app(sandbox, [sys.executable, FORM]) as (computer, pid, window):
+        # nothing changes by the time the act settles: honestly unknown
+        trace = await _press(computer, window, "unknown", text="Later", role="button")
+        assert trace["settledBy"] == "events" and trace["rootDelta"] == [], trace
+        await asyncio.sleep(1.5)
+        observed = await computer.call("observe_ui", {"root": window["windowRef"]})
+        (news,) = observed.details["windowChanges"]
+        assert (news["change"], news["title"], news["pid"]) == ("appeared", "Details", pid)
+        assert f'new root: window "Details" {news["ref"]}' in observed.text
+        listed = await computer.call("find_roots", {"pid": pid})
+        assert news["ref"] in {w["windowRef"] for w in listed.details["windows"]}
+        again = await computer.call("observe_ui", {"root": window["windowRef"]})
+        assert "windowChanges" not in again.details, "reported once"

@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import replace
 
 from actui.backends.base import RootInfo
-from actui.runtime.deltas import root_deltas, settle
+from actui.runtime.deltas import MAX_PROCESSES, Announced, root_deltas, settle
 from actui.runtime.roots import promote_modal
 
 MAIN = RootInfo("a/1", 10, "app", "Main", "window", "frame", is_focused=True)
@@ -111,3 +111,32 @@ async def test_a_launched_process_window_is_waited_for_and_reported() -> None:
     assert how == "launch" and after == [editor]
     _, how = await settle([MAIN], list_roots, window_s=0.0, launched=lambda: [])
     assert how == "none", "no process started: no waiting"
+
+
+def test_window_changes_the_agent_was_not_shown_are_reported_once() -> None:
+    announced = Announced()
+    other = replace(DIALOG, native_id="b/1", pid=11)
+    announced.listed(10, [MAIN], _ref)
+    assert announced.take(10) == [], "nothing was shown before: no news"
+    announced.shown([MAIN, other], {10, 11})
+    focus_moved = replace(MAIN, is_focused=False)
+    announced.listed(10, [focus_moved, other], _ref)
+    assert announced.take(10) == [], "focus is not news; another process is not this one's"
+    announced.listed(10, [focus_moved, DIALOG], _ref)
+    announced.listed(10, [focus_moved, DIALOG], _ref)
+    news = announced.take(10)
+    assert [(d["change"], d["ref"]) for d in news] == [("appeared", "@r2")]
+    assert announced.take(10) == [], "reported once"
+    announced.listed(10, [focus_moved], _ref)
+    announced.shown([focus_moved], {10})
+    assert announced.take(10) == [], "shown (a find_roots, root deltas) is told"
+
+
+def test_only_the_most_recent_processes_are_remembered() -> None:
+    announced = Announced()
+    for pid in range(MAX_PROCESSES + 1):
+        announced.shown([replace(MAIN, pid=pid)], {pid})
+    announced.listed(1, [replace(MAIN, pid=1), replace(DIALOG, pid=1)], _ref)
+    assert [d["change"] for d in announced.take(1)] == ["appeared"]
+    announced.listed(0, [replace(MAIN, pid=0), replace(DIALOG, pid=0)], _ref)
+    assert announced.take(0) == [], "the oldest process was forgotten"

@@ -113,3 +113,55 @@ async def settle(
 def _awaited(started: list[int], listed: Sequence[RootInfo]) -> bool:
     """Whether processes were started and none of them has a window listed yet."""
     return bool(started) and not any(root.pid in started for root in listed)
+
+
+MAX_PROCESSES = 256
+"""Processes whose shown windows are remembered (the oldest are forgotten first)."""
+
+
+class Announced:
+    """Which windows of each process the agent was last shown, and changes it was not.
+
+    A transaction's root deltas end when the application has settled: a window
+    it opens later (a timer, an answer from another process) is on no delta.
+    Every later call that lists the process's windows (resolving a root,
+    observing one) compares that listing with what the agent was last shown;
+    what opened or closed meanwhile waits here until a result reports it, once.
+    Focus changes are not news. Pure bookkeeping: the listings come from callers.
+    """
+
+    def __init__(self) -> None:
+        self._shown: dict[int, tuple[RootInfo, ...]] = {}
+        self._unreported: dict[int, list[dict[str, Any]]] = {}
+
+    def shown(self, listed: Sequence[RootInfo], pids: set[int]) -> None:
+        """The agent now knows ``pids``' windows as ``listed`` (a find_roots, root deltas)."""
+        for pid in pids:
+            self._remember(pid, listed)
+            self._unreported.pop(pid, None)
+
+    def listed(
+        self, pid: int, listed: Sequence[RootInfo], ref_for: Callable[[RootInfo], str]
+    ) -> None:
+        """A fresh listing of ``pid``'s windows; what changed since last shown is kept."""
+        before = self._shown.get(pid)
+        now = self._remember(pid, listed)
+        if before is None:
+            return
+        news = [d for d in root_deltas(before, now, ref_for) if d["change"] != "focused"]
+        if news:
+            self._unreported.setdefault(pid, []).extend(news)
+
+    def take(self, pid: int) -> list[dict[str, Any]]:
+        """The changes to ``pid``'s windows not reported yet; reported from now on."""
+        return self._unreported.pop(pid, [])
+
+    def _remember(self, pid: int, listed: Sequence[RootInfo]) -> tuple[RootInfo, ...]:
+        mine = tuple(r for r in listed if r.pid == pid)
+        self._shown.pop(pid, None)
+        self._shown[pid] = mine
+        while len(self._shown) > MAX_PROCESSES:
+            forgotten = next(iter(self._shown))
+            del self._shown[forgotten]
+            self._unreported.pop(forgotten, None)
+        return mine
