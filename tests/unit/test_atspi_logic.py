@@ -314,16 +314,19 @@ def _event(member: str, path: str, detail: str = "", interface: str = OBJECT_EVE
     return message
 
 
-def test_geometry_events_mark_subtrees_moved_without_dirtying_fields() -> None:
-    mirrors, key = Mirrors(), (512, 20, 1)
-    root, button = Address(":1.5", "/root"), Address(":1.5", "/button")
-    bar = Address(":1.5", "/bar")
-    scroll = NodeRecord(
+def _scroll_bar() -> NodeRecord:
+    return NodeRecord(
         Basics("scroll bar", "", "", frozenset(), frozenset({"Value"}), 0),
         Details(None, "0", 1, ()),
         (),
     )
-    mirrors.store(root.native_id, key, {root: _record(), button: _record(), bar: scroll})
+
+
+def test_geometry_events_mark_subtrees_moved_without_dirtying_fields() -> None:
+    mirrors, key = Mirrors(), (512, 20, 1)
+    root, button = Address(":1.5", "/root"), Address(":1.5", "/button")
+    bar = Address(":1.5", "/bar")
+    mirrors.store(root.native_id, key, {root: _record(), button: _record(), bar: _scroll_bar()})
     mirrors.on_event(":1.5", _event("BoundsChanged", "/button"))
     reuse = mirrors.take(root.native_id, key, trusted=True)
     assert reuse is not None and reuse.dirty == frozenset() and reuse.moves(button)
@@ -360,18 +363,22 @@ def test_bounds_announced_again_unchanged_move_nothing() -> None:
     assert moved_after(_event("BoundsChanged", "/box")), "no bounds in the event"
 
 
-def test_a_value_change_outside_the_walked_tree_moves_nothing_unless_a_walk_runs() -> None:
+def test_a_value_change_moves_everything_only_when_a_scroll_bar_made_it() -> None:
     mirrors, key = Mirrors(), (512, 20, 1)
-    root = Address(":1.5", "/root")
+    root, bar, bar_record = Address(":1.5", "/root"), Address(":1.5", "/bar"), _scroll_bar()
     mirrors.store(root.native_id, key, {root: _record()})
     mirrors.on_event(":1.5", _event("PropertyChange", "/popup-scale", "accessible-value"))
     reuse = mirrors.take(root.native_id, key, trusted=True)
-    assert reuse is not None and not reuse.moves(root)
-    # the mirror is taken: a walk is running and cannot tell a scroll bar yet
-    mirrors.on_event(":1.5", _event("PropertyChange", "/new-bar", "accessible-value"))
-    mirrors.store(root.native_id, key, reuse.records)
+    assert reuse is not None and not reuse.moves(root), "outside the walked tree"
+    # while a walk runs (the mirror is taken) a role is known only once it stores
+    mirrors.on_event(":1.5", _event("PropertyChange", "/progress", "accessible-value"))
+    mirrors.store(root.native_id, key, {root: _record(), Address(":1.5", "/progress"): _record()})
     during = mirrors.take(root.native_id, key, trusted=True)
-    assert during is not None and during.moves(root)
+    assert during is not None and not during.moves(root), "not a scroll bar"
+    mirrors.on_event(":1.5", _event("PropertyChange", "/bar", "accessible-value"))
+    mirrors.store(root.native_id, key, {root: _record(), bar: bar_record})
+    scrolled = mirrors.take(root.native_id, key, trusted=True)
+    assert scrolled is not None and scrolled.moves(root), "a scroll bar read by that walk"
 
 
 def test_gtk4_mirrors_are_trusted_only_once_lagging_events_are_due() -> None:

@@ -109,6 +109,8 @@ class _Mirror:
     dirty: set[Address] = field(default_factory=set)
     moved: set[Address] = field(default_factory=set)
     all_moved: bool = False
+    valued: set[Address] = field(default_factory=set)
+    """Elements whose value changed while a walk ran: scroll bars move their area."""
 
     def mark(self, at: Address, message: Message) -> None:
         member = str(message.member or "")
@@ -126,13 +128,13 @@ class _Mirror:
         elif member == "PropertyChange" and detail == "accessible-value":
             # A scroll bar scrolled everything in its area. An element the last
             # walk did not read is in another window or past the caps (one made
-            # since was announced by its parent's ChildrenChanged), unless that
-            # walk is still running: then its role is unknown.
+            # since was announced by its parent's ChildrenChanged); while a walk
+            # runs, its role is known once the walk stores what it read.
             record = self.records.get(at)
-            if (record is None and not self.records) or (
-                record is not None and record.basics.role == "scroll bar"
-            ):
+            if record is not None and record.basics.role == "scroll bar":
                 self.all_moved = True
+            elif not self.records:
+                self.valued.add(at)
         self.dirty.add(at)
 
 
@@ -310,7 +312,10 @@ class Mirrors:
         if old is not None and old.key == key:  # events that arrived during the walk
             mirror.dirty = {at for at in old.dirty if at in records}
             mirror.moved = {at for at in old.moved if at in records}
-            mirror.all_moved = old.all_moved
+            scrolled = (records.get(at) for at in old.valued)
+            mirror.all_moved = old.all_moved or any(
+                r is not None and r.basics.role == "scroll bar" for r in scrolled
+            )
         self._mirrors[root_id] = mirror
         self._trim()
 
