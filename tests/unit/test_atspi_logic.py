@@ -26,8 +26,9 @@ from actui.backends.atspi.roots import keeps_roots, root_kind, touches_roots
 from actui.backends.atspi.scrollbars import Bar, wheel_target
 from actui.backends.atspi.snapshot import index_cache
 from actui.backends.atspi.tables import STATE_NAMES, role_name, state_names
-from actui.backends.atspi.window_origin import XWindow, choose_window, content_offset
+from actui.backends.atspi.window_origin import choose_window, content_offset
 from actui.backends.base import RawNode, Rect
+from actui.backends.x11.ewmh import XWindow
 
 
 @given(st.sets(st.integers(min_value=1, max_value=len(STATE_NAMES) - 1)))
@@ -82,14 +83,22 @@ def test_root_kinds_from_roles() -> None:
     assert root_kind("frame", frozenset()) == "window"
 
 
+def _x_window(
+    window_id: int, title: str, frame: Rect, shadow: tuple[int, int, int, int] | None = None
+) -> XWindow:
+    return XWindow(
+        window_id, 7, title, ("", ""), frame, (0, 0, 0, 0), 0, False, False, False, None, shadow
+    )
+
+
 def test_window_pairing_prefers_title_then_size_and_offsets_the_border() -> None:
     frame = Rect(0, 0, 355, 486)
-    calc = XWindow(1, 7, "Calculator", Rect(457, 164, 365, 496), None)
-    other = XWindow(2, 7, "Other", Rect(0, 0, 355, 486), None)
+    calc = _x_window(1, "Calculator", Rect(457, 164, 365, 496))
+    other = _x_window(2, "Other", Rect(0, 0, 355, 486))
     assert choose_window([other, calc], 7, "Calculator", frame) is calc
     assert choose_window([calc], 8, "Calculator", frame) is None
     assert content_offset(calc, frame) == (462, 169)
-    shadowed = XWindow(3, 7, "x", Rect(100, 100, 400, 540), (20, 20, 14, 40))
+    shadowed = _x_window(3, "x", Rect(100, 100, 400, 540), (20, 20, 14, 40))
     assert content_offset(shadowed, frame) == (120, 114)
 
 

@@ -30,7 +30,8 @@ class XWindow:
 
     ``frame`` is the client area (without decorations) in root coordinates;
     ``frame_extents`` are the decorations (left, right, top, bottom) the WM
-    adds around it. ``z_order`` 0 is the topmost window.
+    adds around it; ``gtk_frame_extents`` the shadow GTK draws inside the
+    client area, when it says. ``z_order`` 0 is the topmost window.
     """
 
     window_id: int
@@ -44,6 +45,7 @@ class XWindow:
     is_minimized: bool
     is_modal: bool
     transient_for: int | None
+    gtk_frame_extents: tuple[int, int, int, int] | None = None
 
 
 STACKING_PROPERTIES = ("_NET_CLIENT_LIST_STACKING", "_NET_CLIENT_LIST")
@@ -114,6 +116,7 @@ def describe(conn: XConnection, window_id: int) -> XWindow:
     window: Window = conn.display.create_resource_object("window", window_id)
     states = set(_cardinals(conn, window, "_NET_WM_STATE", Xatom.ATOM))
     extents = _cardinals(conn, window, "_NET_FRAME_EXTENTS", Xatom.CARDINAL)
+    shadow = _cardinals(conn, window, "_GTK_FRAME_EXTENTS", Xatom.CARDINAL)
     pids = _cardinals(conn, window, "_NET_WM_PID", Xatom.CARDINAL)
     wm_class = window.get_wm_class() or ("", "")
     transient = window.get_wm_transient_for()
@@ -131,6 +134,9 @@ def describe(conn: XConnection, window_id: int) -> XWindow:
         is_minimized=conn.atom("_NET_WM_STATE_HIDDEN") in states,
         is_modal=conn.atom("_NET_WM_STATE_MODAL") in states,
         transient_for=transient.id if transient is not None and transient.id else None,
+        gtk_frame_extents=(
+            (shadow[0], shadow[1], shadow[2], shadow[3]) if len(shadow) >= 4 else None
+        ),
     )
 
 
