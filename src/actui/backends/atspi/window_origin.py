@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from actui.backends.base import Rect
 from actui.backends.x11.connection import XConnection
 from actui.backends.x11.ewmh import XWindow
+from actui.backends.x11.pairing import title_cost
 from actui.backends.x11.window_watch import WindowWatch
 from actui.errors import ActuiError
 
@@ -36,18 +37,16 @@ class Placement:
 
 
 def choose_window(windows: list[XWindow], pid: int, title: str, frame: Rect) -> XWindow | None:
-    """The window of ``pid`` whose title and size best match the AT-SPI root."""
-    best: tuple[int, XWindow] | None = None
-    for win in windows:
-        if win.pid != pid:
-            continue
-        titled = bool(title) and bool(win.title) and (title in win.title or win.title in title)
-        score = (
-            (0 if titled else 1_000_000) + abs(win.frame.w - frame.w) + abs(win.frame.h - frame.h)
-        )
-        if best is None or score < best[0]:
-            best = (score, win)
-    return best[1] if best else None
+    """The window of ``pid`` whose title, then size, best match the AT-SPI root.
+
+    Unlike pairing, the position cannot count: the root's is window-relative.
+    """
+    fits = [
+        (title_cost(title, w.title) + abs(w.frame.w - frame.w) + abs(w.frame.h - frame.h), i, w)
+        for i, w in enumerate(windows)
+        if w.pid == pid
+    ]
+    return min(fits)[2] if fits else None
 
 
 def content_offset(win: XWindow, frame: Rect) -> tuple[int, int]:

@@ -23,7 +23,7 @@ def pairing_cost(root: RootInfo, window: XWindow) -> int | None:
     """How badly ``window`` fits ``root`` (lower is better); None when they cannot pair."""
     if root.pid <= 0 or root.pid != window.pid:
         return None
-    cost = _title_cost(root.title, window.title)
+    cost = title_cost(root.title, window.title)
     if root.frame is not None and not root.frame.empty:
         cost += _l1(root.frame, window.frame)
     return cost
@@ -66,7 +66,7 @@ def _enriched(root: RootInfo, window: XWindow) -> RootInfo:
     )
 
 
-def _title_cost(a: str, b: str) -> int:
+def title_cost(a: str, b: str) -> int:
     """0 for equal titles, 1 when one contains the other (so equality wins ties)."""
     left, right = a.strip().casefold(), b.strip().casefold()
     if left and left == right:
