@@ -115,17 +115,19 @@ async def editor(module_sandbox: Sandbox) -> AsyncIterator[Editor]:
         await computer.close()
 
 
-async def test_save_is_reported_disabled_until_named_then_saves_the_typed_text(
-    editor: Editor,
-) -> None:
-    text = "Dear diary,\nsaved with the Save button.\n"
-    dialog = await _save_as(editor, text)
-    refused = await _act(editor.computer, dialog.state, {"action": "press", "ref": dialog.save})
+async def _refused_then_saved(
+    editor: Editor, text: str, attempt: dict[str, Any], name: str, *, new_tab: bool
+) -> dict[str, Any]:
+    """Type ``text`` and open Save As; ``attempt`` on the still disabled Save is refused,
+    nothing is saved; naming the file and pressing Save then saves ``text``. The refused
+    step's trace."""
+    dialog = await _save_as(editor, text, new_tab=new_tab)
+    refused = await _act(editor.computer, dialog.state, {**attempt, "ref": dialog.save})
     (step,) = refused["execution"]["steps"]
     assert step["outcome"] == "didnt" and "disabled" in step["reason"], step
-    assert not list(editor.home.glob("*.txt"))
+    assert not list(editor.home.glob(f"{Path(name).stem}*"))
 
-    path = editor.home / "diary.txt"
+    path = editor.home / name
     act = await _act(
         editor.computer,
         refused["stateId"],
@@ -134,6 +136,14 @@ async def test_save_is_reported_disabled_until_named_then_saves_the_typed_text(
     )
     assert [step["outcome"] for step in act["execution"]["steps"]] == ["worked", "worked"], act
     await _saved(editor.computer, path, text)
+    return dict(step)
+
+
+async def test_save_is_reported_disabled_until_named_then_saves_the_typed_text(
+    editor: Editor,
+) -> None:
+    text = "Dear diary,\nsaved with the Save button.\n"
+    await _refused_then_saved(editor, text, {"action": "press"}, "diary.txt", new_tab=False)
 
 
 async def test_a_name_typed_and_confirmed_with_enter_saves_the_typed_text(editor: Editor) -> None:
@@ -154,20 +164,6 @@ async def test_a_physical_click_on_the_disabled_save_is_refused_before_any_input
     editor: Editor,
 ) -> None:
     text = "Third page,\nnever double-clicked.\n"
-    dialog = await _save_as(editor, text, new_tab=True)
-    double = {"action": "click", "ref": dialog.save, "clickCount": 2}
-    refused = await _act(editor.computer, dialog.state, double)
-    (step,) = refused["execution"]["steps"]
-    assert step["outcome"] == "didnt" and "disabled" in step["reason"], step
+    double = {"action": "click", "clickCount": 2}
+    step = await _refused_then_saved(editor, text, double, "third.txt", new_tab=True)
     assert step["mechanism"] == "none", "nothing was clicked"
-    assert not list(editor.home.glob("third*"))
-
-    path = editor.home / "third.txt"
-    act = await _act(
-        editor.computer,
-        refused["stateId"],
-        {"action": "setText", "ref": dialog.name, "text": str(path)},
-        {"action": "press", "ref": dialog.save},
-    )
-    assert [step["outcome"] for step in act["execution"]["steps"]] == ["worked", "worked"], act
-    await _saved(editor.computer, path, text)
