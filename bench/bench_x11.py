@@ -1,7 +1,12 @@
-"""X11 and visual benchmarks: capture, XTEST typing, OCR, each against a same-run baseline.
+"""X11 and visual benchmarks: listing, capture, XTEST typing, OCR, against same-run baselines.
 
-Three measures, in one private desktop (``Sandbox``), min / median / max over
+Four measures, in one private desktop (``Sandbox``), min / median / max over
 repeated, interleaved runs:
+
+0. ``listing``: the EWMH window listing as actui keeps it (a ``WindowWatch``:
+   one round trip plus re-reads of what X events said changed) vs a full read
+   of every window's properties and geometry (a fresh watch each time, which
+   is what every listing cost before), with 1, 4 and 8 windows open;
 
 1. ``capture``: actui's window capture (Composite pixmap, pixel conversion,
    downscale, PNG encoding) at the fused (900) and visual (1600) limits, per
@@ -15,7 +20,7 @@ repeated, interleaved runs:
    Tesseract + folding into the outline) vs the semantic ``observe_ui`` of the
    same window; and how much text OCR finds that no accessible node carries.
 
-Run: ``.venv/bin/python bench/bench_x11.py [--rounds N] [--only capture|typing|ocr]``.
+Run: ``.venv/bin/python bench/bench_x11.py [--rounds N] [--only listing|capture|typing|ocr]``.
 It measures whatever actui is installed; it must not change actui.
 """
 
@@ -26,7 +31,7 @@ import asyncio
 import shutil
 from dataclasses import replace
 
-from benchkit import SERIES_HEADERS, Series, Stopwatch, machine_line, series_row, table
+from benchkit import SERIES_HEADERS, Series, Stopwatch, machine_line, ratio, series_row, table
 from Xlib import X
 
 from actui.backends.atspi import AtspiBackend
@@ -35,12 +40,14 @@ from actui.backends.x11 import ewmh
 from actui.backends.x11.connection import XConnection
 from actui.backends.x11.input import X11Input
 from actui.backends.x11.session import X11Session
+from actui.backends.x11.window_watch import WindowWatch
 from actui.ocr import recognize
 from actui.sandbox import Sandbox
 from actui.tools import Computer
 from actui.visual import add_visual_evidence
 
-MEASURES = ("capture", "typing", "ocr")
+MEASURES = ("listing", "capture", "typing", "ocr")
+WINDOW_COUNTS = (1, 4, 8)
 WINDOW_SIZES = ((320, 200), (800, 600), (1200, 780))
 ASCII_TEXT = "The quick brown fox jumps over the lazy dog 0123456789 ,.;'[]-="
 UNICODE_TEXT = "Ωmega – 42 ✓ é ß 中 Ünïcödé ½ € ° → ★"
@@ -77,6 +84,44 @@ def _plain_get_image(conn: XConnection, window_id: int) -> int:
     window = conn.display.create_resource_object("window", window_id)
     image = window.get_image(0, 0, frame.w, frame.h, X.ZPixmap, 0xFFFFFFFF)
     return len(image.data)
+
+
+# ------------------------------------------------------------------ listing
+
+
+async def bench_listing(desktop: Sandbox, rounds: int) -> str:
+    conn = XConnection(desktop.display)
+    watch = WindowWatch()
+    apps: list[asyncio.subprocess.Process] = []
+    rows: list[list[str]] = []
+    try:
+        for count in WINDOW_COUNTS:
+            while len(apps) < count:
+                app = await desktop.launch(["zenity", "--info", f"--text=window {len(apps)}"])
+                await desktop.wait_for_app(app.pid)
+                apps.append(app)
+            async with asyncio.timeout(10):
+                while True:
+                    if len(await conn.call(watch.listing, conn)) >= count:
+                        break
+                    await asyncio.sleep(0.05)
+            full = Series(f"{count} windows: full read (a fresh watch)")
+            kept = Series(f"{count} windows: actui's watched listing")
+            for _ in range(rounds):
+                with Stopwatch() as w:
+                    fresh = await conn.call(WindowWatch().listing, conn)
+                full.add(w.ms)
+                with Stopwatch() as w:
+                    listed = await conn.call(watch.listing, conn)
+                kept.add(w.ms)
+                assert listed == fresh, "the watched listing must equal a full read"
+            for series in (full, kept):
+                rows.append([*series_row(series), ratio(full.median, series.median)])
+    finally:
+        for app in apps:
+            app.kill()
+        await conn.close()
+    return table((*SERIES_HEADERS, "vs full read"), rows)
 
 
 # ------------------------------------------------------------------ capture
@@ -268,7 +313,12 @@ async def main(rounds: int, only: list[str]) -> None:
     print(machine_line())
     async with Sandbox() as desktop:
         for name in only or MEASURES:
-            runner = {"capture": bench_capture, "typing": bench_typing, "ocr": bench_ocr}[name]
+            runner = {
+                "listing": bench_listing,
+                "capture": bench_capture,
+                "typing": bench_typing,
+                "ocr": bench_ocr,
+            }[name]
             print(f"\n## {name}\n")
             print(await runner(desktop, rounds))
     print("\n" + machine_line())
