@@ -63,7 +63,8 @@ class Transaction:
         self.stopped_at: int | None = None
         self.before: list[RootInfo] = []
         self.after: list[RootInfo] = []
-        self.began = time.monotonic()
+        self.began = self.last_sent = time.monotonic()
+        """When the steps began, and when the last step was sent (the settle window's start)."""
         self.settled_by = "none"
         """How root deltas settled: ``events`` (the app went quiet), ``window`` (the fixed
         window), ``launch`` (a started process's window was waited for) or ``none``."""
@@ -127,7 +128,7 @@ class Transaction:
         backend = self.session.backend_for(root)
         self.before = await backend.list_roots()
         self.session.announced.listed(root.pid, self.before, self.session.roots.ref_for)
-        self.began = time.monotonic()
+        self.began = self.last_sent = time.monotonic()
         for index, step in enumerate(self.p.actions):
             item = self.prepared[index]
             if item is None:
@@ -138,6 +139,7 @@ class Transaction:
                     trace = {"action": "wait", "outcome": "didnt", "error": error}
             else:
                 item = replace(item, request=replace(item.request, root=root))
+                self.last_sent = time.monotonic()
                 trace = await deliver(
                     backend, item, headless=self.headless, policy=self.config.delivery_policy
                 )
@@ -196,6 +198,7 @@ class Transaction:
             self.before,
             backend.list_roots,
             window_s=0.0 if settled else SETTLE_WINDOW_S,
+            since=self.last_sent,
             went_quiet=went_quiet if quiet_s is not None else None,
             # a verified expect says when the work is done: no waiting for new processes
             launched=None if settled else self._launched,

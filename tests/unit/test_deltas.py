@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from dataclasses import replace
 
 from actui.backends.base import RootInfo
@@ -49,6 +50,28 @@ async def test_settle_returns_after_the_window_when_nothing_changes() -> None:
 
     assert await settle([MAIN], list_roots, window_s=0.05) == ([MAIN], "window")
     assert await settle([MAIN], list_roots, window_s=0.0) == ([MAIN], "none")
+
+
+async def test_the_window_runs_from_when_the_last_step_was_sent() -> None:
+    listed = 0
+
+    async def list_roots() -> list[RootInfo]:
+        nonlocal listed
+        listed += 1
+        return [MAIN]
+
+    async def never_quiet(limit_s: float) -> bool:
+        await asyncio.sleep(limit_s)
+        return False
+
+    spent = time.monotonic() - 0.5  # a press that waited half a second for its evidence
+    started = time.monotonic()
+    assert await settle([MAIN], list_roots, window_s=0.3, since=spent) == ([MAIN], "window")
+    assert await settle([MAIN], list_roots, since=spent, went_quiet=never_quiet) == (
+        [MAIN],
+        "window",
+    )
+    assert listed == 2 and time.monotonic() - started < 0.1, "listed once each, no wait"
 
 
 async def test_settling_by_events_lists_once_the_app_went_quiet_and_rediffs_a_change() -> None:

@@ -68,6 +68,7 @@ async def settle(
     list_roots: Callable[[], Awaitable[list[RootInfo]]],
     *,
     window_s: float = SETTLE_WINDOW_S,
+    since: float | None = None,
     went_quiet: Quiet | None = None,
     launched: Launched | None = None,
 ) -> tuple[list[RootInfo], str]:
@@ -76,12 +77,15 @@ async def settle(
     By events where the backend can tell (``went_quiet``): once the acted-on
     application has been silent, the desktop is listed. Otherwise by the fixed
     window: polled until the signature differs from ``before`` or ``window_s``
-    passes. When the application started a process (``launched``) that has no
-    window yet, its window is waited for too, up to :data:`LAUNCH_WAIT_S` ("launch").
-    After a change, it re-lists a few more times to catch close-then-open.
+    passes. The window runs from ``since`` (``time.monotonic``; default now):
+    when the last step was sent, so the time a press spent waiting for its
+    evidence (GTK 4: 250 ms) counts. When the application started a process
+    (``launched``) that has no window yet, its window is waited for too, up to
+    :data:`LAUNCH_WAIT_S` ("launch"). After a change, it re-lists a few more
+    times to catch close-then-open.
     """
     base = signature(before)
-    deadline = time.monotonic() + window_s
+    deadline = (time.monotonic() if since is None else since) + window_s
     how = "window" if window_s > 0 else "none"
     if went_quiet is not None and window_s > 0:
         while (remaining := deadline - time.monotonic()) > 0:
