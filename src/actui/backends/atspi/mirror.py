@@ -12,11 +12,13 @@ move changes every screen rect but sends no event for most of them (moving a
 GTK 3 window changed 148 rects and sent 126 ``BoundsChanged``; cells and
 labels send none), while it changes no window-relative one. The snapshot
 re-reads the root's own extents (one call) and adds them. What does move
-elements inside the window is marked per subtree: ``BoundsChanged`` (GTK 3
-emits it on every size-allocate that changes a widget), ``ChildrenChanged``
-and ``showing`` / ``visible`` changes mark the element's whole subtree (its
+elements inside the window is marked per subtree: ``BoundsChanged`` with
+other bounds than the element last announced (GTK 3 emits it on every
+size-allocate, also the many that change nothing), ``ChildrenChanged`` and
+``showing`` / ``visible`` changes mark the element's whole subtree (its
 children may sit in a window of their own that moved without re-allocating
-them); a scroll bar's value change and window resizes mark the whole root.
+them); a value change of a scroll bar (one read, or one a running walk
+reads) and window resizes mark the whole root.
 
 Which toolkits are mirrored is decided from evidence (linux-stack.md and the
 mirror-versus-walk test):
