@@ -5,24 +5,22 @@ GTK 4 answers ``Component.GetExtents(screen)`` with window-relative numbers
 the real position is the X server, so this module pairs an AT-SPI root with
 the X client window of the same pid (closest title and size) and returns the
 screen origin of the window's content. The windows come from a
-:class:`~actui.backends.x11.window_watch.WindowWatch` on an X connection of its
-own, so asking costs one round trip. It never moves, focuses or sends input.
-Without a display it answers None and coordinates are left as the toolkit
-gave them.
+:class:`~actui.backends.x11.window_watch.WatchedWindows` (an X connection of
+its own, kept current by events), so asking costs one round trip. It never
+moves, focuses or sends input. Without a display it answers None and
+coordinates are left as the toolkit gave them.
 """
 
 from __future__ import annotations
 
-import functools
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from actui.backends.base import Rect
-from actui.backends.x11.connection import XConnection
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.pairing import title_cost
-from actui.backends.x11.window_watch import WindowWatch
+from actui.backends.x11.window_watch import WatchedWindows
 from actui.errors import ActuiError
 
 X_TIMEOUT_S = 2.0
@@ -72,17 +70,15 @@ class WindowOrigins:
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
         source = os.environ if env is None else env
         display = source.get("DISPLAY", "")
-        self._connection = XConnection(display) if display else None
-        self._watch = WindowWatch()
+        self._windows = WatchedWindows(display) if display else None
         self._broken = False
 
     async def placement(self, pid: int, title: str, frame: Rect) -> Placement | None:
         """The X window of an AT-SPI root that reports window-relative extents."""
-        if self._connection is None or self._broken or pid <= 0:
+        if self._windows is None or self._broken or pid <= 0:
             return None
-        listing = functools.partial(self._watch.listing, self._connection)
         try:
-            windows = await self._connection.call_within(X_TIMEOUT_S, listing)
+            windows = await self._windows.listing(X_TIMEOUT_S)
         except ActuiError:
             # An X failure must not break an AT-SPI observation: keep the
             # toolkit's coordinates and stop asking this display.
@@ -96,5 +92,5 @@ class WindowOrigins:
         return Placement(win.window_id, content_offset(win, frame))
 
     async def close(self) -> None:
-        if self._connection is not None:
-            await self._connection.close()
+        if self._windows is not None:
+            await self._windows.close()

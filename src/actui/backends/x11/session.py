@@ -19,7 +19,7 @@ from actui.backends.x11.capture import Compositor, RawCapture
 from actui.backends.x11.connection import XConnection
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.image import downscale, encode_png, scaled_size, zpixmap_to_rgb
-from actui.backends.x11.window_watch import WindowWatch
+from actui.backends.x11.window_watch import WatchedWindows
 
 ACTIVATION_POLLS = 20
 ACTIVATION_POLL_S = 0.01
@@ -49,8 +49,7 @@ class X11Session:
     def __init__(self, display: str) -> None:
         self.connection = XConnection(display)
         self._compositor = Compositor()
-        self._watching = XConnection(display)
-        self._watch = WindowWatch()
+        self._windows = WatchedWindows(display)
 
     async def start(self) -> None:
         """Connect and redirect windows for capture now, so later captures need not wait."""
@@ -58,7 +57,7 @@ class X11Session:
 
     async def windows(self) -> list[XWindow]:
         """Managed top-level windows, topmost first (``z_order`` 0)."""
-        return await self._watching.call(self._watch.listing, self._watching)
+        return await self._windows.listing()
 
     async def active_window(self) -> int | None:
         return await self.connection.call(ewmh.active_window, self.connection)
@@ -93,7 +92,7 @@ class X11Session:
         return await self.connection.call(_pointer, self.connection)
 
     async def close(self) -> None:
-        await asyncio.gather(self.connection.close(), self._watching.close())
+        await asyncio.gather(self.connection.close(), self._windows.close())
 
 
 def _encode(raw: RawCapture, max_dimension: int) -> Capture:

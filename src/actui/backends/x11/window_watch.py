@@ -13,12 +13,18 @@ re-read those. A window is selected before it is first read, so no change
 between the two is lost.
 
 Its events must not be taken by anyone else, so it runs on an X connection of
-its own (input drains the events of its connection). It owns the cache and
-the event bookkeeping; the reads are :mod:`~actui.backends.x11.ewmh`'s.
+its own (input drains the events of its connection): :class:`WatchedWindows`.
+Events wait in the X server until a listing reads them, so that one also
+lists every :data:`KEEP_UP_S` while it is in use: a title that changes many
+times a second never piles up more than that much. This module owns the cache
+and the event bookkeeping; the reads are :mod:`~actui.backends.x11.ewmh`'s.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import functools
 from dataclasses import replace
 from typing import Any
 
@@ -28,9 +34,12 @@ from Xlib import error as xerror
 from actui.backends.x11 import ewmh
 from actui.backends.x11.connection import XConnection
 from actui.backends.x11.ewmh import XWindow
+from actui.errors import ActuiError
 
 ROOT_MASK = X.PropertyChangeMask | X.SubstructureNotifyMask
 CLIENT_MASK = X.PropertyChangeMask | X.StructureNotifyMask
+KEEP_UP_S = 5.0
+"""The longest events wait unread in the X server while the watch is in use."""
 GEOMETRY_EVENTS = frozenset(
     {
         X.ConfigureNotify,
@@ -124,3 +133,33 @@ class WindowWatch:
         for window_id in window_ids:
             self._windows.pop(window_id, None)
             self._stale.discard(window_id)
+
+
+class WatchedWindows:
+    """A :class:`WindowWatch` on an X connection of its own, kept up while in use."""
+
+    def __init__(self, display: str) -> None:
+        self._connection = XConnection(display)
+        self._watch = WindowWatch()
+        self._keeper: asyncio.Task[None] | None = None
+
+    async def listing(self, timeout_s: float | None = None) -> list[XWindow]:
+        """Managed windows, topmost first (raises ``actui.errors`` on X failures)."""
+        if self._keeper is None:
+            self._keeper = asyncio.create_task(self._keep_up())
+        read = functools.partial(self._watch.listing, self._connection)
+        if timeout_s is None:
+            return await self._connection.call(read)
+        return await self._connection.call_within(timeout_s, read)
+
+    async def _keep_up(self) -> None:
+        while True:
+            await asyncio.sleep(KEEP_UP_S)
+            with contextlib.suppress(ActuiError):
+                await self._connection.call(self._watch.listing, self._connection)
+
+    async def close(self) -> None:
+        if self._keeper is not None:
+            self._keeper.cancel()
+            self._keeper = None
+        await self._connection.close()
