@@ -32,7 +32,7 @@ from Xlib import X
 from Xlib import error as xerror
 
 from actui.backends.x11 import ewmh
-from actui.backends.x11.connection import XConnection
+from actui.backends.x11.connection import DEFAULT_TIMEOUT_S, XConnection
 from actui.backends.x11.ewmh import XWindow
 from actui.errors import ActuiError
 
@@ -83,8 +83,8 @@ class WindowWatch:
             self._order = ewmh.stacking(conn)
         if not self._active_known:
             self._active, self._active_known = ewmh.active_window(conn), True
-        order = self._order
-        self._forget([w for w in self._windows if w not in set(order)])
+        order, managed = self._order, set(self._order)
+        self._forget([w for w in self._windows if w not in managed])
         for window_id in order:
             self._refresh(conn, window_id)
         self._frames_stale = False
@@ -143,13 +143,11 @@ class WatchedWindows:
         self._watch = WindowWatch()
         self._keeper: asyncio.Task[None] | None = None
 
-    async def listing(self, timeout_s: float | None = None) -> list[XWindow]:
+    async def listing(self, timeout_s: float = DEFAULT_TIMEOUT_S) -> list[XWindow]:
         """Managed windows, topmost first (raises ``actui.errors`` on X failures)."""
         if self._keeper is None:
             self._keeper = asyncio.create_task(self._keep_up())
         read = functools.partial(self._watch.listing, self._connection)
-        if timeout_s is None:
-            return await self._connection.call(read)
         return await self._connection.call_within(timeout_s, read)
 
     async def _keep_up(self) -> None:
