@@ -13,9 +13,11 @@ from PySide6.QtGui import QImage
 from Xlib import X, Xatom, display
 
 from actui.backends.atspi.backend import AtspiBackend
+from actui.backends.x11 import window_watch
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.pairing import pair_windows
 from actui.backends.x11.session import Capture, X11Session
+from actui.backends.x11.window_watch import WatchedWindows
 from actui.errors import CaptureFailed
 from actui.sandbox import Sandbox
 
@@ -260,3 +262,26 @@ async def test_the_watched_listing_equals_a_fresh_read_after_every_change(
     assert activated[0].is_active
     b.kill()
     await same_as_fresh(lambda ws: not titled("Watched B")(ws))
+
+
+async def test_a_watched_listing_left_alone_keeps_reading_its_events(
+    module_sandbox: Sandbox, screen: X11Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Events wait in the X server until read: a watch in use reads them every KEEP_UP_S
+    even when nobody lists, so a busy title never piles them up."""
+    monkeypatch.setattr(window_watch, "KEEP_UP_S", 0.05)
+    watched = WatchedWindows(module_sandbox.display)
+    try:
+        await open_colour_window(module_sandbox, "Busy title", (50, 50, 120, 90), RED, BLUE)
+        await wait_for_window(screen, "Busy title")
+        assert any(w.title == "Busy title" for w in await watched.listing())
+        name = "Busy title"
+        for _ in range(20):
+            await asyncio.to_thread(_control, module_sandbox.display, name, "retitle")
+            name += " (renamed)"
+        await asyncio.sleep(0.5)
+        conn = watched._connection
+        assert await conn.call(lambda: conn.display.pending_events()) == 0, "all read already"
+        assert any(w.title == name for w in await watched.listing())
+    finally:
+        await watched.close()
