@@ -193,8 +193,10 @@ class Session:
 
     async def resolve(self, root: RootInfo) -> RootInfo:
         """The root's current record, or TargetGone if it closed."""
-        backend = self.backend_for(root)
-        listed = await backend.list_roots(pid=root.pid)
+        return self.resolved(root, await self.backend_for(root).list_roots(pid=root.pid))
+
+    def resolved(self, root: RootInfo, listed: list[RootInfo]) -> RootInfo:
+        """The root's record in a fresh listing (noting its process's window changes)."""
         self.announced.listed(root.pid, listed, self.roots.ref_for)
         fresh = match_root(root, listed)
         self.roots.ref_for(fresh)

@@ -61,6 +61,8 @@ class Transaction:
         self.prepared = self._prepare()
         self.steps: list[Trace] = []
         self.stopped_at: int | None = None
+        self.root = self.state.root
+        """The acted-on root as resolved just before the steps."""
         self.before: list[RootInfo] = []
         self.after: list[RootInfo] = []
         self.began = self.last_sent = time.monotonic()
@@ -87,10 +89,12 @@ class Transaction:
         session, state = self.session, self.state
         session.scheduler.check_current(state.resource_key, state.epoch)
         session.check_document(state)
-        root = await session.resolve(state.root)
+        root = state.root
         if self.require is not None:
+            root = await session.resolve(root)
             await self._gate(root, self.require)
         await session.scheduler.write(state.resource_key, state.epoch, lambda _: self._steps(root))
+        root = self.root
         stopped = self.stopped_at is not None
         outcome = aggregate([s["outcome"] for s in self.steps], stopped)
         try:
@@ -124,10 +128,14 @@ class Transaction:
         return self.session.backend_for(root).started_processes(root, self.began)
 
     async def _steps(self, root: RootInfo) -> None:
-        """Deliver the steps in order inside the lane; stop at the first ``didnt``."""
+        """Deliver the steps in order inside the lane; stop at the first ``didnt``.
+
+        The listing taken first is both the root deltas' "before" and where the
+        root is resolved: one listing, not two.
+        """
         backend = self.session.backend_for(root)
         self.before = await backend.list_roots()
-        self.session.announced.listed(root.pid, self.before, self.session.roots.ref_for)
+        root = self.root = self.session.resolved(root, self.before)
         self.began = self.last_sent = time.monotonic()
         for index, step in enumerate(self.p.actions):
             item = self.prepared[index]
