@@ -89,11 +89,11 @@ class Transaction:
         session, state = self.session, self.state
         session.scheduler.check_current(state.resource_key, state.epoch)
         session.check_document(state)
-        root = state.root
         if self.require is not None:
-            root = await session.resolve(root)
-            await self._gate(root, self.require)
-        await session.scheduler.write(state.resource_key, state.epoch, lambda _: self._steps(root))
+            await self._gate(await session.resolve(state.root), self.require)
+        await session.scheduler.write(
+            state.resource_key, state.epoch, lambda _: self._steps(), first=self._listed_before
+        )
         root = self.root
         stopped = self.stopped_at is not None
         outcome = aggregate([s["outcome"] for s in self.steps], stopped)
@@ -127,15 +127,17 @@ class Transaction:
         root = self.state.root
         return self.session.backend_for(root).started_processes(root, self.began)
 
-    async def _steps(self, root: RootInfo) -> None:
-        """Deliver the steps in order inside the lane; stop at the first ``didnt``.
+    async def _listed_before(self) -> None:
+        """The listing just before the steps, in the lane: the root deltas' "before",
+        and where the root is resolved (one listing, not two). A root that closed
+        refuses the write before the epoch moves."""
+        self.before = await self.session.backend_for(self.root).list_roots()
+        self.root = self.session.resolved(self.root, self.before)
 
-        The listing taken first is both the root deltas' "before" and where the
-        root is resolved: one listing, not two.
-        """
+    async def _steps(self) -> None:
+        """Deliver the steps in order inside the lane; stop at the first ``didnt``."""
+        root = self.root
         backend = self.session.backend_for(root)
-        self.before = await backend.list_roots()
-        root = self.root = self.session.resolved(root, self.before)
         self.began = self.last_sent = time.monotonic()
         for index, step in enumerate(self.p.actions):
             item = self.prepared[index]

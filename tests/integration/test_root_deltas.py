@@ -12,8 +12,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+from atspi_helpers import root_of
 from computer_helpers import paired_root
 
+from actui.backends.atspi import AtspiBackend
+from actui.backends.base import ActionRequest
 from actui.sandbox import Sandbox
 from actui.tools import Computer
 
@@ -130,3 +133,54 @@ async def test_a_window_that_opens_after_the_settle_is_reported_by_the_next_call
         assert news["ref"] in {w["windowRef"] for w in listed.details["windows"]}
         again = await computer.call("observe_ui", {"root": window["windowRef"]})
         assert "windowChanges" not in again.details, "reported once"
+
+
+async def test_acting_on_a_window_that_closed_keeps_the_apps_other_states_current(
+    sandbox: Sandbox,
+) -> None:
+    """The About dialog is closed by another client; acting on its state is refused as
+    gone, before the app's epoch moves, so the main window's state still works."""
+    async with _app(sandbox, ["mousepad"]) as (computer, pid, window):
+        state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details[
+            "stateId"
+        ]
+        found = await computer.call("search_ui", {"stateId": state, "text": "About"})
+        opened = await computer.call(
+            "act_ui",
+            {
+                "stateId": state,
+                "actions": [{"action": "press", "ref": found.details["matches"][0]["ref"]}],
+            },
+        )
+        main = opened.details["stateId"]
+        (delta,) = opened.details["execution"]["rootDelta"]
+        dialog = (await computer.call("observe_ui", {"root": delta["ref"]})).details["stateId"]
+        close = await computer.call(
+            "search_ui", {"stateId": dialog, "text": "Close", "role": "button"}
+        )
+        close_ref = close.details["matches"][0]["ref"]
+        wire = computer.state(dialog).node(close_ref).wire
+        assert wire is not None
+
+        other = AtspiBackend(sandbox.env)  # another client closes the dialog
+        try:
+            root = await root_of(other, pid)
+            request = ActionRequest(kind="press", root=root, policy="background", target=wire)
+            assert (await other.act(request)).outcome in ("worked", "unknown")
+        finally:
+            await other.close()
+        async with asyncio.timeout(10):
+            while True:
+                listed = await computer.call("find_roots", {"pid": pid})
+                if delta["ref"] not in {w["windowRef"] for w in listed.details["windows"]}:
+                    break
+                await asyncio.sleep(0.05)
+
+        refused = await computer.call(
+            "act_ui", {"stateId": dialog, "actions": [{"action": "press", "ref": close_ref}]}
+        )
+        assert refused.is_error and "is gone" in refused.text, refused.text
+        waited = await computer.call(
+            "act_ui", {"stateId": main, "actions": [{"action": "wait", "ms": 10}]}
+        )
+        assert not waited.is_error, waited.text

@@ -176,6 +176,26 @@ async def test_a_failed_job_does_not_block_the_lane() -> None:
     assert scheduler.epoch("k") == 1  # a failed write still invalidates its base
 
 
+async def test_a_write_whose_first_check_fails_runs_nothing_and_keeps_the_epoch() -> None:
+    scheduler = Scheduler()
+    ran: list[int] = []
+
+    async def job(epoch: int) -> None:
+        ran.append(epoch)
+
+    async def gone() -> None:
+        raise LookupError("the window closed")
+
+    async def there() -> None:
+        return None
+
+    with pytest.raises(LookupError):
+        await scheduler.write("k", 0, job, first=gone)
+    assert scheduler.epoch("k") == 0 and ran == [], "nothing was sent: the state stays current"
+    await scheduler.write("k", 0, job, first=there)
+    assert scheduler.epoch("k") == 1 and ran == [1]
+
+
 async def test_a_cancelled_job_frees_the_lane() -> None:
     scheduler = Scheduler()
 

@@ -20,6 +20,7 @@ from actui.errors import SchedulerClosed, StaleResourceStateError
 
 T = TypeVar("T")
 Job = Callable[[int], Awaitable[T]]
+Check = Callable[[], Awaitable[None]]
 
 
 class _Lane:
@@ -60,16 +61,24 @@ class Scheduler:
         """Run ``fn`` only if ``epoch`` is still current when its turn comes."""
         return await self._run(key, epoch, fn, bump=False)
 
-    async def write(self, key: str, base_epoch: int, fn: Job[T]) -> T:
-        """Like :meth:`read_at`, then bump the epoch and run ``fn(new_epoch)``."""
-        return await self._run(key, base_epoch, fn, bump=True)
+    async def write(
+        self, key: str, base_epoch: int, fn: Job[T], *, first: Check | None = None
+    ) -> T:
+        """Like :meth:`read_at`, then bump the epoch and run ``fn(new_epoch)``.
+
+        ``first`` runs in the lane before the bump: what it raises refuses the
+        write with the epoch unchanged, as nothing was sent yet.
+        """
+        return await self._run(key, base_epoch, fn, bump=True, first=first)
 
     async def close(self) -> None:
         """Refuse new work and wait until every accepted job has finished."""
         self._closed = True
         await self._idle.wait()
 
-    async def _run(self, key: str, expected: int | None, fn: Job[T], *, bump: bool) -> T:
+    async def _run(
+        self, key: str, expected: int | None, fn: Job[T], *, bump: bool, first: Check | None = None
+    ) -> T:
         if self._closed:
             raise SchedulerClosed("actui is shutting down; no new work is accepted.")
         if expected is not None:
@@ -83,6 +92,8 @@ class Scheduler:
             async with lane.lock:
                 if expected is not None:
                     self.check_current(key, expected)
+                if first is not None:
+                    await first()
                 epoch = self.epoch(key)
                 if bump:
                     epoch += 1
