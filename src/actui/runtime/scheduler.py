@@ -6,8 +6,10 @@ order, so an observation never interleaves with an action on that app; work on
 different resources runs concurrently. Each resource has an epoch, bumped by
 every write *before* the write runs, so a half-failed action still invalidates
 the state it was planned on, and a write planned on an older epoch is refused
-before anything is sent. This module must not know what the jobs do: it
-schedules callables and keeps counters, nothing else.
+before anything is sent. A write's optional first check runs in the lane
+before the bump, so it can still refuse the write with the epoch unchanged.
+This module must not know what the jobs do: it schedules callables and keeps
+counters, nothing else.
 """
 
 from __future__ import annotations
