@@ -26,7 +26,7 @@ FORM = str(Path(__file__).parents[1] / "apps" / "qt_form.py")
 async def _press(
     computer: Computer, window: dict[str, Any], outcome: str = "worked", **query: str
 ) -> dict[str, Any]:
-    """Observe the window, press the element ``query`` finds, return the act's trace."""
+    """Observe the window, press the element ``query`` finds; the act's details."""
     state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details["stateId"]
     return await _press_in(computer, state, outcome, **query)
 
@@ -40,9 +40,9 @@ async def _press_in(
         "act_ui", {"stateId": state, "actions": [{"action": "press", "ref": ref}]}
     )
     assert not acted.is_error, acted.text
-    trace: dict[str, Any] = acted.details["execution"]
-    assert trace["steps"][0]["outcome"] == outcome, trace
-    return trace
+    step = acted.details["execution"]["steps"][0]
+    assert step["outcome"] == outcome, acted.details["execution"]
+    return dict(acted.details)
 
 
 @asynccontextmanager
@@ -63,7 +63,7 @@ async def test_a_dialog_a_press_opens_is_a_delta_once_the_app_went_quiet(
     sandbox: Sandbox,
 ) -> None:
     async with _app(sandbox, ["mousepad"]) as (computer, pid, window):
-        trace = await _press(computer, window, text="About", role="menuitem")
+        trace = (await _press(computer, window, text="About", role="menuitem"))["execution"]
         assert trace["settledBy"] == "events"
         (delta,) = trace["rootDelta"]
         assert (delta["change"], delta["kind"], delta["pid"]) == ("appeared", "dialog", pid)
@@ -74,7 +74,7 @@ async def test_a_dialog_a_press_opens_is_a_delta_once_the_app_went_quiet(
 
 async def test_gtk4_whose_events_lag_settles_by_the_window(sandbox: Sandbox) -> None:
     async with _app(sandbox, ["gnome-calculator"]) as (computer, _, window):
-        trace = await _press(computer, window, text="7", role="button")
+        trace = (await _press(computer, window, text="7", role="button"))["execution"]
         assert trace["settledBy"] == "window" and trace["rootDelta"] == []
 
 
@@ -109,7 +109,7 @@ async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sand
             },
         )
         state = chosen.details["stateId"]
-        trace = await _press_in(computer, state, text="Launch", role="button")
+        trace = (await _press_in(computer, state, text="Launch", role="button"))["execution"]
         appeared = [d for d in trace["rootDelta"] if d["change"] == "appeared"]
         assert appeared and all(d["pid"] != finder for d in appeared), trace["rootDelta"]
         assert "Mousepad" in appeared[0]["title"] and trace["settledBy"] == "launch"
@@ -122,7 +122,9 @@ async def test_a_window_that_opens_after_the_settle_is_reported_by_the_next_call
     in between: the act settles before it, the next observation says so."""
     async with _app(sandbox, [sys.executable, FORM]) as (computer, pid, window):
         # nothing changes by the time the act settles: honestly unknown
-        trace = await _press(computer, window, "unknown", text="Later", role="button")
+        trace = (await _press(computer, window, "unknown", text="Later", role="button"))[
+            "execution"
+        ]
         assert trace["rootDelta"] == [], trace
         await asyncio.sleep(1.5)
         observed = await computer.call("observe_ui", {"root": window["windowRef"]})
@@ -141,19 +143,9 @@ async def test_acting_on_a_window_that_closed_keeps_the_apps_other_states_curren
     """The About dialog is closed by another client; acting on its state is refused as
     gone, before the app's epoch moves, so the main window's state still works."""
     async with _app(sandbox, ["mousepad"]) as (computer, pid, window):
-        state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details[
-            "stateId"
-        ]
-        found = await computer.call("search_ui", {"stateId": state, "text": "About"})
-        opened = await computer.call(
-            "act_ui",
-            {
-                "stateId": state,
-                "actions": [{"action": "press", "ref": found.details["matches"][0]["ref"]}],
-            },
-        )
-        main = opened.details["stateId"]
-        (delta,) = opened.details["execution"]["rootDelta"]
+        opened = await _press(computer, window, text="About", role="menuitem")
+        main = opened["stateId"]
+        (delta,) = opened["execution"]["rootDelta"]
         dialog = (await computer.call("observe_ui", {"root": delta["ref"]})).details["stateId"]
         close = await computer.call(
             "search_ui", {"stateId": dialog, "text": "Close", "role": "button"}
