@@ -10,6 +10,8 @@ SYSTEM_PACKAGES=(
   zenity gnome-calculator gtk-3-examples gtk-4-examples mousepad xfce4-appfinder tesseract-ocr
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 libegl1 libgl1
   chromium
+  # The real-app corpus: ordinary Debian apps none of us wrote (Qt 5, Qt 6, GTK 3, GTK 4, Gecko, plain X11).
+  featherpad designer-qt6 thunar galculator gnome-text-editor firefox-esr x11-apps
 )
 
 missing=()
