@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SYSTEM_PACKAGES=(
-  xvfb dbus dbus-x11 at-spi2-core at-spi2-common x11-utils x11-xserver-utils openbox
+  xvfb dbus dbus-x11 at-spi2-core at-spi2-common x11-utils x11-xserver-utils openbox xdotool
   fonts-dejavu-core fonts-liberation
   zenity gnome-calculator gtk-3-examples gtk-4-examples mousepad xfce4-appfinder tesseract-ocr
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 libegl1 libgl1
