@@ -67,13 +67,19 @@ def _schema(fmt: str) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["mcp"] and args[1:]:
+        from actui.mcp_http import http_main
+
+        return http_main(args[1:])
     if args and args[0] == "sandbox":
         from actui.sandbox_cli import sandbox_main
 
         return sandbox_main(args[1:])
     parser = argparse.ArgumentParser(prog="actui", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
-    sub.add_parser("mcp", help="serve the eleven tools over MCP on stdio")
+    sub.add_parser(
+        "mcp", help="serve the eleven tools over MCP on stdio (`actui mcp --http --help`: HTTP)"
+    )
     sub.add_parser("sandbox", help="run a command in a private virtual desktop (see --help)")
     schema = sub.add_parser("schema", help="print the tool schemas")
     schema.add_argument(

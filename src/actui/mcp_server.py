@@ -3,12 +3,14 @@
 Tool schemas come from the contract; every call goes through
 ``Computer.call``, so validation, bounding and error text are the same as in
 the Python API. Images travel as image content, details as structured
-content. The server speaks stdio only: it opens no network listener.
+content. On stdio it opens no network listener; :mod:`actui.mcp_http` serves
+the same server over HTTP when asked to.
 """
 
 from __future__ import annotations
 
 import base64
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import anyio
@@ -38,7 +40,11 @@ def _to_mcp(result: ToolResult) -> types.CallToolResult:
     )
 
 
-def build_server(computer: Computer) -> Server[Any]:
+ComputerFor = Callable[[Any], Awaitable[Computer]]
+"""Which ``Computer`` serves a request, from its context (one for stdio; per session on HTTP)."""
+
+
+def build_server(computer_for: ComputerFor) -> Server[Any]:
     tools = [
         types.Tool(
             name=spec["name"], description=spec["description"], input_schema=spec["inputSchema"]
@@ -51,7 +57,8 @@ def build_server(computer: Computer) -> Server[Any]:
     ) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
-    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        computer = await computer_for(ctx)
         return _to_mcp(await computer.call(params.name, params.arguments or {}))
 
     return Server(
@@ -65,7 +72,11 @@ def build_server(computer: Computer) -> Server[Any]:
 
 async def serve() -> None:
     computer = Computer()
-    server = build_server(computer)
+
+    async def the_computer(_ctx: Any) -> Computer:
+        return computer
+
+    server = build_server(the_computer)
     try:
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -1,0 +1,251 @@
+"""``actui mcp --http --desktop-per-session`` through the official MCP client over HTTP.
+
+One server per module, started as a user would start it; every session gets a
+private desktop with its own zenity, and the test counts what is left behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import re
+import sys
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import mcp_types as types
+import pytest
+import pytest_asyncio
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+TOKEN = "integration-test-token"
+APP = "zenity --entry --title=Probe --text=Type:"
+CAP = 2
+
+
+@dataclass
+class Server:
+    process: asyncio.subprocess.Process
+    base: str
+    tmp: Path  # the server's TMPDIR: its desktops' run dirs are made there
+
+    def leftovers(self) -> list[str]:
+        return sorted(p.name for p in self.tmp.iterdir())
+
+    @property
+    def url(self) -> str:
+        return f"{self.base}/mcp"
+
+    async def health(self) -> dict[str, Any]:
+        async with httpx2.AsyncClient(timeout=10) as http:
+            response = await http.get(f"{self.base}/health")
+        assert response.status_code == 200
+        return dict(response.json())
+
+    async def open_desktops(self) -> int:
+        return int((await self.health())["desktops"]["open"])
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every live process below ``pid``, from /proc's parent links."""
+    parents: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(")") + 2 :].split()
+            if fields[0] != "Z":
+                parents[int(entry.name)] = int(fields[1])
+    found: set[int] = set()
+    frontier = {pid}
+    while frontier:
+        frontier = {child for child, parent in parents.items() if parent in frontier}
+        found |= frontier
+    return found
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Server]:
+    tmp = tmp_path_factory.mktemp("http-server-tmp")
+    env = {**os.environ, "ACTUI_MCP_TOKEN": TOKEN, "TMPDIR": str(tmp)}
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "actui.cli", "mcp", "--http", "--port", "0",
+        "--desktop-per-session", "--max-desktops", str(CAP), "--app", APP,
+        env=env, stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    assert process.stderr is not None
+    async with asyncio.timeout(30):
+        line = (await process.stderr.readline()).decode()
+    found = re.search(r"(http://127\.0\.0\.1:\d+)/mcp", line)
+    assert found, line
+    yield Server(process, found.group(1), tmp)
+    if process.returncode is None:
+        process.terminate()
+        async with asyncio.timeout(30):
+            await process.wait()
+
+
+@asynccontextmanager
+async def _session(server: Server, token: str = TOKEN) -> AsyncIterator[ClientSession]:
+    headers = {"Authorization": f"Bearer {token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60, read=120)) as http,
+        streamable_http_client(server.url, http_client=http) as (read, write),
+        ClientSession(read, write) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+async def _call(session: ClientSession, tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    result = await session.call_tool(tool, args, read_timeout_seconds=90)
+    text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
+    assert not result.is_error, text
+    assert isinstance(result.structured_content, dict)
+    return result.structured_content
+
+
+async def _probe_window(session: ClientSession) -> dict[str, Any]:
+    async with asyncio.timeout(60):
+        while True:
+            roots = await _call(session, "find_roots", {"text": "Probe"})
+            if roots["windows"]:
+                return dict(roots["windows"][0])
+            await asyncio.sleep(0.2)
+
+
+async def _answer_probe(session: ClientSession, phrase: str) -> tuple[str, int]:
+    """Fill zenity's entry and press OK; returns the state id used and zenity's pid."""
+    window = await _probe_window(session)
+    state = await _call(session, "observe_ui", {"root": window["windowRef"]})
+    entry = await _call(session, "search_ui", {"stateId": state["stateId"], "role": "textbox"})
+    ok = await _call(session, "search_ui", {"stateId": state["stateId"], "text": "OK"})
+    act = await _call(
+        session,
+        "act_ui",
+        {
+            "stateId": state["stateId"],
+            "actions": [{"action": "setText", "ref": entry["matches"][0]["ref"], "text": phrase}],
+            "expect": {"ref": entry["matches"][0]["ref"], "value": phrase},
+        },
+    )
+    assert act["outcome"] == "worked", act
+    await _call(
+        session,
+        "act_ui",
+        {
+            "stateId": act["stateId"],
+            "actions": [{"action": "press", "ref": ok["matches"][0]["ref"]}],
+        },
+    )
+    await _eventually(lambda: _gone(int(window["pid"])), "zenity exits when OK is pressed")
+    return str(state["stateId"]), int(window["pid"])
+
+
+def _gone(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return True
+    return stat[stat.rindex(")") + 2] == "Z"
+
+
+async def _eventually(check: Callable[[], Awaitable[bool] | bool], what: str) -> None:
+    for _ in range(300):
+        done = check()
+        if done if isinstance(done, bool) else await done:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"not within 30 s: {what}")
+
+
+async def _no_desktops(server: Server) -> bool:
+    return await server.open_desktops() == 0 and not _descendants(server.process.pid)
+
+
+async def test_a_missing_or_wrong_token_is_refused_and_nothing_starts(server: Server) -> None:
+    async with httpx2.AsyncClient(timeout=10) as http:
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}
+        bare = await http.post(server.url, json=initialize)
+        wrong = await http.post(
+            server.url, json=initialize, headers={"Authorization": "Bearer nope"}
+        )
+    assert (bare.status_code, wrong.status_code) == (401, 401)
+    assert wrong.headers["www-authenticate"].startswith("Bearer")
+    with pytest.raises(Exception):  # noqa: B017 (the client's own error type for a 401)
+        async with _session(server, token="nope"):
+            pass
+    assert await server.open_desktops() == 0
+
+
+async def test_two_sessions_get_their_own_desktops_and_both_finish_a_zenity_task(
+    server: Server,
+) -> None:
+    async with _session(server) as first, _session(server) as second:
+        first_window, second_window = await asyncio.gather(
+            _probe_window(first), _probe_window(second)
+        )
+        assert first_window["pid"] != second_window["pid"], "each desktop runs its own zenity"
+        assert await server.open_desktops() == 2
+        first_state, first_pid = await _answer_probe(first, "first desktop")
+        # the first zenity is gone; the second session's zenity is untouched by it
+        assert (await _call(first, "find_roots", {"text": "Probe"}))["windows"] == []
+        assert (await _probe_window(second))["pid"] == second_window["pid"]
+        # a state of one session means nothing in the other
+        foreign = await second.call_tool("search_ui", {"stateId": first_state, "text": "OK"})
+        assert foreign.is_error
+        _, second_pid = await _answer_probe(second, "second desktop")
+        assert first_pid != second_pid
+    # the clients ended their sessions: their desktops and every process of them go
+    await _eventually(lambda: _no_desktops(server), "the ended sessions' desktops are gone")
+    assert server.leftovers() == []
+
+
+async def test_the_desktop_cap_refuses_one_session_too_many(server: Server) -> None:
+    async with _session(server), _session(server):
+        assert await server.open_desktops() == CAP
+        async with httpx2.AsyncClient(timeout=10) as http:
+            refused = await http.post(
+                server.url,
+                json={"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}},
+                headers={"Authorization": f"Bearer {TOKEN}"},
+            )
+        assert refused.status_code == 503
+        assert "--max-desktops" in refused.json()["message"]
+    await _eventually(lambda: _no_desktops(server), "the ended sessions' desktops are gone")
+
+
+async def test_sigterm_stops_the_server_and_tears_every_desktop_down(server: Server) -> None:
+    opened = asyncio.Event()
+    hold = asyncio.Event()
+
+    async def client() -> None:
+        async with _session(server) as session:
+            await _probe_window(session)
+            opened.set()
+            await hold.wait()
+
+    task = asyncio.create_task(client())
+    async with asyncio.timeout(60):
+        await opened.wait()
+    children = _descendants(server.process.pid)
+    assert children, "the session's desktop runs below the server"
+    assert server.leftovers(), "and has its run dir"
+    server.process.terminate()
+    async with asyncio.timeout(30):
+        code = await server.process.wait()
+    hold.set()
+    with contextlib.suppress(Exception):  # the server is gone: ending the session fails
+        await task
+    assert code == 0
+    assert [pid for pid in children if not _gone(pid)] == []
+    assert server.leftovers() == []
