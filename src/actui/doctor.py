@@ -12,6 +12,32 @@ import shutil
 from actui.config import load_config
 
 
+async def _check_status() -> None:
+    """Report ``IsEnabled``: browsers and Qt build trees only with it on (actui turns it on)."""
+    from dbus_fast.aio import MessageBus
+
+    from actui.backends.atspi.status import read_enabled
+
+    try:
+        session = await MessageBus(bus_address=os.environ["DBUS_SESSION_BUS_ADDRESS"]).connect()
+    except (OSError, ValueError) as exc:
+        print(f"  note org.a11y.Status.IsEnabled unreadable ({exc})")
+        return
+    try:
+        enabled = await read_enabled(session)
+    finally:
+        session.disconnect()
+    if enabled:
+        print("  ok   org.a11y.Status.IsEnabled is true")
+    else:
+        print(
+            "  note org.a11y.Status.IsEnabled is "
+            + ("false" if enabled is False else "not answered")
+            + ": Chromium, Electron and Firefox build no accessibility tree until a client asks;"
+            " actui mcp switches it on while it runs"
+        )
+
+
 async def _check_atspi() -> str | None:
     from actui.backends.atspi.backend import AtspiBackend
 
@@ -62,6 +88,7 @@ async def doctor() -> int:
     if not os.environ.get("DBUS_SESSION_BUS_ADDRESS"):
         problems.append("DBUS_SESSION_BUS_ADDRESS is not set: no session bus")
     else:
+        await _check_status()
         problem = await _check_atspi()
         if problem:
             problems.append(problem)

@@ -94,11 +94,18 @@ class Sandbox:
     """
 
     def __init__(
-        self, *, width: int = 1280, height: int = 800, window_manager: bool = True
+        self,
+        *,
+        width: int = 1280,
+        height: int = 800,
+        window_manager: bool = True,
+        accessibility_on: bool = True,
     ) -> None:
         self.width = width
         self.height = height
         self.window_manager = window_manager
+        self.accessibility_on = accessibility_on
+        """Whether ``org.a11y.Status.IsEnabled`` starts true, as a screen reader would set it."""
         self.display = ""
         self.startup_s = 0.0
         self._token = secrets.token_hex(8)
@@ -295,7 +302,7 @@ class Sandbox:
             "org.freedesktop.DBus.Properties",
             "Set",
             "ssv",
-            ["org.a11y.Status", "IsEnabled", Variant("b", True)],
+            ["org.a11y.Status", "IsEnabled", Variant("b", self.accessibility_on)],
         )
         self.env["AT_SPI_BUS_ADDRESS"] = address
         self._a11y = await self._connect(address)

@@ -41,7 +41,8 @@ class LinuxBackend(Backend):
     name = "linux"
 
     def __init__(self, env: Mapping[str, str] | None = None) -> None:
-        self.atspi = AtspiBackend(env=env)
+        # an agent needs the trees: toolkits that build them only on request get asked
+        self.atspi = AtspiBackend(env=env, switch_on=True)
         display = (env or {}).get("DISPLAY", "")
         self._x11 = X11Session(display) if display else None
         self._input = X11Input(self._x11) if self._x11 else None

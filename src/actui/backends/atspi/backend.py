@@ -57,8 +57,9 @@ class AtspiBackend(Backend):
         env: Mapping[str, str] | None = None,
         *,
         call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+        switch_on: bool = False,
     ) -> None:
-        self._bus = AtspiBus(env, call_timeout_s=call_timeout_s)
+        self._bus = AtspiBus(env, call_timeout_s=call_timeout_s, switch_on=switch_on)
         self._origins = WindowOrigins(env)
         self._roots = RootLister(self._bus, self._origins)
         self._changes = ChangeCounters()

@@ -27,6 +27,7 @@ from typing import Any
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
+from actui.backends.atspi import status
 from actui.backends.atspi.outbox import Outbox
 from actui.errors import BackendUnavailable, CallTimeout, TargetGone
 
@@ -80,13 +81,19 @@ class AppGone(TargetGone):
 
 
 class AtspiBus:
-    """One session-bus and one accessibility-bus connection, opened on first use."""
+    """One session-bus and one accessibility-bus connection, opened on first use.
+
+    With ``switch_on``, the first connection also turns ``IsEnabled`` on when
+    it is off (see :mod:`actui.backends.atspi.status`), and ``close`` turns it
+    off again; a probe such as ``actui doctor`` leaves it as it found it.
+    """
 
     def __init__(
         self,
         env: Mapping[str, str] | None = None,
         *,
         call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+        switch_on: bool = False,
     ) -> None:
         source = os.environ if env is None else env
         self._address = source.get("DBUS_SESSION_BUS_ADDRESS", "")
@@ -107,6 +114,9 @@ class AtspiBus:
         self.lost_at: float | None = None
         """When (wall clock) an established connection last went away without ``close``."""
         self._closing = False
+        self._switch_on = switch_on
+        self.switched_on = False
+        """Whether this bus turned ``IsEnabled`` on (and so turns it off at close)."""
 
     async def a11y(self) -> MessageBus:
         """The accessibility bus, connecting (again) when needed."""
@@ -139,6 +149,8 @@ class AtspiBus:
                             member="GetAddress",
                         )
                     )
+                    if self._switch_on and not self.switched_on:
+                        self.switched_on = await status.switch_on(session)
                 finally:
                     session.disconnect()
                 if reply.message_type == MessageType.ERROR:
@@ -400,6 +412,8 @@ class AtspiBus:
 
     async def close(self) -> None:
         self._closing = True
+        if self.switched_on:
+            await self._switch_back_off()
         if self._a11y is not None and self._a11y.connected:
             self._a11y.disconnect()
         if self._watch is not None:
@@ -410,6 +424,17 @@ class AtspiBus:
         self._a11y = None
         self._outbox = None
         self._listeners.clear()
+
+    async def _switch_back_off(self) -> None:
+        """Leave ``IsEnabled`` as it was found; a vanished session bus has nothing to restore."""
+        self.switched_on = False
+        with contextlib.suppress(OSError, ValueError, TimeoutError):
+            async with asyncio.timeout(self.call_timeout_s):
+                session = await MessageBus(bus_address=self._address).connect()
+                try:
+                    await status.write_enabled(session, False)
+                finally:
+                    session.disconnect()
 
 
 @dataclass
