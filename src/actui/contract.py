@@ -238,10 +238,37 @@ class EvaluateBrowser(Params):
 
 
 @dataclass(frozen=True)
+class ToolHints:
+    """What a tool may do to the world, for clients that auto-approve safe tools (MCP annotations).
+
+    ``read_only`` tools never send input to an app; ``destructive`` ones may
+    lose a person's data (an act can press Delete, a navigation drops a
+    page's unsaved form); ``open_world`` ones can reach beyond this machine
+    through the app or page they drive.
+    """
+
+    read_only: bool
+    destructive: bool = False
+    idempotent: bool = True
+    open_world: bool = False
+
+    def to_mcp(self) -> dict[str, bool]:
+        hints = {"readOnlyHint": self.read_only, "openWorldHint": self.open_world}
+        if not self.read_only:  # the other two mean something only for tools that write
+            hints |= {"destructiveHint": self.destructive, "idempotentHint": self.idempotent}
+        return hints
+
+
+READS = ToolHints(read_only=True)
+WRITES = ToolHints(read_only=False, destructive=True, idempotent=False, open_world=True)
+
+
+@dataclass(frozen=True)
 class ToolSpec:
     name: str
     params: type[Params]
     description: str
+    hints: ToolHints = READS
 
 
 TOOLS: tuple[ToolSpec, ...] = (
@@ -275,6 +302,7 @@ TOOLS: tuple[ToolSpec, ...] = (
         ActUi,
         "Run 1-20 steps on a state as one transaction, with optional require/expect "
         "conditions. Returns outcome worked/didnt/unknown, the check, and a diff + new stateId.",
+        WRITES,
     ),
     ToolSpec(
         "read_text",
@@ -290,16 +318,19 @@ TOOLS: tuple[ToolSpec, ...] = (
         "launch_browser",
         LaunchBrowser,
         "Start a private Chromium and observe its page.",
+        ToolHints(read_only=False, idempotent=False, open_world=True),
     ),
     ToolSpec(
         "navigate_browser",
         NavigateBrowser,
         "Load a URL in a browser page state; returns the new state.",
+        ToolHints(read_only=False, destructive=True, open_world=True),
     ),
     ToolSpec(
         "evaluate_browser",
         EvaluateBrowser,
         "Run JavaScript in a browser page state; returns its JSON value.",
+        WRITES,
     ),
 )
 SPECS: Mapping[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
@@ -359,7 +390,14 @@ def export_schemas(fmt: Literal["mcp", "openai", "anthropic"]) -> list[dict[str,
     for spec in TOOLS:
         schema = input_schema(spec.name)
         if fmt == "mcp":
-            out.append({"name": spec.name, "description": spec.description, "inputSchema": schema})
+            out.append(
+                {
+                    "name": spec.name,
+                    "description": spec.description,
+                    "inputSchema": schema,
+                    "annotations": spec.hints.to_mcp(),
+                }
+            )
         elif fmt == "openai":
             out.append(
                 {

@@ -47,7 +47,10 @@ ComputerFor = Callable[[Any], Awaitable[Computer]]
 def build_server(computer_for: ComputerFor) -> Server[Any]:
     tools = [
         types.Tool(
-            name=spec["name"], description=spec["description"], input_schema=spec["inputSchema"]
+            name=spec["name"],
+            description=spec["description"],
+            input_schema=spec["inputSchema"],
+            annotations=types.ToolAnnotations.model_validate(spec["annotations"]),
         )
         for spec in contract.export_schemas("mcp")
     ]

@@ -40,6 +40,13 @@ async def test_tool_list_is_exactly_the_eleven_tools_in_order(sandbox: Sandbox) 
     assert [tool.name for tool in listed.tools] == list(TOOL_NAMES)
     for tool in listed.tools:
         assert "prefixItems" not in str(tool.input_schema)
+    hints = {tool.name: tool.annotations for tool in listed.tools}
+    readers = {name for name, hint in hints.items() if hint and hint.read_only_hint}
+    assert readers == {
+        "find_roots", "observe_ui", "search_ui", "expand_ui", "inspect_ui", "read_text", "wait_for"
+    }  # fmt: skip
+    act = hints["act_ui"]
+    assert act is not None and act.destructive_hint and not act.idempotent_hint
 
 
 async def test_calculator_shows_42_after_pressing_keys_with_a_verified_expect(
