@@ -7,7 +7,9 @@ gtk4-widget-factory walk took 753 ms with 64 and 612 ms with 256; calls leave
 through an ``Outbox``, one socket write per loop turn), the per-call timeout,
 the event registration (once per connection, counted by ``connection_epoch``
 so event consumers know when they may have missed some) and the signal
-fan-out. It translates every D-Bus failure into an
+fan-out, and the per-toolkit call table (``toolkits.py``): a call of a kind
+the destination's toolkit is not known to survive is never sent. It
+translates every D-Bus failure into an
 ``actui.errors`` class, telling a whole application gone (``AppGone``) from
 one element gone, so no dbus-fast exception leaves this module. It knows
 nothing of roles, trees or actions.
@@ -29,6 +31,7 @@ from dbus_fast.aio import MessageBus
 
 from actui.backends.atspi import status
 from actui.backends.atspi.outbox import Outbox
+from actui.backends.atspi.toolkits import CONSERVATIVE, CallKind, Toolkit, allowed, call_kind
 from actui.errors import BackendUnavailable, CallTimeout, TargetGone
 
 MAX_IN_FLIGHT = 64
@@ -76,6 +79,13 @@ class CallFailed(BackendUnavailable):
         self.error_name = error_name
 
 
+class CallWithheld(CallFailed):
+    """A call not sent: the destination's toolkit is not known to survive its kind."""
+
+    def __init__(self, member: str, kind: CallKind) -> None:
+        super().__init__(member, "actui.CallWithheld", f"({kind} is not sent to this toolkit)")
+
+
 class AppGone(TargetGone):
     """The whole application is gone, not just one element: a walk must stop."""
 
@@ -109,6 +119,7 @@ class AtspiBus:
         self._watch: asyncio.Future[None] | None = None
         self._events_registered = False
         self._no_get_all: set[tuple[str, str]] = set()
+        self._allowed: dict[str, frozenset[CallKind]] = {}
         self.connection_epoch = 0
         """Bumped on every (re)connection: events before it may have been missed."""
         self.lost_at: float | None = None
@@ -127,6 +138,7 @@ class AtspiBus:
                 self._a11y = await self._connect_a11y()
                 self._outbox = Outbox(self._a11y, self._unsendable)
                 self._events_registered = False
+                self._allowed.clear()
                 self.connection_epoch += 1
         return self._a11y
 
@@ -205,8 +217,14 @@ class AtspiBus:
         gathering futures costs no task each (a task per call was a third of a
         cold GTK 4 snapshot's CPU). The call is sent at once, or as soon as
         fewer than :data:`MAX_IN_FLIGHT` are out; its timeout runs from sending.
+        A kind the destination's toolkit may not be sent fails at once with
+        :class:`CallWithheld`, unsent.
         """
         future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        kind = call_kind(interface, member)
+        if kind is not None and not self.allows(destination, kind):
+            future.set_exception(CallWithheld(f"{interface}.{member}", kind))
+            return future
         message = Message(
             destination=destination,
             path=path,
@@ -293,6 +311,14 @@ class AtspiBus:
         for pending in calls:
             _fail(pending.future, BackendUnavailable(BUS_GONE))
 
+    def identify(self, destination: str, toolkit: Toolkit) -> None:
+        """The toolkit behind ``destination`` is known: from now on its row decides."""
+        self._allowed[destination] = allowed(toolkit)
+
+    def allows(self, destination: str, kind: CallKind) -> bool:
+        """Whether ``destination`` may be sent ``kind``; the conservative set until identified."""
+        return kind in self._allowed.get(destination, CONSERVATIVE)
+
     async def get(self, destination: str, path: str, interface: str, name: str) -> Any:
         """One property's value."""
         body = await self.call(destination, path, PROPERTIES, "Get", "ss", (interface, name))
@@ -306,14 +332,15 @@ class AtspiBus:
     async def get_many(
         self, destination: str, path: str, interface: str, names: Sequence[str]
     ) -> dict[str, Any]:
-        """Several properties: one ``GetAll`` where the application supports it.
+        """Several properties: one ``GetAll`` where the toolkit is known to survive it.
 
-        Qt does not implement ``GetAll`` and GTK3's Application fails it as a
-        whole; those fall back (remembered per application and interface) to
-        concurrent ``Get`` calls, leaving out properties that fail.
+        Qt 5 dies of ``GetAll``, Qt 6 does not implement it, an application not
+        yet identified might be either (``toolkits.py``); GTK3's Application
+        fails it as a whole (remembered per application and interface). Those
+        get concurrent ``Get`` calls instead, leaving out properties that fail.
         """
         key = (destination, interface)
-        if key not in self._no_get_all:
+        if key not in self._no_get_all and self.allows(destination, "get_all"):
             try:
                 return await self.get_all(destination, path, interface)
             except CallFailed:

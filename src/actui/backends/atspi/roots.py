@@ -31,6 +31,7 @@ from actui.backends.atspi.bus import REGISTRY, REGISTRY_ROOT, AtspiBus
 from actui.backends.atspi.changes import WINDOW_EVENTS
 from actui.backends.atspi.names import clean_name
 from actui.backends.atspi.reader import Basics, read_basics, read_children, read_extents
+from actui.backends.atspi.toolkits import FIRST_CONTACT, Toolkit
 from actui.backends.atspi.window_origin import WindowOrigins
 from actui.backends.base import Rect, RootInfo, RootKind
 from actui.errors import ActuiError, CallTimeout
@@ -149,23 +150,29 @@ class RootLister:
         return [a for a in apps if a is not None and (pid is None or a.pid == pid)]
 
     async def _application(self, at: Address) -> AppInfo | None:
+        """The first contact: single ``Get`` calls only, answered by every toolkit probed.
+
+        The toolkit's name and version decide what the application may be sent
+        next (``toolkits.py``): Qt 5 dies of ``GetAll``, the call this used to be.
+        """
         try:
-            pid, props, name = await asyncio.gather(
+            (toolkit, version), pid, name = await asyncio.gather(
+                asyncio.gather(*(self._bus.get(at.bus, at.path, i, p) for i, p in FIRST_CONTACT)),
                 self._bus.connection_pid(at.bus),
-                self._bus.get_many(at.bus, at.path, APPLICATION, ("ToolkitName", "Version", "Id")),
                 self._bus.get(at.bus, at.path, "org.a11y.atspi.Accessible", "Name"),
             )
+            self._bus.identify(at.bus, Toolkit.parse(str(toolkit), str(version)))
+            if pid <= 0:
+                with contextlib.suppress(ActuiError):
+                    pid = max(0, int(await self._bus.get(at.bus, at.path, APPLICATION, "Id")))
         except ActuiError:
             return None  # exited while being listed
-        if pid <= 0:
-            app_id = int(str(props.get("Id", 0) or 0))
-            pid = app_id if app_id > 0 else 0
         return AppInfo(
             address=at,
             pid=pid,
             name=str(name),
-            toolkit=str(props.get("ToolkitName", "")),
-            toolkit_version=str(props.get("Version", "")),
+            toolkit=str(toolkit),
+            toolkit_version=str(version),
         )
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:

@@ -1,0 +1,142 @@
+"""Which kinds of AT-SPI call each toolkit may be sent: never one known to crash it.
+
+Owns the per-toolkit call table and the parsing of an application's
+``ToolkitName`` / ``Version`` into a table row. It is plain data and lookups;
+the bus (``bus.py``) enforces it on every call it sends, so no call site can
+route around it.
+
+Every kind of call actui sends was sent once to each real application below by
+``bench/probe_toolkit_calls.py`` (2026-12-01, Debian 12, in a private desktop),
+which reports per call whether it was answered, failed with a D-Bus error, killed
+the application, or left it not answering. What that found:
+
+- Qt 5.15.8 (featherpad): ``Properties.GetAll`` on any interface
+  (``Application``, ``Accessible``) kills the application with SIGSEGV. Every
+  other kind was answered or failed with an error (``ScrollTo``:
+  ``UnknownObject``).
+- Qt 6 (PySide6 6.12, ``tests/apps/qt_form.py``): ``GetAll`` is answered with an
+  error (not implemented); nothing killed it. Qt Designer 6.4 (Debian's Qt 6.4.2)
+  never exports its accessibility root in the sandbox, so it was not probed.
+- GTK 3 (mousepad, Thunar, zenity), GTK 4 (gnome-text-editor,
+  gtk4-widget-factory), Gecko (Firefox ESR), LibreOffice (VCL over its GTK 3
+  plugin, reads only) and Chromium over AT-SPI: no kind killed or wedged them;
+  GTK 3's ``Application`` fails ``GetAll`` as a whole, answered as an error.
+
+The first contact with an application asks only ``Get Application.ToolkitName``
+and ``Get Application.Version`` (``FIRST_CONTACT``), answered everywhere; until
+its toolkit is known, an application gets the conservative set: every kind
+except the bulk reads in ``RISKY``. A toolkit not in the table keeps that set.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final, Literal
+
+CallKind = Literal["get_all", "cache"]
+"""The kinds of call some toolkit must not be sent.
+
+``get_all``: ``org.freedesktop.DBus.Properties.GetAll`` on any interface.
+``cache``: ``org.a11y.atspi.Cache.GetItems`` (one call for the whole tree).
+Every other call actui sends (single properties, ``GetState``, ``GetRole``,
+``GetChildren``, text, action, component, selection and value calls) was
+answered or refused with an error by every toolkit probed, so it is not gated.
+"""
+
+RISKY: Final = frozenset[CallKind]({"get_all", "cache"})
+FIRST_CONTACT: Final = (
+    ("org.a11y.atspi.Application", "ToolkitName"),
+    ("org.a11y.atspi.Application", "Version"),
+)
+"""The only properties asked of an application before its toolkit is known."""
+
+Family = Literal["qt", "gtk", "gecko", "libreoffice", "chromium", "unknown"]
+
+
+@dataclass(frozen=True)
+class Toolkit:
+    """An application's toolkit as it names itself, parsed for the table."""
+
+    family: Family
+    major: int | None
+    minor: int | None
+
+    @classmethod
+    def parse(cls, name: str, version: str) -> Toolkit:
+        """``("Qt", "5.15.8")`` → qt 5.15; ``("GTK", "3.24.38")`` → gtk 3.24.
+
+        Names as the probed applications report them: Qt and GTK give their own
+        version; Firefox says ``Gecko``; LibreOffice says ``VCL`` (or
+        ``LibreOffice``) with its own version; Chromium says ``Chromium``.
+        """
+        family = _family(name.strip().lower())
+        numbers = re.match(r"\s*(\d+)(?:\.(\d+))?", version)
+        if numbers is None:
+            return cls(family, None, None)
+        major, minor = numbers.groups()
+        return cls(family, int(major), int(minor) if minor is not None else None)
+
+    def allows(self, kind: CallKind) -> bool:
+        return kind in allowed(self)
+
+
+def _family(name: str) -> Family:
+    if name.startswith("qt"):
+        return "qt"
+    if name.startswith("gtk") or name in ("gail", "atk"):
+        return "gtk"
+    if name.startswith("gecko") or "firefox" in name or "mozilla" in name:
+        return "gecko"
+    if name.startswith(("vcl", "libreoffice", "openoffice")):
+        return "libreoffice"
+    if name.startswith(("chromium", "chrome")):
+        return "chromium"
+    return "unknown"
+
+
+@dataclass(frozen=True)
+class Row:
+    """The risky kinds one toolkit family (from ``min_major`` on) may be sent."""
+
+    family: Family
+    min_major: int
+    allowed: frozenset[CallKind]
+    found: str
+    """How this was learnt: the probe's findings behind the row."""
+
+
+TABLE: Final[tuple[Row, ...]] = (
+    Row("qt", 6, frozenset(), "GetAll answered with an error (PySide6 6.12): not worth a call"),
+    Row("qt", 0, frozenset(), "GetAll on any interface: SIGSEGV (Qt 5.15.8, featherpad)"),
+    Row("gtk", 3, frozenset({"get_all", "cache"}), "all kinds answered (GTK 3.24, GTK 4.8)"),
+    Row("gecko", 0, frozenset({"get_all"}), "all kinds answered (Firefox ESR 153)"),
+    Row("libreoffice", 0, frozenset({"get_all"}), "reads answered (LibreOffice 7.4, GTK 3 VCL)"),
+    Row("chromium", 0, frozenset({"get_all", "cache"}), "all kinds answered (Chromium 156)"),
+)
+"""First matching row wins, so higher ``min_major`` rows of a family come first."""
+
+CONSERVATIVE: Final = frozenset[CallKind]()
+"""What an application of an unknown toolkit (or not yet identified) may be sent."""
+
+
+def row_for(toolkit: Toolkit) -> Row | None:
+    for row in TABLE:
+        if row.family == toolkit.family and (toolkit.major or 0) >= row.min_major:
+            return row
+    return None
+
+
+def allowed(toolkit: Toolkit) -> frozenset[CallKind]:
+    """The risky kinds ``toolkit`` may be sent; :data:`CONSERVATIVE` when not in the table."""
+    row = row_for(toolkit)
+    return CONSERVATIVE if row is None else row.allowed
+
+
+def call_kind(interface: str, member: str) -> CallKind | None:
+    """The risky kind a call is, or None for a call every toolkit probed survives."""
+    if interface == "org.freedesktop.DBus.Properties" and member == "GetAll":
+        return "get_all"
+    if interface == "org.a11y.atspi.Cache" and member == "GetItems":
+        return "cache"
+    return None

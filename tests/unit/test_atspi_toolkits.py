@@ -1,0 +1,79 @@
+"""The per-toolkit call table: names and versions as real applications report them."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from actui.backends.atspi.bus import AtspiBus, CallWithheld
+from actui.backends.atspi.toolkits import RISKY, Toolkit, allowed, call_kind
+
+
+@pytest.mark.parametrize(
+    ("name", "version", "family", "major", "minor"),
+    [
+        ("Qt", "5.15.8", "qt", 5, 15),
+        ("Qt", "6.4.2", "qt", 6, 4),
+        ("Qt", "6.12.0", "qt", 6, 12),
+        ("GTK", "3.24.38", "gtk", 3, 24),
+        ("GTK", "4.8.3", "gtk", 4, 8),
+        ("Gecko", "153.8.0", "gecko", 153, 8),
+        ("VCL", "7.4", "libreoffice", 7, 4),
+        ("LibreOffice", "7.4.7.2", "libreoffice", 7, 4),
+        ("Chromium", "156.0.8078.114", "chromium", 156, 0),
+        ("Chromium", "", "chromium", None, None),
+        ("Motif", "2.3", "unknown", 2, 3),
+        ("", "", "unknown", None, None),
+    ],
+)
+def test_toolkit_names_and_versions_parse_as_applications_report_them(
+    name: str, version: str, family: str, major: int | None, minor: int | None
+) -> None:
+    assert Toolkit.parse(name, version) == Toolkit(family, major, minor)  # type: ignore[arg-type]
+
+
+def test_qt_5_is_never_sent_get_all_and_qt_6_is_not_asked_either() -> None:
+    assert not Toolkit.parse("Qt", "5.15.8").allows("get_all")
+    assert not Toolkit.parse("Qt", "6.4.2").allows("get_all")
+    assert not Toolkit.parse("Qt", "").allows("get_all")  # no version: the Qt 5 row
+
+
+def test_gtk_chromium_gecko_may_be_sent_get_all_and_the_cache_where_it_is_complete() -> None:
+    assert allowed(Toolkit.parse("GTK", "3.24.38")) == {"get_all", "cache"}
+    assert allowed(Toolkit.parse("GTK", "4.8.3")) == {"get_all", "cache"}
+    assert allowed(Toolkit.parse("Chromium", "156")) == {"get_all", "cache"}
+    assert allowed(Toolkit.parse("Gecko", "153.8")) == {"get_all"}
+
+
+@given(st.text(max_size=12), st.text(max_size=12))
+def test_an_unknown_toolkit_gets_the_most_conservative_set(name: str, version: str) -> None:
+    toolkit = Toolkit.parse(name, version)
+    if toolkit.family == "unknown":
+        assert allowed(toolkit) == frozenset()
+    assert allowed(toolkit) <= RISKY
+
+
+def test_call_kinds_are_recognised_by_interface_and_member() -> None:
+    assert call_kind("org.freedesktop.DBus.Properties", "GetAll") == "get_all"
+    assert call_kind("org.a11y.atspi.Cache", "GetItems") == "cache"
+    assert call_kind("org.freedesktop.DBus.Properties", "Get") is None
+    assert call_kind("org.a11y.atspi.Accessible", "GetState") is None
+
+
+async def test_the_bus_withholds_a_risky_call_until_the_toolkit_allows_it() -> None:
+    bus = AtspiBus({})
+    request = bus.request(":1.5", "/root", "org.freedesktop.DBus.Properties", "GetAll", "s", ("x",))
+    with pytest.raises(CallWithheld):
+        await request  # not identified: conservative, and nothing sent (there is no connection)
+    bus.identify(":1.5", Toolkit.parse("Qt", "5.15.8"))
+    assert not bus.allows(":1.5", "get_all")
+    bus.identify(":1.6", Toolkit.parse("GTK", "3.24.38"))
+    assert bus.allows(":1.6", "get_all") and bus.allows(":1.6", "cache")
+    # an allowed call goes to the connection: here there is none, so it fails as unsendable
+    sent = bus.request(":1.6", "/root", "org.freedesktop.DBus.Properties", "GetAll", "s", ("x",))
+    with pytest.raises(Exception) as raised:
+        await asyncio.wait_for(sent, 1)
+    assert not isinstance(raised.value, CallWithheld)
