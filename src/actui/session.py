@@ -184,9 +184,8 @@ class Session:
 
     def exited_result(self, tool: str, gone: str, ended: ProcessExit) -> ToolResult:
         """A root is gone because its application ended: say how, not just "gone"."""
-        result = self.error_result(
-            tool, "app_exited", f"its application (pid {ended.pid}) {exit_text(ended)}. {gone}"
-        )
+        why = f"the application (pid {ended.pid}) {exit_text(ended)}. "
+        result = self.error_result(tool, "app_exited", why + gone[:1].upper() + gone[1:])
         result.details["exit"] = exit_json(ended)
         return result
 
