@@ -72,7 +72,14 @@ class SchedulerClosed(ActuiError):
 
 
 class TargetGone(ActuiError):
+    """A root or element no longer exists; ``pid``, when known, is its application's
+    process, so the boundary can tell a crash from a window that closed."""
+
     code = "target_gone"
+
+    def __init__(self, message: str, *, pid: int = 0) -> None:
+        super().__init__(message)
+        self.pid = pid
 
 
 class ForegroundRequired(ActuiError):

@@ -8,6 +8,11 @@ backends' job. It knows just enough AT-SPI to tell when the desktop, or an app i
 Every process started for or inside a sandbox carries ``ACTUI_SANDBOX_ID=<token>`` in its
 environment, so teardown can find what escaped its process group: daemons activated on the
 private bus, grandchildren that left their group, commands the caller ran with ``Sandbox.env``.
+
+Each app ``launch`` starts keeps its output in a log file under the runtime directory's
+``apps/``, and gets an exit record there (:mod:`actui.exit_records`, directory in
+``ACTUI_SANDBOX_APPS``), so a tool in the sandbox can say how an app ended and where its
+output is.
 """
 
 from __future__ import annotations
@@ -31,12 +36,18 @@ from typing import Any, TypeVar
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
+from actui import exit_records
+from actui.backends.exits import from_returncode
+from actui.views import exit_text
+
 TOKEN_VAR = "ACTUI_SANDBOX_ID"
 START_TIMEOUT_S = 30.0
 STOP_GRACE_S = 2.0
 CALL_TIMEOUT_S = 2.0
 APP_POLL_S = 0.05
 APP_TIMEOUT_S = 20.0
+APP_LOG = -42
+"""``launch``'s default for ``stdout`` and ``stderr``: the stream goes to the app's log file."""
 
 _FIRST_DISPLAY = 100
 _DISPLAY_ATTEMPTS = 20  # only lost lock races use more than one
@@ -114,6 +125,7 @@ class Sandbox:
         self._session: MessageBus | None = None
         self._a11y: MessageBus | None = None
         self._ends: set[asyncio.Future[None]] = set()
+        self._recorders: set[asyncio.Future[None]] = set()
         self._step = "not started"
         env = {k: v for k, v in os.environ.items() if k not in _HOST_ONLY}
         env.update(_TOOLKIT_ENV)
@@ -145,25 +157,61 @@ class Sandbox:
         self,
         argv: Sequence[str],
         *,
-        stdout: int | None = asyncio.subprocess.DEVNULL,
-        stderr: int | None = asyncio.subprocess.DEVNULL,
+        stdout: int | None = APP_LOG,
+        stderr: int | None = APP_LOG,
     ) -> asyncio.subprocess.Process:
-        """Start an app on this desktop, in its own process group, killed at teardown."""
-        if self._a11y is None:
+        """Start an app on this desktop, in its own process group, killed at teardown.
+
+        Streams left at :data:`APP_LOG` go to ``apps/<name>-<n>.log`` (see :meth:`log_of`).
+        Raises OSError when the command cannot be run.
+        """
+        if self._a11y is None or self._rundir is None:
             raise SandboxError("launch() needs a running sandbox: use `async with Sandbox()`")
-        process = await asyncio.create_subprocess_exec(
-            *argv,
-            env=self.env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=stdout,
-            stderr=stderr,
-            start_new_session=True,
-        )
-        self._children.append(_Child(Path(argv[0]).name, process, None))
+        name = Path(argv[0]).name
+        log = self.apps_dir / f"{name}-{len(self._children)}.log"
+        with log.open("ab") as out:
+            process = await asyncio.create_subprocess_exec(
+                *argv,
+                env=self.env,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=out if stdout == APP_LOG else stdout,
+                stderr=out if stderr == APP_LOG else stderr,
+                start_new_session=True,
+            )
+        self._children.append(_Child(name, process, log))
+        exit_records.write(self.apps_dir, exit_records.AppRecord(process.pid, name, str(log)))
+        recorder = asyncio.ensure_future(self._record_exit(process, name, log))
+        self._recorders.add(recorder)
+        recorder.add_done_callback(self._recorders.discard)
         return process
 
-    async def wait_for_app(self, pid: int, *, timeout: float = APP_TIMEOUT_S) -> None:  # noqa: ASYNC109 (the published API)
-        """Return once an AT-SPI application of ``pid`` (or of a process it started) has a window.
+    @property
+    def apps_dir(self) -> Path:
+        """Where launched apps' logs and exit records are kept (inside the runtime dir)."""
+        assert self._rundir is not None, "the sandbox is not running"
+        return self._rundir / "apps"
+
+    def log_of(self, process: asyncio.subprocess.Process) -> Path | None:
+        """The log file of an app ``launch`` started (deleted at teardown)."""
+        return next((c.log for c in self._children if c.process is process), None)
+
+    async def _record_exit(self, process: asyncio.subprocess.Process, name: str, log: Path) -> None:
+        code = await process.wait()
+        with contextlib.suppress(OSError):  # the teardown may have removed the directory
+            exit_records.write(
+                self.apps_dir, exit_records.AppRecord(process.pid, name, str(log), code)
+            )
+
+    async def wait_for_app(
+        self,
+        pid: int,
+        *,
+        timeout: float = APP_TIMEOUT_S,  # noqa: ASYNC109 (the published API)
+        x11: bool = False,
+    ) -> None:
+        """Return once an AT-SPI application of ``pid`` (or of a process it started) has a
+        window, or with ``x11`` once an X11 window of one of them is managed (an app without
+        accessibility: xmessage, xterm).
 
         Polls the registry every ``APP_POLL_S`` seconds instead of listening: the registry root
         announces new apps only to clients that called ``RegisterEvent``, and registering
@@ -179,6 +227,11 @@ class Sandbox:
             async with asyncio.timeout(timeout):
                 while True:
                     self._fail_if_exited(pid)
+                    if x11 and any(
+                        _descends_from(owner, pid)
+                        for owner in await asyncio.to_thread(_x11_window_pids, self.display)
+                    ):
+                        return
                     (apps,) = await _call(
                         bus, _REGISTRY, _ACCESSIBLE_ROOT, "org.a11y.atspi.Accessible", "GetChildren"
                     )
@@ -202,6 +255,8 @@ class Sandbox:
     async def _start(self) -> None:
         self._rundir = Path(tempfile.mkdtemp(prefix="actui-sandbox-"))
         self.env["XDG_RUNTIME_DIR"] = str(self._rundir)
+        self.apps_dir.mkdir()
+        self.env[exit_records.RECORDS_VAR] = str(self.apps_dir)
         # A private home: apps keep settings, recent files and session state there, so one
         # run (or a killed app's leftovers) never changes how the next run's apps start.
         home = self._rundir / "home"
@@ -379,9 +434,9 @@ class Sandbox:
         for child in self._children:
             code = child.process.returncode
             if child.process.pid == pid and code is not None:
+                ended = exit_text(from_returncode(pid, code))
                 raise SandboxError(
-                    f"pid {pid} ({child.name}) exited with code {code} "
-                    "before showing a window on AT-SPI"
+                    f"pid {pid} ({child.name}) {ended} before showing a window" + _tail_of(child)
                 )
 
     def _logs(self) -> str:
@@ -421,6 +476,8 @@ class Sandbox:
                     [asyncio.ensure_future(c.process.wait()) for c in self._children],
                     timeout=STOP_GRACE_S,
                 )
+            for recorder in self._recorders:
+                recorder.cancel()
             done = True
         finally:
             if not done:
@@ -530,6 +587,26 @@ def _wait_for_wm(display: str, timeout: float) -> None:
             select.select([conn], [], [], remaining)
             while conn.pending_events():
                 conn.next_event()
+    finally:
+        conn.close()
+
+
+def _x11_window_pids(display: str) -> set[int]:
+    """The pids of the clients owning managed windows (``_NET_CLIENT_LIST``), by X-Resource."""
+    from Xlib import X
+    from Xlib.display import Display
+    from Xlib.ext import res
+
+    conn = Display(display)
+    try:
+        clients = conn.screen().root.get_full_property(
+            conn.intern_atom("_NET_CLIENT_LIST"), X.AnyPropertyType
+        )
+        if clients is None or not conn.has_extension("X-Resource"):
+            return set()
+        specs = [{"client": int(w), "mask": res.LocalClientPIDMask} for w in clients.value]
+        reply = conn.res_query_client_ids(specs)
+        return {int(item.value[0]) for item in reply.ids if item.value}
     finally:
         conn.close()
 

@@ -2,7 +2,11 @@
 
 Owns the command line: starting the apps, running COMMAND with the sandbox's
 environment, returning its exit code, and turning SIGINT/SIGTERM into a clean
-teardown. The desktop itself is :mod:`actui.sandbox`'s.
+teardown. A command that cannot run is one line on stderr and exit code 127,
+before any desktop starts; an app that ends while COMMAND runs is reported on
+stderr with how it ended and the end of its output (its log lives in the
+sandbox's runtime directory, which the teardown removes). The desktop itself
+is :mod:`actui.sandbox`'s.
 """
 
 from __future__ import annotations
@@ -11,12 +15,16 @@ import argparse
 import asyncio
 import contextlib
 import shlex
+import shutil
 import signal
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
+from actui.backends.exits import from_returncode
 from actui.sandbox import STOP_GRACE_S, Sandbox, SandboxError
+from actui.views import exit_text
 
 
 async def run_sandboxed(command: Sequence[str], apps: Sequence[str] = ()) -> int:
@@ -28,24 +36,43 @@ async def run_sandboxed(command: Sequence[str], apps: Sequence[str] = ()) -> int
     """
     if not command:
         raise ValueError("run_sandboxed needs a command")
+    try:
+        argvs = [_app_argv(app) for app in apps]
+    except ValueError as error:
+        print(f"actui sandbox: {error}", file=sys.stderr)
+        return 127
     received: list[int] = []
     process: asyncio.subprocess.Process | None = None
     with _cancel_on_signals(received):
         try:
             async with Sandbox() as sandbox:
-                launched = [await sandbox.launch(shlex.split(app)) for app in apps]
+                launched = []
+                for app, argv in zip(apps, argvs, strict=True):
+                    try:
+                        launched.append(await sandbox.launch(argv))
+                    except OSError as error:
+                        print(f"actui sandbox: --app {app!r}: {_cannot(error)}", file=sys.stderr)
+                        return 127
                 await asyncio.gather(
                     *(
                         _await_app(sandbox, app, proc)
                         for app, proc in zip(apps, launched, strict=True)
                     )
                 )
+                watchers = [
+                    asyncio.ensure_future(_report_exit(sandbox, app, proc))
+                    for app, proc in zip(apps, launched, strict=True)
+                    if proc.returncode is None  # one that ended already was reported
+                ]
                 try:
                     process = await asyncio.create_subprocess_exec(*command, env=sandbox.env)
+                    await process.wait()
                 except OSError as error:
-                    print(f"actui sandbox: cannot run {command[0]}: {error}", file=sys.stderr)
+                    print(f"actui sandbox: COMMAND: {_cannot(error)}", file=sys.stderr)
                     return 127
-                await process.wait()
+                finally:
+                    for watcher in watchers:  # the teardown's kills are not deaths to report
+                        watcher.cancel()
         except asyncio.CancelledError:
             if not received:
                 raise
@@ -62,12 +89,53 @@ def _exit_code(returncode: int) -> int:
     return 128 - returncode if returncode < 0 else returncode
 
 
-async def _await_app(sandbox: Sandbox, app: str, process: asyncio.subprocess.Process) -> None:
-    """Give COMMAND a desktop whose apps are up; an app that is not is reported, not fatal."""
+def _app_argv(app: str) -> list[str]:
+    """An ``--app`` command line split as a shell would; ValueError naming it when it cannot be."""
     try:
-        await sandbox.wait_for_app(process.pid)
+        argv = shlex.split(app)
+    except ValueError as error:
+        raise ValueError(f"--app {app!r}: {error}") from None
+    if not argv:
+        raise ValueError(f"--app {app!r}: an empty command line")
+    if shutil.which(argv[0]) is None:
+        raise ValueError(f"--app {app!r}: cannot run {argv[0]}: command not found")
+    return argv
+
+
+def _cannot(error: OSError) -> str:
+    return f"cannot run {error.filename or 'it'}: {error.strerror or error}"
+
+
+async def _await_app(sandbox: Sandbox, app: str, process: asyncio.subprocess.Process) -> None:
+    """Give COMMAND a desktop whose apps are up; an app that is not is reported, not fatal.
+
+    Up means a window on AT-SPI, or a managed X11 window for an app without accessibility.
+    """
+    try:
+        await sandbox.wait_for_app(process.pid, x11=True)
     except (TimeoutError, SandboxError) as error:
         print(f"actui sandbox: --app {app!r}: {error}", file=sys.stderr)
+
+
+async def _report_exit(sandbox: Sandbox, app: str, process: asyncio.subprocess.Process) -> None:
+    """Say on stderr how an app ended while COMMAND ran, with the end of its output."""
+    code = await process.wait()
+    log = sandbox.log_of(process)
+    ended = exit_text(from_returncode(process.pid, code, str(log) if log else ""))
+    tail = _tail(log) if log else ""
+    print(
+        f"actui sandbox: --app {app!r} (pid {process.pid}) {ended}"
+        + (f"\n--- its last output ---\n{tail}" if tail else ""),
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def _tail(log: Path, lines: int = 10) -> str:
+    try:
+        return "\n".join(log.read_text(errors="replace").strip().splitlines()[-lines:])
+    except OSError:
+        return ""
 
 
 @contextlib.contextmanager
@@ -120,4 +188,8 @@ def sandbox_main(argv: list[str]) -> int:
         help="the command to run, after `--`, with DISPLAY and the buses set",
     )
     args = parser.parse_args(argv)
-    return asyncio.run(run_sandboxed(args.command, args.app))
+    try:
+        return asyncio.run(run_sandboxed(args.command, args.app))
+    except SandboxError as error:
+        print(f"actui sandbox: {error}", file=sys.stderr)
+        return 1

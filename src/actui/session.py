@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from actui import contract
-from actui.backends.base import Backend, RootInfo, Snapshot
+from actui.backends.base import Backend, ProcessExit, RootInfo, Snapshot
 from actui.conditions import UiCondition, check_scope, parse_condition
 from actui.config import Config, load_config
 from actui.errors import (
@@ -36,7 +36,7 @@ from actui.runtime.roots import RootRegistry, is_browser_app, match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State, StateStore, new_state_id
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
-from actui.views import root_delta_lines, root_json
+from actui.views import exit_json, exit_text, reach_note, root_delta_lines, root_json
 from actui.visual import add_visual_evidence
 
 if TYPE_CHECKING:
@@ -173,6 +173,22 @@ class Session:
         text = self.output.bound_error(f"{tool} failed: {message}")
         return ToolResult(text, {"tool": tool, "error": {"code": code, "message": text}}, [], True)
 
+    async def exit_of(self, pid: int) -> ProcessExit | None:
+        """How ``pid``'s process ended, once one of its roots vanished; None while it runs."""
+        if pid <= 0 or self._desktop is None:
+            return None
+        try:
+            return await self._desktop.process_exit(pid)
+        except ActuiError:
+            return None
+
+    def exited_result(self, tool: str, gone: str, ended: ProcessExit) -> ToolResult:
+        """A root is gone because its application ended: say how, not just "gone"."""
+        why = f"the application (pid {ended.pid}) {exit_text(ended)}. "
+        result = self.error_result(tool, "app_exited", why + gone[:1].upper() + gone[1:])
+        result.details["exit"] = exit_json(ended)
+        return result
+
     def has_desktop(self) -> bool:
         return self._desktop is not None or bool(self.env.get("DBUS_SESSION_BUS_ADDRESS"))
 
@@ -288,6 +304,10 @@ class Session:
         details["timingsMs"] = dict(snapshot.timings_ms)
         details["source"] = snapshot.source
         news = self.window_news(root.pid, details)
+        note = reach_note(snapshot.root, mode)
+        if note is not None:
+            news.append(note)
+            details["accessibility"] = snapshot.root.accessibility
         text = "\n".join([head, *news, *self.console_lines(root, details), self.fold_text(state)])
         images: list[tuple[bytes, str]] = []
         if image is not None and reason is not None:

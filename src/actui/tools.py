@@ -52,6 +52,9 @@ class Computer(Session):
             handler = getattr(self, f"_tool_{tool}")
             result: ToolResult = await handler(params)
         except ActuiError as exc:
+            ended = await self.exit_of(exc.pid) if isinstance(exc, TargetGone) else None
+            if ended is not None:
+                return self.exited_result(tool, exc.message, ended)
             # "gone" or "unavailable" may have a cause a backend knows: say it
             why = self.notices() if isinstance(exc, (TargetGone, BackendUnavailable)) else []
             return self.error_result(tool, exc.code, " ".join([exc.message, *why]))

@@ -25,7 +25,7 @@ from actui.runtime.deltas import SETTLE_WINDOW_S, root_deltas, settle
 from actui.runtime.roots import match_root
 from actui.runtime.waiting import observed_outline
 from actui.session import Session, ToolResult, scale_of
-from actui.views import root_delta_lines, root_json, trace_summary
+from actui.views import exit_json, exit_text, root_delta_lines, root_json, trace_summary
 
 Trace = dict[str, Any]
 
@@ -287,6 +287,9 @@ class Transaction:
             outcome = reconcile(outcome, check, self.stopped_at is not None)
         trace = self._trace(outcome, verification, deltas)
         what = "closed" if closed else f"could not be observed afterwards ({exc.message})"
+        ended = await self.session.exit_of(state.root.pid) if closed else None
+        if ended is not None:  # not closed: its application ended
+            status, what = "app_exited", f"is gone: its application {exit_text(ended)}"
         text = "\n".join(
             [
                 f"act_ui: the actions were delivered and {state.root_ref} "
@@ -305,6 +308,7 @@ class Transaction:
                 "execution": trace,
                 "outcome": outcome,
                 "error": {"code": status, "message": exc.message},
+                **({"exit": exit_json(ended)} if ended is not None else {}),
             },
         )
 

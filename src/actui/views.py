@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from actui.backends.base import RootInfo
+from actui.backends.base import ProcessExit, RootInfo
 from actui.outline.model import Node
 
 
@@ -25,6 +25,8 @@ def root_line(ref: str, root: RootInfo) -> str:
             ("focused", root.is_focused),
             ("modal", root.is_modal),
             ("minimized", root.is_minimized),
+            ("accessibility: none", root.accessibility == "none"),
+            ("not answering", root.accessibility == "not_answering"),
         )
         if on
     ]
@@ -51,10 +53,43 @@ def root_json(ref: str, root: RootInfo) -> dict[str, Any]:
         "isMinimized": root.is_minimized,
         "zOrder": root.z_order,
         "toolkit": root.toolkit,
+        "accessibility": root.accessibility,
     }
     if root.url:
         out["url"] = root.url
     return out
+
+
+REACH_NOTES = {
+    "none": "This window has no accessibility tree (accessibility: none): only its pixels "
+    "can be read. Observe it with mode 'visual' for a screenshot with its text read by OCR, "
+    "then act with x/y in the image's pixels.",
+    "not_answering": "Its application is not answering (busy, stopped or stuck in a dialog), "
+    "so its tree cannot be read now. Observe it with mode 'visual' to see it, or try again later.",
+}
+
+
+def reach_note(root: RootInfo, mode: str) -> str | None:
+    """What an observation of a root without a readable tree should tell the agent."""
+    note = REACH_NOTES.get(root.accessibility)
+    if note is None or (mode == "visual" and root.accessibility == "none"):
+        return None
+    return note
+
+
+def exit_text(ended: ProcessExit) -> str:
+    """``was killed by signal SIGSEGV``, ``exited with code 3``; where its output is, if kept."""
+    if ended.signal:
+        text = f"was killed by signal {ended.signal}"
+    elif ended.code is not None:
+        text = f"exited with code {ended.code}"
+    else:
+        text = "exited (its exit status is not known)"
+    return text + (f"; its output is in {ended.log}" if ended.log else "")
+
+
+def exit_json(ended: ProcessExit) -> dict[str, Any]:
+    return {"pid": ended.pid, "code": ended.code, "signal": ended.signal, "log": ended.log or None}
 
 
 def trace_summary(trace: Mapping[str, Any]) -> str:

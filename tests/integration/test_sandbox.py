@@ -395,3 +395,49 @@ async def test_sandbox_startup_median_is_under_five_seconds() -> None:
     median = statistics.median(times)
     print(f"sandbox start-up: median {median:.3f} s of {[round(t, 3) for t in times]}")
     assert median < 5
+
+
+def _run_cli(*argv: str) -> tuple[int, str]:
+    """``actui sandbox run …`` as a separate process: its exit code and its stderr."""
+    import subprocess
+
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from actui.cli import main; sys.exit(main(sys.argv[1:]))",
+            "sandbox",
+            "run",
+            *argv,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=90,
+        check=False,
+    )
+    return done.returncode, done.stderr
+
+
+def test_sandbox_run_with_an_app_that_cannot_run_is_one_clear_line() -> None:
+    code, err = _run_cli("--app", "nosuchapp --flag", "--", "true")
+    assert code == 127
+    expected = "actui sandbox: --app 'nosuchapp --flag': cannot run nosuchapp: command not found"
+    assert err.strip() == expected
+    assert "Traceback" not in err
+
+
+def test_sandbox_run_keeps_an_apps_output_and_reports_its_death(tmp_path: Path) -> None:
+    """The app prints and shows a window; COMMAND crashes it, then reads the app's log."""
+    seen = tmp_path / "log.txt"
+    app = "sh -c 'echo ready to crash; echo going down >&2; exec zenity --info --text=hi'"
+    command = (
+        'pid=$(basename "$ACTUI_SANDBOX_APPS"/[0-9]*.json .json); kill -SEGV "$pid"; '
+        f'sleep 2; cat "$ACTUI_SANDBOX_APPS"/sh-*.log > {seen}'
+    )
+    code, err = _run_cli("--app", app, "--", "sh", "-c", command)
+    assert code == 0, err
+    assert seen.read_text().split("\n")[:2] == ["ready to crash", "going down"]
+    report = next(line for line in err.splitlines() if "killed" in line)
+    assert "was killed by signal SIGSEGV" in report and "/apps/sh-" in report, err
+    assert "going down" in err  # the end of its output, kept past the teardown
+    assert "Traceback" not in err

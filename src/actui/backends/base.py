@@ -39,6 +39,10 @@ CAPABILITIES = (
 )
 
 RootKind = Literal["window", "dialog", "menu", "popover", "tooltip", "browser_page"]
+Accessibility = Literal["full", "none", "not_answering"]
+"""How far a root's tree can be read: ``full``; ``none``, a window no accessibility
+tree describes (pixels and coordinates only); ``not_answering``, its application
+did not answer in time (the root is its last listing, or its bare window)."""
 
 
 @dataclass(frozen=True)
@@ -83,6 +87,7 @@ class RootInfo:
     toolkit: str = ""
     url: str = ""
     resource_key: str = ""
+    accessibility: Accessibility = "full"
 
 
 @dataclass(frozen=True)
@@ -197,6 +202,21 @@ class Image:
 
 
 @dataclass(frozen=True)
+class ProcessExit:
+    """How an application's process ended, as far as it can be known.
+
+    ``code`` for a normal exit, ``signal`` (``SIGSEGV``) for a kill; both None
+    when only the fact of the exit is known. ``log`` is where its output was
+    kept, when someone kept it.
+    """
+
+    pid: int
+    code: int | None = None
+    signal: str | None = None
+    log: str = ""
+
+
+@dataclass(frozen=True)
 class TextSlice:
     text: str
     offset: int
@@ -273,6 +293,14 @@ class Backend(abc.ABC):
         no longer be read, so an empty listing does not mean no windows are open.
         """
         return []
+
+    async def process_exit(self, pid: int) -> ProcessExit | None:
+        """How ``pid`` ended, or None while it runs (or where this backend cannot tell).
+
+        Asked when a root vanished, so a crash is reported as one rather than
+        as a window that closed.
+        """
+        return None
 
     def started_processes(self, root: RootInfo, since: float) -> list[int]:
         """Processes ``root``'s application started at or after ``since`` (``time.monotonic``).

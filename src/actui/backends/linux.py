@@ -6,15 +6,19 @@ input and goes to XTEST; keyboard input aimed at an element first gets that
 element focused semantically, so the keys land where the agent meant, and a
 physical Enter waits (briefly) for the default button it activates to be
 enabled, and a click aimed at an element for that element, as a person would. Roots
-are AT-SPI's, enriched with their X11 windows (id, stacking, activation).
-This module only composes; each half owns its platform.
+are AT-SPI's, enriched with their X11 windows (id, stacking, activation), plus
+the X11 windows no accessible application describes: those are bare windows,
+read by their pixels (a one-node snapshot; visual mode adds OCR) and driven by
+physical input only. This module only composes; each half owns its platform.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Mapping
 from dataclasses import replace
+from pathlib import Path
 
 from actui.backends.atspi.backend import AtspiBackend
 from actui.backends.base import (
@@ -22,16 +26,27 @@ from actui.backends.base import (
     ActionResult,
     Backend,
     Image,
+    ProcessExit,
+    RawNode,
     RootInfo,
     Snapshot,
     TextSlice,
 )
+from actui.backends.exits import process_exit
 from actui.backends.procfs import started_by
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.input import X11Input
-from actui.backends.x11.pairing import pair_windows
+from actui.backends.x11.pairing import is_window_only, pair_windows, unclaimed_roots
 from actui.backends.x11.session import X11Session
-from actui.errors import ActuiError, CoordinateBlocked
+from actui.errors import (
+    ActuiError,
+    CallTimeout,
+    CoordinateBlocked,
+    ForegroundRequired,
+    TargetGone,
+    UnsupportedAction,
+)
+from actui.exit_records import RECORDS_VAR
 
 _PHYSICAL_POLICIES = ("foreground", "default")
 _ENTER = (["return"], ["enter"])
@@ -48,6 +63,8 @@ class LinuxBackend(Backend):
         self._input = X11Input(self._x11) if self._x11 else None
         self._x11_started = False
         self._x11_starting = asyncio.Lock()
+        records = (env or {}).get(RECORDS_VAR, "")
+        self._exit_records = Path(records) if records else None
 
     async def _session(self) -> X11Session | None:
         """The X11 session, started once even when several calls arrive together."""
@@ -59,9 +76,14 @@ class LinuxBackend(Backend):
         return self._x11
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
-        """AT-SPI's roots paired with X11's windows, both listed at once."""
-        roots, windows = await asyncio.gather(self.atspi.list_roots(pid), self._windows())
-        return roots if windows is None else pair_windows(roots, windows)
+        """AT-SPI's roots paired with X11's windows (both listed at once), then the
+        windows no answering accessible application describes."""
+        listing, windows = await asyncio.gather(self.atspi.listing(pid), self._windows())
+        if windows is None:
+            return listing.roots
+        paired = pair_windows(listing.roots, windows)
+        mine = [w for w in windows if not pid or w.pid == pid]
+        return paired + unclaimed_roots(paired, mine, listing.described, listing.silent)
 
     async def _windows(self) -> list[XWindow] | None:
         """The X11 window listing; None without a display or when it fails (roots stay unpaired)."""
@@ -74,7 +96,40 @@ class LinuxBackend(Backend):
             return None
 
     async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
-        return await self.atspi.snapshot(root, max_nodes=max_nodes, max_depth=max_depth)
+        if is_window_only(root):
+            return await self._window_snapshot(root)
+        try:
+            return await self.atspi.snapshot(root, max_nodes=max_nodes, max_depth=max_depth)
+        except CallTimeout:
+            if root.accessibility != "not_answering" or not root.window_id:
+                raise
+            return await self._window_snapshot(root)  # its pixels can still be seen
+
+    async def _window_snapshot(self, root: RootInfo) -> Snapshot:
+        """A root as its bare window, one node: its title and frame, nothing semantic."""
+        window = next(
+            (w for w in await self._windows() or [] if w.window_id == root.window_id), None
+        )
+        if window is None:
+            raise TargetGone(
+                f"the window {root.title!r} (pid {root.pid}) is gone. Run find_roots.", pid=root.pid
+            )
+        fresh = replace(
+            root,
+            frame=window.frame,
+            title=window.title or root.title,
+            is_focused=window.is_active,
+            is_minimized=window.is_minimized,
+            z_order=window.z_order,
+        )
+        tree = RawNode(
+            native_id=fresh.native_id,
+            raw_role=fresh.raw_role,
+            name=fresh.title,
+            states=frozenset({"enabled", "sensitive", "showing", "visible"}),
+            rect=fresh.frame,
+        )
+        return Snapshot(fresh, tree, time.time(), node_count=1, source="x11-window")
 
     async def capture(self, root: RootInfo, *, max_dimension: int) -> Image | None:
         x11 = await self._session()
@@ -84,7 +139,13 @@ class LinuxBackend(Backend):
         return Image(shot.png, shot.width, shot.height, shot.scale, shot.source, shot.warnings)
 
     async def act(self, request: ActionRequest) -> ActionResult:
+        bare = is_window_only(request.root)
         if request.policy not in _PHYSICAL_POLICIES:
+            if bare:
+                raise ForegroundRequired(
+                    "this window has no accessibility tree, so only physical input at x/y "
+                    "reaches it (observe it with mode 'visual' to see where)."
+                )
             return await self.atspi.act(request)
         window_id = request.root.window_id
         if self._input is None or not window_id:
@@ -92,6 +153,8 @@ class LinuxBackend(Backend):
                 "physical input needs an X11 window for this root, and none is known."
             )
         await self._session()
+        if bare:  # nothing to focus or wait for: the point is all there is
+            return await self._input.deliver(replace(request, target=None), window_id)
         if request.target is not None and request.kind in ("typeText", "keypress"):
             focused = await self.atspi.act(replace(request, kind="focus", policy="background"))
             if focused.outcome == "didnt":
@@ -110,19 +173,29 @@ class LinuxBackend(Backend):
         return result
 
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
+        if is_window_only(root):
+            raise UnsupportedAction(
+                "this window has no accessibility tree, so it has no live text; "
+                "observe it with mode 'visual' to read its text from the picture."
+            )
         return await self.atspi.read_text(root, node_id, offset, limit)
 
     def change_mark(self, root: RootInfo) -> int:
-        return self.atspi.change_mark(root)
+        return super().change_mark(root) if is_window_only(root) else self.atspi.change_mark(root)
 
     async def wait_for_change(self, root: RootInfo, since: int, timeout_s: float) -> int:
+        if is_window_only(root):  # no events: the seam's declared polling
+            return await super().wait_for_change(root, since, timeout_s)
         return await self.atspi.wait_for_change(root, since, timeout_s)
 
     def waits_are_event_driven(self, root: RootInfo) -> bool:
-        return self.atspi.waits_are_event_driven(root)
+        return not is_window_only(root) and self.atspi.waits_are_event_driven(root)
 
     def settle_quiet_s(self, root: RootInfo) -> float | None:
-        return self.atspi.settle_quiet_s(root)
+        return None if is_window_only(root) else self.atspi.settle_quiet_s(root)
+
+    async def process_exit(self, pid: int) -> ProcessExit | None:
+        return await process_exit(pid, self._exit_records)
 
     def notices(self) -> list[str]:
         return self.atspi.notices()

@@ -61,7 +61,8 @@ def match_root(wanted: RootInfo, candidates: Sequence[RootInfo]) -> RootInfo:
         return titled[0]
     raise TargetGone(
         f"the window {wanted.title or wanted.app_name!r} (pid {wanted.pid}) is gone. "
-        "Run find_roots, then observe_ui."
+        "Run find_roots, then observe_ui.",
+        pid=wanted.pid,
     )
 
 

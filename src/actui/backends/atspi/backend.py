@@ -23,7 +23,7 @@ from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
 from actui.backends.atspi.changes import ChangeCounters
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
-from actui.backends.atspi.roots import RootLister
+from actui.backends.atspi.roots import Listing, RootLister
 from actui.backends.atspi.snapshot import SnapshotReader
 from actui.backends.atspi.window_origin import WindowOrigins
 from actui.backends.base import (
@@ -71,8 +71,12 @@ class AtspiBackend(Backend):
         self._snapshots = SnapshotReader(self._bus, self._mirrors)
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
+        return (await self.listing(pid)).roots
+
+    async def listing(self, pid: int | None = None) -> Listing:
+        """The roots, and which applications' pids answered (see ``roots.Listing``)."""
         await self._bus.ensure_events()
-        return await self._roots.list_roots(pid)
+        return await self._roots.listing(pid)
 
     async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
         await self._bus.ensure_events()
@@ -121,7 +125,8 @@ class AtspiBackend(Backend):
             frame = await read_extents(self._bus, at, (0, 0))
         except TargetGone as exc:
             raise TargetGone(
-                f"the window {root.title!r} of {root.app_name} is gone; call find_roots again."
+                f"the window {root.title!r} of {root.app_name} is gone; call find_roots again.",
+                pid=root.pid,
             ) from exc
         if frame is None or (frame.x, frame.y) != (0, 0):
             return (0, 0), frame

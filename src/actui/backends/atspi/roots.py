@@ -103,6 +103,20 @@ class _Kept:
     roots: tuple[tuple[RootInfo, Rect | None], ...]
 
 
+@dataclass(frozen=True)
+class Listing:
+    """One listing's roots, and the pids of the applications behind it.
+
+    ``described``: every listed application's pid; ``silent``: those whose
+    application did not answer in time (their roots, if any, are the last ones
+    read, marked ``not_answering``).
+    """
+
+    roots: list[RootInfo]
+    described: frozenset[int]
+    silent: frozenset[int]
+
+
 class RootLister:
     """Lists the roots of every application (or of one pid)."""
 
@@ -176,12 +190,18 @@ class RootLister:
         )
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
+        return (await self.listing(pid)).roots
+
+    async def listing(self, pid: int | None = None) -> Listing:
         apps = await self.applications(pid)
         per_app = await asyncio.gather(*(self._app_roots(app) for app in apps))
-        return [root for roots in per_app for root in roots]
+        roots = [root for found, _ in per_app for root in found]
+        silent = {app.pid for app, (_, answered) in zip(apps, per_app, strict=True) if not answered}
+        return Listing(roots, frozenset(a.pid for a in apps), frozenset(silent))
 
-    async def _app_roots(self, app: AppInfo) -> list[RootInfo]:
-        """The application's roots; its last listing when it does not answer in time.
+    async def _app_roots(self, app: AppInfo) -> tuple[list[RootInfo], bool]:
+        """The application's roots, and whether it answered; its last listing, marked
+        not answering, when it does not answer in time.
 
         A busy or stopped application (a long handler, a modal loop, SIGSTOP)
         still has its windows on screen: listing none would report them closed,
@@ -191,11 +211,12 @@ class RootLister:
         try:
             self._listed[bus] = await self._read_app_roots(app)
         except CallTimeout:
-            pass
+            kept = self._listed.get(bus, [])
+            return [replace(r, accessibility="not_answering") for r in kept], False
         except ActuiError:
             self._listed.pop(bus, None)  # exited: nothing to keep
-            return []
-        return self._listed.get(bus, [])
+            return [], True
+        return self._listed.get(bus, []), True
 
     async def _read_app_roots(self, app: AppInfo) -> list[RootInfo]:
         generation = self._generations[app.address.bus]

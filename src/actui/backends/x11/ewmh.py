@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from Xlib import X, Xatom
 from Xlib import error as xerror
+from Xlib.ext import res
 from Xlib.protocol import event as xevent
 from Xlib.xobject.drawable import Window
 
@@ -117,7 +118,7 @@ def describe(conn: XConnection, window_id: int) -> XWindow:
     states = set(_cardinals(conn, window, "_NET_WM_STATE", Xatom.ATOM))
     extents = _cardinals(conn, window, "_NET_FRAME_EXTENTS", Xatom.CARDINAL)
     shadow = _cardinals(conn, window, "_GTK_FRAME_EXTENTS", Xatom.CARDINAL)
-    pids = _cardinals(conn, window, "_NET_WM_PID", Xatom.CARDINAL)
+    pids = _cardinals(conn, window, "_NET_WM_PID", Xatom.CARDINAL) or _client_pids(conn, window_id)
     wm_class = window.get_wm_class() or ("", "")
     transient = window.get_wm_transient_for()
     return XWindow(
@@ -138,6 +139,27 @@ def describe(conn: XConnection, window_id: int) -> XWindow:
             (shadow[0], shadow[1], shadow[2], shadow[3]) if len(shadow) >= 4 else None
         ),
     )
+
+
+def _client_pids(conn: XConnection, window_id: int) -> list[int]:
+    """The pid of the client that made the window, as the X server knows it (X-Resource).
+
+    Plain Xt/Xaw clients (xmessage) set no ``_NET_WM_PID``; a local client's
+    pid is still known to the server. [] when the extension or the answer is missing.
+    """
+    display = conn.display
+    if not display.has_extension("X-Resource"):
+        return []
+    spec = {"client": window_id, "mask": res.LocalClientPIDMask}
+    try:
+        reply = display.res_query_client_ids([spec])
+    except xerror.XError:
+        return []
+    return [
+        int(item.value[0])
+        for item in reply.ids
+        if item.spec.mask & res.LocalClientPIDMask and item.value
+    ]
 
 
 def _title(conn: XConnection, window: Window) -> str:

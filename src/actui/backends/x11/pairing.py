@@ -2,7 +2,9 @@
 
 AT-SPI knows a window's tree but not its X window id, stacking, activation or
 (reliably) its screen position; EWMH knows those but not the tree. This module
-joins the two lists by process id, title and geometry, and must stay free of
+joins the two lists by process id, title and geometry, and turns the windows
+no accessible application owns (xmessage, xterm, a wedged app's dialog) into
+roots of their own, so no window on screen goes unlisted. It must stay free of
 any I/O so it can be property-tested.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from actui.backends.base import Rect, RootInfo
+from actui.backends.base import Accessibility, Rect, RootInfo
 from actui.backends.x11.ewmh import XWindow
 
 TITLE_MISMATCH_COST = 1_000_000
@@ -51,6 +53,63 @@ def pair_windows(roots: Sequence[RootInfo], windows: Sequence[XWindow]) -> list[
         chosen[r] = windows[w]
         used.add(w)
     return [_enriched(root, chosen[r]) if r in chosen else root for r, root in enumerate(roots)]
+
+
+WINDOW_ID_PREFIX = "x11:"
+"""``native_id`` of a root that is a bare X window: never an AT-SPI address (no ``/``)."""
+
+
+def unclaimed_roots(
+    paired: Sequence[RootInfo],
+    windows: Sequence[XWindow],
+    described: frozenset[int],
+    silent: frozenset[int],
+) -> list[RootInfo]:
+    """Roots for the windows no paired root took and no answering application describes.
+
+    ``described`` are the pids of accessible applications that answered:
+    their other windows (one being built, one the toolkit hides) are theirs to
+    list. A window of a ``silent`` pid (its application did not answer) is
+    listed as not answering; any other window has no accessibility at all.
+    """
+    taken = {root.window_id for root in paired if root.window_id}
+    found = []
+    for window in windows:
+        if window.window_id in taken:
+            continue
+        if window.pid > 0 and window.pid in silent:
+            found.append(window_root(window, "not_answering"))
+        elif window.pid <= 0 or window.pid not in described:
+            found.append(window_root(window, "none"))
+    return found
+
+
+def window_root(window: XWindow, accessibility: Accessibility) -> RootInfo:
+    """A root that is only an X window: reached by its pixels and by coordinates."""
+    instance, app_class = window.wm_class
+    return RootInfo(
+        native_id=f"{WINDOW_ID_PREFIX}0x{window.window_id:x}",
+        pid=window.pid,
+        app_name=instance or app_class or window.title,
+        title=window.title,
+        kind="dialog" if window.is_modal or window.transient_for else "window",
+        raw_role="window",
+        frame=window.frame,
+        window_id=window.window_id,
+        is_focused=window.is_active,
+        is_minimized=window.is_minimized,
+        is_modal=window.is_modal,
+        z_order=window.z_order,
+        resource_key=(
+            f"desktop-pid:{window.pid}" if window.pid > 0 else f"x11-window:{window.window_id}"
+        ),
+        accessibility=accessibility,
+    )
+
+
+def is_window_only(root: RootInfo) -> bool:
+    """Whether ``root`` is a bare X window, with no accessible tree behind it."""
+    return root.native_id.startswith(WINDOW_ID_PREFIX)
 
 
 def _enriched(root: RootInfo, window: XWindow) -> RootInfo:

@@ -1,0 +1,85 @@
+"""An app that dies while being driven is reported as exited, with its signal, not as closed.
+
+Two ways the status is known: the sandbox started the app (its exit record), or the app's
+parent has not reaped it yet (its wait status in /proc). The zenity dialogs are GTK 3 apps
+with full accessibility; each test kills one between an observation and the next call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from computer_helpers import paired_root
+
+from actui.sandbox import Sandbox
+from actui.tools import Computer
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
+    computer = Computer(env=module_sandbox.env)
+    yield computer
+    await computer.close()
+
+
+def _is_file(path: str) -> bool:
+    return Path(path).is_file()
+
+
+async def _observed(computer: Computer, pid: int, title: str) -> tuple[str, str, str]:
+    """The dialog's root ref, a state of it, and its OK button's ref."""
+    root = await paired_root(computer, pid=pid, title=title)
+    seen = await computer.call("observe_ui", {"root": root["windowRef"], "mode": "semantic"})
+    assert not seen.is_error, seen.text
+    found = await computer.call(
+        "search_ui", {"stateId": seen.details["stateId"], "text": "OK", "role": "button"}
+    )
+    return root["windowRef"], seen.details["stateId"], found.details["matches"][0]["ref"]
+
+
+async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(
+    module_sandbox: Sandbox, computer: Computer
+) -> None:
+    app = await module_sandbox.launch(["zenity", "--entry", "--title=Crash one", "--text=Name"])
+    await module_sandbox.wait_for_app(app.pid)
+    _, state, ok = await _observed(computer, app.pid, "Crash one")
+    os.kill(app.pid, signal.SIGSEGV)
+    assert await asyncio.wait_for(app.wait(), 10) == -signal.SIGSEGV
+    acted = await computer.call(
+        "act_ui", {"stateId": state, "actions": [{"action": "press", "ref": ok}]}
+    )
+    assert "SIGSEGV" in acted.text, acted.text
+    assert "closed" not in acted.text.split("\n")[0]
+    assert acted.details.get("exit", {}).get("signal") == "SIGSEGV", acted.text
+    log = acted.details["exit"]["log"]
+    assert log and _is_file(log)  # the app's output was kept, and said where
+    after = await computer.call("find_roots", {})
+    assert not after.is_error and all(w["pid"] != app.pid for w in after.details["windows"])
+
+
+async def test_sigkill_of_an_app_its_parent_has_not_reaped_is_read_from_proc(
+    module_sandbox: Sandbox, computer: Computer
+) -> None:
+    """The sandbox starts a shell; the shell starts zenity and never waits for it."""
+    shell = await module_sandbox.launch(
+        ["sh", "-c", "zenity --entry --title='Crash two' --text=Name & echo $!; exec sleep 300"],
+        stdout=asyncio.subprocess.PIPE,
+    )
+    assert shell.stdout is not None
+    pid = int((await asyncio.wait_for(shell.stdout.readline(), 10)).decode())
+    await module_sandbox.wait_for_app(pid)
+    root, _, _ = await _observed(computer, pid, "Crash two")
+    os.kill(pid, signal.SIGKILL)
+    seen = await computer.call("observe_ui", {"root": root})
+    assert seen.is_error
+    assert seen.details["error"]["code"] == "app_exited", seen.text
+    assert seen.details["exit"]["signal"] == "SIGKILL" and "SIGKILL" in seen.text
+    assert shell.returncode is None  # the parent lives on; only its child died

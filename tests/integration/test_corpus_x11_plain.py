@@ -1,0 +1,113 @@
+"""A plain X11 app with no accessibility tree (xmessage): listed, read by OCR, clicked by x/y.
+
+xmessage's exit code says which button was pressed (``-buttons Yes:3,No:4``), so the
+oracle is the process itself, not anything actui reports. Its default look (a tiny bitmap
+font inside tight ovals) is beyond Tesseract: the buttons are drawn as rectangles with a
+little padding and a larger font, as a user with a readable theme would have them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+
+from actui.sandbox import Sandbox
+from actui.tools import Computer
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+XMESSAGE = [
+    "xmessage",
+    "-xrm",
+    "*font: -adobe-helvetica-medium-r-normal--18-*-*-*-p-*-iso8859-1",
+    "-xrm",
+    "*Command.shapeStyle: rectangle",
+    "-xrm",
+    "*Command.internalWidth: 10",
+    "-xrm",
+    "*Command.internalHeight: 5",
+    "-buttons",
+    "Yes:3,No:4",
+    "Deploy the release?",
+]
+
+
+@dataclass
+class Desk:
+    computer: Computer
+    app: asyncio.subprocess.Process
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def desk(module_sandbox: Sandbox) -> AsyncIterator[Desk]:
+    app = await module_sandbox.launch(XMESSAGE)
+    await module_sandbox.wait_for_app(app.pid, x11=True)
+    computer = Computer(env=module_sandbox.env)
+    yield Desk(computer, app)
+    await computer.close()
+
+
+async def _root(desk: Desk) -> dict[str, object]:
+    found = await desk.computer.call("find_roots", {"pid": desk.app.pid})
+    assert not found.is_error, found.text
+    (window,) = found.details["windows"]
+    return dict(window)
+
+
+async def test_find_roots_lists_the_window_with_no_accessibility(desk: Desk) -> None:
+    found = await desk.computer.call("find_roots", {})
+    assert not found.is_error, found.text
+    mine = [w for w in found.details["windows"] if w["pid"] == desk.app.pid]
+    assert len(mine) == 1, found.text
+    window = mine[0]
+    assert window["accessibility"] == "none"
+    assert window["kind"] == "window" and window["windowTitle"] == "xmessage"
+    assert window["app"] == "xmessage" and window["windowId"]
+    line = next(line for line in found.text.splitlines() if line.startswith(window["windowRef"]))
+    assert f"pid={desk.app.pid}" in line and "accessibility: none" in line
+    assert _alive(desk.app.pid)
+
+
+async def test_a_semantic_observation_says_to_use_visual_mode(desk: Desk) -> None:
+    window = await _root(desk)
+    seen = await desk.computer.call("observe_ui", {"root": window["windowRef"], "mode": "semantic"})
+    assert not seen.is_error, seen.text
+    assert "accessibility: none" in seen.text and "'visual'" in seen.text
+    assert seen.details["accessibility"] == "none" and not seen.images
+    assert _alive(desk.app.pid)
+
+
+async def test_ocr_reads_the_message_and_a_click_on_yes_presses_it(desk: Desk) -> None:
+    window = await _root(desk)
+    seen = await desk.computer.call("observe_ui", {"root": window["windowRef"], "mode": "visual"})
+    assert not seen.is_error, seen.text
+    assert seen.images, "a visual observation carries its screenshot"
+    assert "Deploy the release?" in seen.text, seen.text
+    assert _alive(desk.app.pid)
+    state = seen.details["stateId"]
+    found = await desk.computer.call("search_ui", {"stateId": state, "text": "Yes"})
+    yes = next(m for m in found.details["matches"] if m["label"].strip() == "Yes")
+    inspected = await desk.computer.call("inspect_ui", {"stateId": state, "ref": yes["ref"]})
+    rect = inspected.details["target"]["rect"]
+    x, y = rect["x"] + rect["w"] // 2, rect["y"] + rect["h"] // 2
+    acted = await desk.computer.call(
+        "act_ui", {"stateId": state, "actions": [{"action": "click", "x": x, "y": y}]}
+    )
+    code = await asyncio.wait_for(desk.app.wait(), 10)
+    assert code == 3, (code, acted.text)  # xmessage's own word: "Yes" was pressed
+    assert acted.details["status"] == "app_exited", acted.text
+    assert acted.details["exit"]["code"] == 3
+    assert "exited with code 3" in acted.text
