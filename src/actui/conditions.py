@@ -359,6 +359,8 @@ def describe_node(node: Node) -> str:
     words = [node.ref, node.role]
     if node.name or node.description:
         words.append(_quote(node.name or node.description))
+        if node.name_inferred:
+            words.append("(label inferred)")
     if node.secure:
         words.append("(password field)")
     elif node.value and node.value != node.name:
