@@ -31,6 +31,9 @@ from actui.session import Session, ToolResult, scale_of
 from actui.views import root_delta_lines, root_json, trace_summary
 
 Trace = dict[str, Any]
+CLOSING_S = 1.0
+CLOSING_POLL_S = 0.05
+"""How long, and how often, a window whose read failed is watched for leaving the listing."""
 OPENED_CAP = 8
 """Opened windows read per check of a condition: a burst of popups must not stall a wait."""
 
@@ -114,11 +117,33 @@ class Transaction:
         except TargetGone as exc:
             return await self._terminal(outcome, exc, "target_closed")
         except ActuiError as exc:
+            if await self._closing(root):
+                gone = TargetGone(f"{state.root_ref} closed during the transaction")
+                return await self._terminal(outcome, gone, "target_closed")
             # Delivered, but the result could not be observed: say so, never a bare error
             # that invites a retry (reference §5.9).
             return await self._terminal(outcome, exc, "post_action_observation_failed")
         check = str(verification["status"]) if verification else None
         return self._result(root, reconcile(outcome, check, stopped), verification, deltas, seen)
+
+    async def _closing(self, root: RootInfo) -> bool:
+        """Whether a read failed because the window was being destroyed under it.
+
+        Its elements vanish before the window leaves the listing (GTK 4's Save As
+        dialog after Save), so the listing is asked for up to :data:`CLOSING_S`.
+        """
+        backend = self.session.backend_for(root)
+        deadline = time.monotonic() + CLOSING_S
+        while True:
+            try:
+                listed = await backend.list_roots()
+            except ActuiError:
+                return False
+            if all(r.native_id != root.native_id for r in listed):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(CLOSING_POLL_S)
 
     async def _gate(self, root: RootInfo, require: UiCondition) -> None:
         """``require`` must hold in time, or nothing is sent and the epoch stays."""

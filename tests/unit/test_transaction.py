@@ -22,7 +22,7 @@ from actui.backends.base import (
     Snapshot,
     TextSlice,
 )
-from actui.errors import ForegroundRequired, TargetGone
+from actui.errors import ActuiError, ForegroundRequired
 from actui.tools import Computer
 
 ROOT = RootInfo(
@@ -196,7 +196,8 @@ class DialogApp(ModelApp):
         press = frozenset({"press"})
         if root.native_id == DIALOG.native_id:
             if not self.dialog:
-                raise TargetGone("the dialog closed")
+                # as GTK 4 does: the elements vanish while the window is being destroyed
+                raise ActuiError("Object does not exist")
             kids: tuple[RawNode, ...] = (
                 RawNode("title", "label", name="Folder name", rect=Rect(60, 60, 80, 20)),
                 RawNode("name", "text", caps=frozenset({"setText"}), rect=Rect(150, 60, 90, 20)),
@@ -313,3 +314,23 @@ async def test_gone_with_only_a_ref_is_verified_when_that_element_disappears() -
     )
     assert kept.details["execution"]["verification"]["status"] == "failed"
     assert "@e2 button" in kept.details["error"]["message"]
+
+
+async def test_a_read_failing_while_the_dialog_closes_is_the_dialog_closing() -> None:
+    computer, _, state = await _dialog_session()
+    await _act(computer, state, actions=[{"action": "press", "ref": "@e2"}])
+    roots = await computer.call("find_roots", {})
+    dialog = next(w["windowRef"] for w in roots.details["windows"] if w["kind"] == "dialog")
+    state = (await computer.call("observe_ui", {"root": dialog})).details["stateId"]
+    found = await computer.call("search_ui", {"stateId": state, "text": "Cancel"})
+    cancel = found.details["matches"][0]["ref"]
+    closed = await computer.call(
+        "act_ui",
+        {
+            "stateId": state,
+            "actions": [{"action": "press", "ref": cancel}],
+            "expect": {"ref": cancel, "gone": True, "timeoutMs": 2000},
+        },
+    )
+    assert closed.details["status"] == "target_closed", closed.text
+    assert closed.details["execution"]["verification"]["status"] == "verified"
