@@ -5,7 +5,9 @@ One condition type serves every place that waits or verifies (``wait_for``,
 so "preexisting", "verified" and "found" can never disagree. Text is a
 case-insensitive substring of an element's name, description or value, never
 of its role (so "button" does not match every button); roles compare through
-the neutral vocabulary; a value compares whole, trimmed, ignoring case.
+the neutral vocabulary; a value compares whole, trimmed, ignoring case. A
+condition of only a ref with ``gone: true`` means "this element no longer
+exists": its anchor vanishing from the outline is what satisfies it.
 Password values are never read, so they are never matched or shown.
 
 This module validates and evaluates; it must not wait, observe or talk to a
@@ -162,10 +164,12 @@ def parse_condition(raw: object, *, field: str) -> UiCondition:
         raise InvalidParams(
             _at(field, "scopeExact"), "needs scopeRef.", "Name the element with scopeRef or ref."
         )
-    if text is None and role is None and value is None:
+    absent = until == "absent" or bool(gone)
+    if text is None and role is None and value is None and not (absent and ref is not None):
         raise InvalidParams(
             _at(field, "text"),
             "is missing: a condition needs at least one of text, role or value.",
+            "To wait for one element to disappear, give its ref with gone: true.",
         )
     exact = ref is not None or (scope_ref is not None and bool(scope_exact))
     if text is None and value is None and ref is None and scope_ref is None:
@@ -185,7 +189,7 @@ def parse_condition(raw: object, *, field: str) -> UiCondition:
             f'conflicts with until: "{until}".',
             'Give one of them: gone: true means until: "absent".',
         )
-    resolved: Until = "absent" if until == "absent" or gone else "present"
+    resolved: Until = "absent" if absent else "present"
     return UiCondition(
         ref=ref,
         scope_ref=scope_ref,
@@ -359,6 +363,8 @@ def describe_node(node: Node) -> str:
     words = [node.ref, node.role]
     if node.name or node.description:
         words.append(_quote(node.name or node.description))
+        if node.name_inferred:
+            words.append("(label inferred)")
     if node.secure:
         words.append("(password field)")
     elif node.value and node.value != node.name:

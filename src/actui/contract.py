@@ -110,7 +110,9 @@ class Condition(Params):
     role: str | None = Field(None, max_length=128)
     value: str | None = Field(None, max_length=4096, description="Exact value; needs ref.")
     until: Literal["present", "absent"] | None = None
-    gone: bool | None = Field(None, description="Same as until: absent.")
+    gone: bool | None = Field(
+        None, description='Same as until: absent; with only ref: "this element no longer exists".'
+    )
     timeoutMs: int | None = Field(None, ge=0, description="Default 10000; clamped to 100-60000.")
 
 

@@ -35,7 +35,7 @@ from actui.runtime.deltas import Announced
 from actui.runtime.roots import RootRegistry, is_browser_app, match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State, StateStore, new_state_id
-from actui.runtime.waiting import WaitResult, observed_outline, wait_until
+from actui.runtime.waiting import OpenedFn, WaitResult, observed_outline, wait_until
 from actui.views import exit_json, exit_text, reach_note, root_delta_lines, root_json
 from actui.visual import add_visual_evidence
 
@@ -364,9 +364,18 @@ class Session:
         return cond
 
     async def wait(
-        self, state: State, root: RootInfo, cond: UiCondition, *, in_lane: bool = False
+        self,
+        state: State,
+        root: RootInfo,
+        cond: UiCondition,
+        *,
+        in_lane: bool = False,
+        opened: OpenedFn | None = None,
     ) -> WaitResult:
-        """Wait for ``cond`` on fresh snapshots; ``in_lane`` when the caller holds the lane."""
+        """Wait for ``cond`` on fresh snapshots; ``in_lane`` when the caller holds the lane.
+
+        ``opened`` reads the windows a transaction opened, where an unanchored ``cond``
+        may be met too."""
         backend = self.backend_for(root)
 
         async def take() -> tuple[Snapshot, int]:
@@ -374,7 +383,9 @@ class Session:
                 return await self.snapshot(root), self.scheduler.epoch(state.resource_key)
             return await self.snapshot_at_epoch(root, state.resource_key)
 
-        return await wait_until(backend, root, cond, state.outline, take, scale=scale_of(state))
+        return await wait_until(
+            backend, root, cond, state.outline, take, scale=scale_of(state), opened=opened
+        )
 
     async def snapshot_at_epoch(self, root: RootInfo, key: str) -> tuple[Snapshot, int]:
         """A snapshot taken in the resource's lane, with the epoch it belongs to.

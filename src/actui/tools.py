@@ -240,6 +240,7 @@ class Computer(Session):
                 "ref": m.ref,
                 "role": m.role,
                 "label": m.label,
+                "labelInferred": m.inferred,
                 "path": m.path,
                 "matchReason": m.reason,
                 "score": round(m.score, 3),

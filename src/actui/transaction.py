@@ -4,12 +4,15 @@ Order matters and is the contract: validate everything, reject a stale state
 before anything is sent, wait for ``require`` (nothing delivered, no epoch
 consumed if it fails), run the steps in the resource's lane stopping at the
 first ``didnt``, check ``expect``, settle root deltas, then observe the
-successor — or report the terminal result when the target closed.
+successor — or report the terminal result when the target closed. ``expect``
+and ``wait`` steps confined to no element are also met in the windows the
+steps opened (a dialog), and say which window met them.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -23,11 +26,16 @@ from actui.errors import ActuiError, PreconditionFailed, TargetGone
 from actui.outline.model import Outline
 from actui.runtime.deltas import SETTLE_WINDOW_S, root_deltas, settle
 from actui.runtime.roots import match_root
-from actui.runtime.waiting import observed_outline
+from actui.runtime.waiting import WaitResult, observed_outline
 from actui.session import Session, ToolResult, scale_of
 from actui.views import exit_json, exit_text, root_delta_lines, root_json, trace_summary
 
 Trace = dict[str, Any]
+CLOSING_S = 1.0
+CLOSING_POLL_S = 0.05
+"""How long, and how often, a window whose read failed is watched for leaving the listing."""
+OPENED_CAP = 8
+"""Opened windows read per check of a condition: a burst of popups must not stall a wait."""
 
 
 @dataclass(frozen=True)
@@ -109,11 +117,33 @@ class Transaction:
         except TargetGone as exc:
             return await self._terminal(outcome, exc, "target_closed")
         except ActuiError as exc:
+            if await self._closing(root):
+                gone = TargetGone(f"{state.root_ref} closed during the transaction")
+                return await self._terminal(outcome, gone, "target_closed")
             # Delivered, but the result could not be observed: say so, never a bare error
             # that invites a retry (reference §5.9).
             return await self._terminal(outcome, exc, "post_action_observation_failed")
         check = str(verification["status"]) if verification else None
         return self._result(root, reconcile(outcome, check, stopped), verification, deltas, seen)
+
+    async def _closing(self, root: RootInfo) -> bool:
+        """Whether a read failed because the window was being destroyed under it.
+
+        Its elements vanish before the window leaves the listing (GTK 4's Save As
+        dialog after Save), so the listing is asked for up to :data:`CLOSING_S`.
+        """
+        backend = self.session.backend_for(root)
+        deadline = time.monotonic() + CLOSING_S
+        while True:
+            try:
+                listed = await backend.list_roots()
+            except ActuiError:
+                return False
+            if all(r.native_id != root.native_id for r in listed):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(CLOSING_POLL_S)
 
     async def _gate(self, root: RootInfo, require: UiCondition) -> None:
         """``require`` must hold in time, or nothing is sent and the epoch stays."""
@@ -162,12 +192,13 @@ class Transaction:
         if cond is None:
             await asyncio.sleep((ms or 0) / 1000)
             return {"action": "wait", "ms": ms, "outcome": "worked"}
-        waited = await self.session.wait(self.state, root, cond, in_lane=True)
+        waited = await self.session.wait(self.state, root, cond, in_lane=True, opened=self._opened)
         step: Trace = {
             "action": "wait",
             "until": condition_json(cond),
             "outcome": "worked" if waited.satisfied else "didnt",
             "elapsedMs": waited.elapsed_ms,
+            **self._where(root, waited),
         }
         if not waited.satisfied:
             step["error"] = {
@@ -184,12 +215,44 @@ class Transaction:
         if stopped:
             return {"status": "skipped", **condition_json(expect)}, None
         preexisting = evaluate_condition(expect, self.state.outline).satisfied
-        waited = await self.session.wait(self.state, root, expect)
+        waited = await self.session.wait(self.state, root, expect, opened=self._opened)
+        if waited.met_in is not None:
+            preexisting = False  # the window that shows it is new
         status = ("preexisting" if preexisting else "verified") if waited.satisfied else "failed"
-        verification: Trace = {"status": status, **condition_json(expect)}
+        verification: Trace = {
+            "status": status,
+            **condition_json(expect),
+            **self._where(root, waited),
+        }
         if status == "failed":
             verification["closest"] = closest(expect, waited.outline)
         return verification, Seen(waited.snapshot, waited.outline, waited.epoch)
+
+    async def _opened(self) -> list[Snapshot]:
+        """Snapshots of the windows listed now that were not listed before the steps.
+
+        A window that closes while it is read is left out: it shows nothing.
+        """
+        backend = self.session.backend_for(self.root)
+        known = {r.native_id for r in self.before} | {self.root.native_id}
+        fresh = [r for r in await backend.list_roots() if r.native_id not in known]
+        snapshots: list[Snapshot] = []
+        for root in fresh[:OPENED_CAP]:
+            try:
+                snapshots.append(await self.session.snapshot(root))
+            except ActuiError:
+                continue
+        return snapshots
+
+    def _where(self, root: RootInfo, waited: WaitResult) -> Trace:
+        """Which window decided a condition: ``satisfiedIn`` when it held, else ``shownIn``
+        for an absent condition an opened window still shows; refs and titles."""
+        if not waited.satisfied and waited.met_in is None:
+            return {}
+        window = waited.met_in or root
+        key = "satisfiedIn" if waited.satisfied else "shownIn"
+        ref = self.session.roots.ref_for(window)
+        return {key: {"ref": ref, "title": window.title, "kind": window.kind}}
 
     async def _settle(self, verification: Trace | None) -> list[Trace]:
         """Root deltas; a verified check has already waited, so it needs no settle window."""
@@ -254,6 +317,10 @@ class Transaction:
         successor = session.save(seen.snapshot, seen.outline, seen.epoch, base=state)
         body, view, extra = session.diff_text(state, successor)
         check = f"; check {verification['status']}" if verification else ""
+        met = (verification or {}).get("satisfiedIn")
+        if met and met["ref"] != session.roots.ref_for(root):
+            title = json.dumps(met["title"], ensure_ascii=False)
+            check += f" in {met['ref']} {met['kind']} {title}"
         details = session.observation_details(successor, view)
         head = [
             f"act_ui: {len(self.steps)} of {len(self.p.actions)} steps run in "

@@ -54,7 +54,7 @@ def _state() -> State:
                 "push button",
                 name="OK",
                 caps=frozenset({"press"}),
-                rect=Rect(300, 300, 80, 30),
+                rect=Rect(300, 120, 80, 30),
             ),
             RawNode("pic", "label", name="decor", rect=Rect(110, 200, 40, 40)),
         ),

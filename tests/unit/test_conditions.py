@@ -89,7 +89,8 @@ def test_scope_exact_means_the_element_itself() -> None:
         ({"text": "a", "ref": "@e1", "scopeRef": "@e2"}, "expect.scopeRef", ["ref"]),
         ({}, "expect.text", ["role", "value"]),
         ({"text": "   ", "role": ""}, "expect.text", ["role", "value"]),
-        ({"ref": "@e4"}, "expect.text", ["role", "value"]),
+        ({"ref": "@e4"}, "expect.text", ["role", "value", "gone: true"]),
+        ({"scopeRef": "@e2", "gone": True}, "expect.text", ["role", "value"]),
         ({"role": "button"}, "expect.role", ["ref", "scopeRef"]),
         ({"value": "x"}, "expect.value", ["ref"]),
         ({"value": "x", "scopeRef": "@e5"}, "expect.value", ["ref", "scopeExact"]),
@@ -237,6 +238,18 @@ def test_value_compares_whole_after_trim_ignoring_case() -> None:
 def test_a_vanished_anchor_is_absent() -> None:
     assert not evaluate(cond(text="x", ref="@e99"), SETTINGS).satisfied
     assert evaluate(cond(text="x", ref="@e99", gone=True), SETTINGS).satisfied
+
+
+@pytest.mark.parametrize("spelling", [{"gone": True}, {"until": "absent"}])
+def test_a_ref_alone_that_must_be_gone_holds_exactly_when_the_element_no_longer_exists(
+    spelling: dict[str, object],
+) -> None:
+    there = cond(ref="@e4", **spelling)
+    assert not evaluate(there, SETTINGS).satisfied
+    assert closest(there, SETTINGS) == ['@e4 button "Save"']
+    assert describe(there) == "element @e4 to be gone"
+    assert condition_json(there)["gone"] is True
+    assert evaluate(cond(ref="@e99", **spelling), SETTINGS).satisfied
 
 
 SECRET = Outline(

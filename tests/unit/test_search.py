@@ -13,8 +13,7 @@ from strategies import outline_of, outlines, raw
 
 from actui.backends.base import RawNode
 from actui.errors import InvalidParams
-from actui.outline.fold import is_offscreen
-from actui.outline.model import Outline, build_outline
+from actui.outline.model import Outline, build_outline, is_offscreen
 from actui.outline.search import (
     TOP_N,
     osa_distance,

@@ -22,7 +22,7 @@ from actui.backends.base import (
     Snapshot,
     TextSlice,
 )
-from actui.errors import ForegroundRequired
+from actui.errors import ActuiError, ForegroundRequired
 from actui.tools import Computer
 
 ROOT = RootInfo(
@@ -165,3 +165,172 @@ async def test_headless_never_escalates_whatever_the_policy() -> None:
     assert [r.policy for r in app.requests] == ["ax_only"]
     assert result.details["outcome"] == "didnt"
     assert result.details["execution"]["stoppedAt"] == 0
+
+
+DIALOG = RootInfo(
+    native_id="app/2",
+    pid=7,
+    app_name="model",
+    title="Create New Folder",
+    kind="dialog",
+    raw_role="dialog",
+    frame=Rect(50, 50, 200, 100),
+    window_id=6,
+    resource_key="desktop-pid:7",
+)
+
+
+class DialogApp(ModelApp):
+    """A window whose "New" button opens a dialog and whose "Tip" label "Hide" removes;
+    the dialog's "Cancel" closes it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.dialog = False
+        self.tip = True
+
+    async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
+        return [ROOT, DIALOG] if self.dialog else [ROOT]
+
+    async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
+        press = frozenset({"press"})
+        if root.native_id == DIALOG.native_id:
+            if not self.dialog:
+                # as GTK 4 does: the elements vanish while the window is being destroyed
+                raise ActuiError("Object does not exist")
+            kids: tuple[RawNode, ...] = (
+                RawNode("title", "label", name="Folder name", rect=Rect(60, 60, 80, 20)),
+                RawNode("name", "text", caps=frozenset({"setText"}), rect=Rect(150, 60, 90, 20)),
+                RawNode(
+                    "cancel", "push button", name="Cancel", caps=press, rect=Rect(60, 100, 60, 20)
+                ),
+            )
+            tree = RawNode("dlg", "dialog", name=DIALOG.title, children=kids, rect=DIALOG.frame)
+            return Snapshot(root=DIALOG, tree=tree, captured_at=time.time(), node_count=4)
+        kids = (
+            RawNode("new", "push button", name="New", caps=press, rect=Rect(10, 10, 50, 20)),
+            RawNode("hide", "push button", name="Hide", caps=press, rect=Rect(70, 10, 50, 20)),
+        )
+        if self.tip:
+            kids += (RawNode("tip", "label", name="Tip", rect=Rect(10, 40, 50, 20)),)
+        tree = RawNode("win", "frame", name="Model", children=kids, rect=ROOT.frame)
+        return Snapshot(root=ROOT, tree=tree, captured_at=time.time(), node_count=len(kids) + 1)
+
+    async def act(self, request: ActionRequest) -> ActionResult:
+        self.requests.append(request)
+        if request.target == "new":
+            self.dialog = True
+        elif request.target == "cancel":
+            self.dialog = False
+        elif request.target == "hide":
+            self.tip = False
+        return ActionResult("worked", "ax", request.policy)
+
+
+async def _dialog_session() -> tuple[Computer, DialogApp, str]:
+    app = DialogApp()
+    computer = Computer(env={"ACTUI_HEADLESS": "1", "XDG_CONFIG_HOME": "/nonexistent"}, desktop=app)
+    roots = await computer.call("find_roots", {})
+    observed = await computer.call("observe_ui", {"root": roots.details["windows"][0]["windowRef"]})
+    return computer, app, observed.details["stateId"]
+
+
+async def test_an_expect_met_in_the_dialog_the_step_opened_is_verified_there() -> None:
+    computer, _, state = await _dialog_session()
+    result = await computer.call(
+        "act_ui",
+        {
+            "stateId": state,
+            "actions": [{"action": "press", "ref": "@e2"}],
+            "expect": {"text": "Create New Folder", "timeoutMs": 2000},
+        },
+    )
+    verification = result.details["execution"]["verification"]
+    assert verification["status"] == "verified", result.text
+    dialog = verification["satisfiedIn"]
+    assert dialog["title"] == "Create New Folder" and dialog["kind"] == "dialog"
+    assert dialog["ref"] != result.details["target"]["windowRef"]
+    assert f'check verified in {dialog["ref"]} dialog "Create New Folder"' in result.text
+    assert result.details["outcome"] == "worked"
+
+
+async def test_a_wait_step_sees_a_field_label_in_the_opened_dialog() -> None:
+    computer, _, state = await _dialog_session()
+    done = await _act(
+        computer,
+        state,
+        actions=[
+            {"action": "press", "ref": "@e2"},
+            {"action": "wait", "until": {"text": "Folder name", "timeoutMs": 2000}},
+        ],
+    )
+    wait = done["execution"]["steps"][1]
+    assert wait["outcome"] == "worked" and wait["satisfiedIn"]["kind"] == "dialog"
+
+
+async def test_an_absent_expect_fails_while_the_opened_dialog_still_shows_it() -> None:
+    computer, _, state = await _dialog_session()
+    result = await computer.call(
+        "act_ui",
+        {
+            "stateId": state,
+            "actions": [{"action": "press", "ref": "@e2"}],
+            "expect": {"text": "Folder name", "gone": True, "timeoutMs": 300},
+        },
+    )
+    verification = result.details["execution"]["verification"]
+    assert verification["status"] == "failed" and verification["shownIn"]["kind"] == "dialog"
+
+
+async def test_an_expect_anchored_to_a_ref_is_checked_in_its_own_window_only() -> None:
+    computer, _, state = await _dialog_session()
+    result = await computer.call(
+        "act_ui",
+        {
+            "stateId": state,
+            "actions": [{"action": "press", "ref": "@e2"}],
+            "expect": {"scopeRef": "@e1", "text": "Folder name", "timeoutMs": 300},
+        },
+    )
+    assert result.details["execution"]["verification"]["status"] == "failed"
+
+
+async def test_gone_with_only_a_ref_is_verified_when_that_element_disappears() -> None:
+    computer, app, state = await _dialog_session()
+    done = await _act(
+        computer,
+        state,
+        actions=[{"action": "press", "ref": "@e3"}],
+        expect={"ref": "@e4", "gone": True, "timeoutMs": 2000},
+    )
+    assert not app.tip and done["execution"]["verification"]["status"] == "verified"
+    kept = await computer.call(
+        "act_ui",
+        {
+            "stateId": done["stateId"],
+            "actions": [{"action": "focus", "ref": "@e2"}],
+            "expect": {"ref": "@e2", "gone": True, "timeoutMs": 200},
+        },
+    )
+    assert kept.details["execution"]["verification"]["status"] == "failed"
+    assert "@e2 button" in kept.details["error"]["message"]
+
+
+async def test_a_read_failing_while_the_dialog_closes_is_the_dialog_closing() -> None:
+    computer, _, state = await _dialog_session()
+    await _act(computer, state, actions=[{"action": "press", "ref": "@e2"}])
+    roots = await computer.call("find_roots", {})
+    dialog = next(w["windowRef"] for w in roots.details["windows"] if w["kind"] == "dialog")
+    state = (await computer.call("observe_ui", {"root": dialog})).details["stateId"]
+    found = await computer.call("search_ui", {"stateId": state, "text": "Cancel"})
+    cancel = found.details["matches"][0]["ref"]
+    closed = await computer.call(
+        "act_ui",
+        {
+            "stateId": state,
+            "actions": [{"action": "press", "ref": cancel}],
+            "expect": {"ref": cancel, "gone": True, "timeoutMs": 2000},
+        },
+    )
+    assert closed.details["status"] == "target_closed", closed.text
+    assert closed.details["execution"]["verification"]["status"] == "verified"

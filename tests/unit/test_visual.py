@@ -40,7 +40,7 @@ def test_text_an_accessible_node_carries_becomes_evidence_on_it_not_a_new_node()
     base = _form()
     result = add_visual_evidence(base, [_box("User name", 12, 12), _box("Sign in", 104, 74)])
     assert len(result) == len(base)
-    by_name = {n.name: n for n in result}
+    by_name = {n.name: n for n in result if not n.name_inferred}
     assert by_name["User name"].ocr_text == ("User name",)
     assert by_name["Sign in"].ocr_text == ("Sign in",)
 

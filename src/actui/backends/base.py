@@ -114,6 +114,8 @@ class RawNode:
     rect: Rect | None = None
     secure: bool = False
     truncated: bool = False
+    labelled_by: tuple[str, ...] = ()
+    """Native ids of the elements the platform says label this one (AT-SPI LABELLED_BY)."""
     children: tuple[RawNode, ...] = ()
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from actui.backends.base import CAPABILITIES
 from actui.errors import UnknownRef
-from actui.outline.model import Node, Outline
+from actui.outline.model import Node, Outline, is_offscreen
 
 LABEL_CAP = 120
 """Characters of a label shown in a fold line or a path."""
@@ -33,6 +33,8 @@ SUMMARY_ROLES = 4
 _CAP_ORDER = {name: index for index, name in enumerate(CAPABILITIES)}
 _SENSITIVITY = frozenset({"enabled", "sensitive"})
 _VISIBILITY = frozenset({"visible", "showing"})
+INFERRED = "(label inferred)"
+"""Follows a name found by layout (``reading``), not given by the platform."""
 
 
 def clip(text: str, cap: int) -> str:
@@ -57,7 +59,8 @@ def display_name(node: Node) -> str:
     if not node.label:
         return node.role
     cap = VALUE_CAP if _label_is_value(node) else LABEL_CAP
-    return f"{node.role} {quoted(node.label, cap)}"
+    inferred = f" {INFERRED}" if node.name_inferred else ""
+    return f"{node.role} {quoted(node.label, cap)}{inferred}"
 
 
 def is_disabled(node: Node) -> bool:
@@ -71,15 +74,6 @@ def is_disabled(node: Node) -> bool:
     if "disabled" in node.states:
         return True
     return bool(node.states & _VISIBILITY) and not node.states & _SENSITIVITY
-
-
-def is_offscreen(node: Node) -> bool:
-    """Whether the node exists but is not on screen (a hidden page, a closed popover).
-
-    A backend may say so directly (``offscreen``); AT-SPI says ``visible``
-    without ``showing``.
-    """
-    return "offscreen" in node.states or ("visible" in node.states and "showing" not in node.states)
 
 
 def marks(node: Node) -> list[str]:
@@ -152,6 +146,8 @@ def label_line(node: Node) -> str:
     if raw and raw.lower() != role:
         role += f" [{raw}]"
     label = quoted(node.label, INSPECT_LABEL_CAP) if node.label else "(unlabeled)"
+    if node.name_inferred:
+        label += f" {INFERRED}"
     return f"{node.ref} {role} {label}{node_details(node)}"
 
 

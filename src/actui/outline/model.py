@@ -1,7 +1,8 @@
 """The outline: an immutable, ref-addressed tree built from one snapshot.
 
 This module owns the node model and its construction from backend data
-(breadth-first ``@e`` numbering, neutral roles, window-relative rects). It must
+(breadth-first ``@e`` numbering in reading order, neutral roles,
+window-relative rects, the names of unnamed fields from ``reading``). It must
 not render, fold, diff or talk to a platform.
 """
 
@@ -13,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from actui.backends.base import RawNode, Rect
+from actui.outline.reading import FIELD_ROLES, LABEL_ROLES, Box, infer_labels, reading_order
 from actui.outline.roles import neutral_role
 
 
@@ -39,6 +41,8 @@ class Node:
     parent: str | None = None
     children: tuple[str, ...] = ()
     depth: int = 0
+    name_inferred: bool = False
+    """The name is the text of a label found beside or above the node, not the platform's."""
 
     @property
     def label(self) -> str:
@@ -48,6 +52,16 @@ class Node:
     @property
     def focused(self) -> bool:
         return "focused" in self.states
+
+
+def is_offscreen(node: Node) -> bool:
+    """Whether the node exists but is not on screen (a hidden page, a closed popover).
+
+    A backend may say so directly (``offscreen``); AT-SPI says ``visible``
+    without ``showing``.
+    """
+    states = node.states
+    return "offscreen" in states or ("visible" in states and "showing" not in states)
 
 
 def ref_number(ref: str) -> int:
@@ -137,7 +151,9 @@ def build_outline(tree: RawNode, origin: Rect | None, scale: float = 1.0) -> Out
         index += 1
         ref = f"@e{index}"
         ordered.append((raw, parent, depth, ref))
-        queue.extend((child, ref, depth + 1) for child in raw.children)
+        kids = raw.children
+        order = reading_order([c.rect for c in kids]) if len(kids) > 1 else range(len(kids))
+        queue.extend((kids[i], ref, depth + 1) for i in order)
     children: dict[str, list[str]] = {}
     for _, parent, _, ref in ordered:
         if parent is not None:
@@ -172,7 +188,32 @@ def build_outline(tree: RawNode, origin: Rect | None, scale: float = 1.0) -> Out
             children=tuple(children.get(ref, ())),
             depth=depth,
         )
-    return Outline(root="@e1", nodes=nodes)
+    refs_by_id = {raw.native_id: ref for raw, _, _, ref in ordered if raw.native_id}
+    labelled_by = {
+        ref: tuple(refs_by_id[i] for i in raw.labelled_by if i in refs_by_id)
+        for raw, _, _, ref in ordered
+        if raw.labelled_by
+    }
+    return Outline(root="@e1", nodes=_named(nodes, labelled_by))
+
+
+def _named(nodes: dict[str, Node], labelled_by: Mapping[str, tuple[str, ...]]) -> dict[str, Node]:
+    """``nodes`` with unnamed fields named as a person would read them (see ``reading``)."""
+    boxes = [
+        Box(
+            key=node.ref,
+            role=node.role,
+            text="" if node.secure else node.name,
+            rect=None if is_offscreen(node) else node.rect,
+            named=bool(node.name),
+            labelled_by=labelled_by.get(node.ref, ()),
+        )
+        for node in nodes.values()
+        if node.role in FIELD_ROLES or node.role in LABEL_ROLES or node.ref in labelled_by
+    ]
+    for ref, (name, inferred) in infer_labels(boxes).items():
+        nodes[ref] = replace(nodes[ref], name=name, name_inferred=inferred)
+    return nodes
 
 
 def renumbered(outline: Outline, mapping: Mapping[str, str]) -> Outline:

@@ -18,8 +18,8 @@ from functools import lru_cache
 from typing import Literal
 
 from actui.errors import InvalidParams
-from actui.outline.fold import LABEL_CAP, clip, is_offscreen, ordered_caps, path_text
-from actui.outline.model import Node, Outline
+from actui.outline.fold import INFERRED, LABEL_CAP, clip, ordered_caps, path_text
+from actui.outline.model import Node, Outline, is_offscreen
 from actui.outline.roles import neutral_role, normalize_role
 
 Tier = Literal["exact", "prefix", "substring", "fuzzy"]
@@ -50,6 +50,8 @@ class Match:
     path: str
     caps: tuple[str, ...]
     actions: tuple[str, ...] = ()
+    inferred: bool = False
+    """The label was found by layout, not given by the platform."""
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,7 @@ def _match(outline: Outline, node: Node, reason: Reason, score: float) -> Match:
         path=path_text(outline, node),
         caps=ordered_caps(node),
         actions=node.actions,
+        inferred=node.name_inferred,
     )
 
 
@@ -223,6 +226,8 @@ def render_search(result: SearchResult) -> str:
     lines = [head]
     for match in result.matches:
         label = f" {json.dumps(match.label, ensure_ascii=False)}" if match.label else ""
+        if match.inferred:
+            label += f" {INFERRED}"
         caps = " {" + ",".join(match.caps) + "}" if match.caps else ""
         reason = f"{match.reason} {match.score:.2f}" if match.reason == "fuzzy" else match.reason
         lines.append(f"{match.ref} {match.role}{label}{caps} [{reason}]")

@@ -4,7 +4,10 @@ The loop takes the backend's change mark *before* each snapshot, so an event
 that lands between the snapshot and the wait wakes it at once; backends with
 events wake on them, the others fall back to their declared polling interval.
 Every fresh outline is ref-stabilized against the base state so a condition's
-``@e`` refs keep meaning the same elements. No rendering, no scheduling here.
+``@e`` refs keep meaning the same elements. A condition confined to no element
+may also be met in the windows a transaction opened (a dialog the action
+raised): those are read on every check as well, and the result names the
+window that met it. No rendering, no scheduling here.
 """
 
 from __future__ import annotations
@@ -21,6 +24,11 @@ from actui.outline.model import Outline, build_outline
 
 SnapshotFn = Callable[[], Awaitable[tuple[Snapshot, int]]]
 """Takes a snapshot and says at which epoch of its resource it was taken."""
+OpenedFn = Callable[[], Awaitable[list[Snapshot]]]
+"""Snapshots of the windows opened since the transaction began (not the waited-on one)."""
+RELIST_S = 0.25
+"""How often opened windows are looked for while the waited-on window is quiet: a window
+of another application wakes no wait on this one."""
 
 
 @dataclass(frozen=True)
@@ -33,6 +41,9 @@ class WaitResult:
     elapsed_ms: int
     checks: int
     event_driven: bool
+    met_in: RootInfo | None = None
+    """An opened window that shows the condition's element (for ``absent``: where it still
+    shows), when the waited-on window alone does not decide it."""
 
 
 def observed_outline(snapshot: Snapshot, base: Outline | None, scale: float = 1.0) -> Outline:
@@ -77,11 +88,15 @@ async def wait_until(
     *,
     timeout_ms: int | None = None,
     scale: float = 1.0,
+    opened: OpenedFn | None = None,
 ) -> WaitResult:
     """Check ``condition`` on fresh snapshots until it holds or time runs out.
 
-    It is always checked at least once, even with a zero timeout.
+    It is always checked at least once, even with a zero timeout. With
+    ``opened``, a condition without an anchor is present when any of the
+    root and the opened windows shows it (absent when none does).
     """
+    across = opened if condition.anchor is None else None
     budget = condition.timeout_ms if timeout_ms is None else timeout_ms
     start = time.monotonic()
     deadline = start + budget / 1000
@@ -91,6 +106,13 @@ async def wait_until(
         snapshot, epoch = await take_snapshot()
         outline = observed_outline(snapshot, base, scale)
         evaluation = evaluate(condition, outline)
+        met_in = None
+        if across is not None and not evaluation.present:
+            met_in = _shown_in(condition, await across())
+            if met_in is not None:
+                evaluation = Evaluation(
+                    satisfied=condition.until == "present", present=True, matches=()
+                )
         checks += 1
         remaining = deadline - time.monotonic()
         if evaluation.satisfied or remaining <= 0:
@@ -103,5 +125,16 @@ async def wait_until(
                 elapsed_ms=round((time.monotonic() - start) * 1000),
                 checks=checks,
                 event_driven=backend.waits_are_event_driven(root),
+                met_in=met_in,
             )
-        await backend.wait_for_change(root, mark, remaining)
+        await backend.wait_for_change(
+            root, mark, remaining if across is None else min(remaining, RELIST_S)
+        )
+
+
+def _shown_in(condition: UiCondition, snapshots: list[Snapshot]) -> RootInfo | None:
+    """The first window whose outline shows the condition's element."""
+    for snapshot in snapshots:
+        if evaluate(condition, observed_outline(snapshot, None)).present:
+            return snapshot.root
+    return None

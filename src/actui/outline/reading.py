@@ -1,0 +1,158 @@
+"""What a person reads on screen: sibling order by position, and the labels of unnamed fields.
+
+Toolkits list children in whatever order they were added (GTK's grid reverses
+them) and leave many fields unnamed because the visible label was never linked
+to its field. Both are repaired here from geometry alone, so every backend
+gets the same repair: siblings are put in reading order (rows top to bottom,
+left to right within a row) when the platform order contradicts it, and an
+unnamed field takes its name from the labelled-by relation, else from the
+label beside it on the same row (to its left), else from the label just above
+it. A name found by layout is marked as inferred wherever it is shown.
+
+Only the text of ``label`` nodes is ever used as a name: never a value, so a
+password's secret (or any field's content) can never become another node's
+name. This module only computes; it must not render, search or talk to a
+platform.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from actui.backends.base import Rect
+
+FIELD_ROLES = frozenset({"textbox", "password", "combobox", "spinbutton", "slider"})
+"""Neutral roles of fields that a visible label, not their own text, names."""
+LABEL_ROLES = frozenset({"label"})
+"""Neutral roles whose text may name a field."""
+EDGE_SLACK = 4
+"""Pixels a label may overlap the field's edge and still be beside or above it."""
+MAX_GAP_ROWS = 2.0
+"""How far above a field its label may sit, in field heights (at least ``MIN_GAP``)."""
+MAX_GAP_COLUMNS = 12.0
+"""How far left of a field its label may sit, in field heights (at least ``MIN_GAP``)."""
+MIN_GAP = 48
+
+
+def reading_order(rects: Sequence[Rect | None]) -> list[int]:
+    """A permutation of ``range(len(rects))``: the siblings' indices in reading order.
+
+    Siblings are grouped into rows: sorted by their top edge, a sibling joins
+    the current row when its vertical centre is above the bottom of the row's
+    first sibling. Rows run top to bottom, a row left to right (ties keep the
+    platform order). Siblings without a rect keep their slots, so a platform
+    order that already reads right comes back unchanged.
+    """
+    placed = [(i, r) for i, r in enumerate(rects) if r is not None and not r.empty]
+    order = list(range(len(rects)))
+    if len(placed) < 2:
+        return order
+    rows: list[list[tuple[int, Rect]]] = []
+    bottom = 0.0
+    for i, r in sorted(placed, key=lambda item: (item[1].y, item[0])):
+        if rows and r.y + r.h / 2 < bottom:
+            rows[-1].append((i, r))
+        else:
+            rows.append([(i, r)])
+            bottom = r.y + r.h
+    ordered = [i for row in rows for i, _ in sorted(row, key=lambda it: (it[1].x, it[1].y, it[0]))]
+    for slot, index in zip(sorted(i for i, _ in placed), ordered, strict=True):
+        order[slot] = index
+    return order
+
+
+@dataclass(frozen=True)
+class Box:
+    """One node as label inference sees it: a key, its neutral role, text and rect."""
+
+    key: str
+    role: str
+    text: str
+    rect: Rect | None
+    named: bool = False
+    """The node has a name of its own (only unnamed fields get one)."""
+    labelled_by: tuple[str, ...] = ()
+    """Keys of the nodes the platform says label this one."""
+
+
+def _beside(label: Rect, field: Rect) -> float | None:
+    """The gap when ``label`` is on ``field``'s row and to its left, else None."""
+    centre = label.y + label.h / 2
+    if not field.y <= centre <= field.y + field.h:
+        return None
+    gap = field.x - (label.x + label.w)
+    limit = max(MIN_GAP, MAX_GAP_COLUMNS * field.h)
+    return float(max(gap, 0)) if -EDGE_SLACK <= gap <= limit else None
+
+
+def _above(label: Rect, field: Rect) -> float | None:
+    """The gap when ``label`` is above ``field`` and overlaps its columns, else None."""
+    if label.x >= field.x + field.w or label.x + label.w <= field.x:
+        return None
+    gap = field.y - (label.y + label.h)
+    limit = max(MIN_GAP, MAX_GAP_ROWS * field.h)
+    return float(max(gap, 0)) if -EDGE_SLACK <= gap <= limit else None
+
+
+def _nearest(
+    field: Box,
+    boxes: Sequence[Box],
+    where: str,
+    labels: Mapping[str, Box],
+    free: Collection[str],
+) -> Box | None:
+    """The nearest label or field in ``where`` relation to ``field``, if it is a free label.
+
+    Fields and labels already taken count as obstacles: a label with another
+    field between it and this one belongs to that field.
+    """
+    assert field.rect is not None
+    measure = _beside if where == "beside" else _above
+    best: tuple[float, int, Box] | None = None
+    for order, box in enumerate(boxes):
+        if box.key == field.key or box.rect is None:
+            continue
+        if box.key not in labels and box.role not in FIELD_ROLES:
+            continue
+        gap = measure(box.rect, field.rect)
+        if gap is not None and (best is None or (gap, order) < best[:2]):
+            best = (gap, order, box)
+    return best[2] if best is not None and best[2].key in free else None
+
+
+def infer_labels(boxes: Sequence[Box]) -> dict[str, tuple[str, bool]]:
+    """Names for unnamed fields: key → (name, inferred from layout).
+
+    The labelled-by relation comes first (not inferred); then, per field, the
+    nearest label beside it on its row, then the nearest label above it. A
+    label taken by a field beside it is not offered to a field below.
+    """
+    by_key = {box.key: box for box in boxes}
+    labels = {
+        b.key: b for b in boxes if b.role in LABEL_ROLES and b.text.strip() and b.rect is not None
+    }
+    names: dict[str, tuple[str, bool]] = {}
+    for box in boxes:
+        if box.named or not box.labelled_by:
+            continue
+        texts = [by_key[k].text.strip() for k in box.labelled_by if k in by_key]
+        text = " ".join(t for t in texts if t)
+        if text:
+            names[box.key] = (text, False)
+    fields = [
+        b
+        for b in boxes
+        if b.role in FIELD_ROLES and not b.named and b.rect is not None and b.key not in names
+    ]
+    taken: set[str] = set()
+    for where in ("beside", "above"):
+        free = labels.keys() - taken
+        for field in fields:
+            if field.key in names:
+                continue
+            label = _nearest(field, boxes, where, labels, free)
+            if label is not None:
+                names[field.key] = (label.text.strip(), True)
+                taken.add(label.key)
+    return names

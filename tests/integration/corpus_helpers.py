@@ -1,0 +1,59 @@
+"""Driving a real corpus app through ``Computer`` while proving it survives every call."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from actui.tools import Computer, ToolResult
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs and is not a zombie (procfs state ``Z``/``X``)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+class Driven:
+    """A ``Computer`` whose every call is followed by the check that the app still runs."""
+
+    def __init__(self, computer: Computer, pid: int) -> None:
+        self.computer = computer
+        self.pid = pid
+        self.texts: list[str] = []
+        """Every tool result's text and details, to prove what never appears in them."""
+
+    async def call(self, tool: str, args: dict[str, Any] | None = None) -> ToolResult:
+        result = await self.computer.call(tool, args or {})
+        self.texts.append(result.text + repr(result.details))
+        assert alive(self.pid), f"the app (pid {self.pid}) died during {tool} {args}"
+        return result
+
+    async def ok(self, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
+        """The details of a call that must not fail."""
+        result = await self.call(tool, args)
+        assert not result.is_error, result.text
+        return dict(result.details)
+
+    async def window(self, title: str, timeout_s: float = 20.0) -> dict[str, Any]:
+        """The app's root whose title contains ``title``, once it has its X window."""
+        async with asyncio.timeout(timeout_s):
+            while True:
+                found = await self.ok("find_roots", {"pid": self.pid})
+                for window in found.get("windows", []):
+                    if window["windowId"] and title in window["windowTitle"]:
+                        return dict(window)
+                await asyncio.sleep(0.1)
+
+    async def answering(self) -> None:
+        """The app still answers: its windows are listed."""
+        found = await self.ok("find_roots", {"pid": self.pid})
+        assert found.get("windows"), found
+
+    async def refs(self, state: str, **query: str) -> list[str]:
+        found = await self.ok("search_ui", {"stateId": state, **query})
+        return [match["ref"] for match in found["matches"]]

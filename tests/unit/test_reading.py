@@ -1,0 +1,220 @@
+"""Reading order and inferred labels: what a person sees on a form, whatever the toolkit says."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import outline_of, raw
+
+from actui.backends.base import Rect
+from actui.outline.fold import display_name, render_fold
+from actui.outline.model import Outline
+from actui.outline.reading import Box, infer_labels, reading_order
+from actui.outline.search import render_search, search
+
+SHOWN = frozenset({"visible", "showing"})
+
+
+def _zenity_forms() -> Outline:
+    """The grid of ``zenity --forms`` as GTK lists it: reversed, fields unnamed."""
+    return outline_of(
+        raw(
+            "dialog",
+            "Forms",
+            raw("text", "", rect=Rect(80, 70, 200, 24), value="Paris", states=SHOWN),
+            raw("label", "City", rect=Rect(10, 74, 40, 16), states=SHOWN),
+            raw("password text", "", rect=Rect(80, 40, 200, 24), secure=True, states=SHOWN),
+            raw("label", "Secret", rect=Rect(10, 44, 50, 16), states=SHOWN),
+            raw("text", "", rect=Rect(80, 10, 200, 24), states=SHOWN),
+            raw("label", "Name", rect=Rect(10, 14, 40, 16), states=SHOWN),
+            rect=Rect(0, 0, 300, 120),
+        )
+    )
+
+
+def _lines(outline: Outline) -> list[str]:
+    return [display_name(outline.nodes[ref]) for ref in outline.root_node.children]
+
+
+def test_a_reversed_grid_reads_top_to_bottom_with_each_field_named_by_its_label() -> None:
+    assert _lines(_zenity_forms()) == [
+        'label "Name"',
+        'textbox "Name" (label inferred)',
+        'label "Secret"',
+        'password "Secret" (label inferred)',
+        'label "City"',
+        'textbox "City" (label inferred)',
+    ]
+
+
+def test_search_finds_a_field_by_its_visible_label_and_says_it_was_inferred() -> None:
+    outline = _zenity_forms()
+    result = search(outline, text="Name", role="textbox")
+    assert [m.ref for m in result.matches] == ["@e3"]
+    assert result.matches[0].inferred
+    assert "(label inferred)" in render_search(result)
+
+
+def test_a_label_beside_a_field_wins_over_one_above_it() -> None:
+    outline = outline_of(
+        raw(
+            "frame",
+            "",
+            raw("label", "Heading", rect=Rect(100, 0, 100, 16)),
+            raw("label", "Email", rect=Rect(10, 24, 60, 16)),
+            raw("text", "", rect=Rect(100, 20, 150, 24)),
+        )
+    )
+    field = next(n for n in outline if n.role == "textbox")
+    assert field.name == "Email" and field.name_inferred
+
+
+def test_a_label_above_names_a_field_with_nothing_beside_it() -> None:
+    outline = outline_of(
+        raw(
+            "frame",
+            "",
+            raw("label", "Address", rect=Rect(10, 0, 60, 16)),
+            raw("text", "", rect=Rect(10, 20, 250, 24)),
+        )
+    )
+    assert next(n for n in outline if n.role == "textbox").name == "Address"
+
+
+def test_a_label_beyond_another_field_is_not_this_fields_label() -> None:
+    outline = outline_of(
+        raw(
+            "frame",
+            "",
+            raw("label", "First", rect=Rect(10, 4, 40, 16)),
+            raw("text", "First", rect=Rect(60, 0, 100, 24)),
+            raw("text", "", rect=Rect(170, 0, 100, 24)),
+        )
+    )
+    second = [n for n in outline if n.role == "textbox"][1]
+    assert second.name == "" and not second.name_inferred
+
+
+def test_a_field_with_a_name_keeps_it() -> None:
+    outline = outline_of(
+        raw(
+            "frame",
+            "",
+            raw("label", "Shown", rect=Rect(10, 4, 40, 16)),
+            raw("text", "Own name", rect=Rect(60, 0, 100, 24)),
+        )
+    )
+    field = next(n for n in outline if n.role == "textbox")
+    assert field.name == "Own name" and not field.name_inferred
+
+
+def test_the_labelled_by_relation_comes_before_layout_and_is_not_marked_inferred() -> None:
+    outline = outline_of(
+        raw(
+            "frame",
+            "",
+            raw("label", "Beside", rect=Rect(10, 4, 40, 16)),
+            raw("text", "", rect=Rect(60, 0, 100, 24), labelled_by=("/far",)),
+            raw("label", "Linked", wire="/far", rect=Rect(500, 500, 40, 16)),
+        )
+    )
+    field = next(n for n in outline if n.role == "textbox")
+    assert field.name == "Linked" and not field.name_inferred
+
+
+def test_hidden_labels_and_fields_are_not_paired() -> None:
+    hidden = frozenset({"visible"})
+    outline = outline_of(
+        raw(
+            "frame",
+            "",
+            raw("label", "Other page", rect=Rect(10, 4, 40, 16), states=hidden),
+            raw("text", "", rect=Rect(60, 0, 100, 24), states=SHOWN),
+        )
+    )
+    assert next(n for n in outline if n.role == "textbox").name == ""
+
+
+def test_a_platform_order_that_already_reads_right_is_kept() -> None:
+    rects = [Rect(0, 0, 10, 10), Rect(20, 0, 10, 10), Rect(0, 20, 10, 10), None]
+    assert reading_order(rects) == [0, 1, 2, 3]
+
+
+def test_a_tall_column_beside_stacked_panes_reads_left_column_first() -> None:
+    rects = [Rect(300, 300, 300, 300), Rect(0, 0, 300, 600), Rect(300, 0, 300, 300)]
+    assert reading_order(rects) == [1, 2, 0]
+
+
+_rects = st.one_of(
+    st.none(),
+    st.builds(
+        Rect,
+        st.integers(-50, 800),
+        st.integers(-50, 800),
+        st.integers(0, 300),
+        st.integers(0, 300),
+    ),
+)
+
+
+@given(st.lists(_rects, max_size=12))
+def test_reading_order_is_a_permutation_that_keeps_unplaced_siblings_in_their_slots(
+    rects: list[Rect | None],
+) -> None:
+    order = reading_order(rects)
+    assert sorted(order) == list(range(len(rects)))
+    for slot, rect in enumerate(rects):
+        if rect is None or rect.empty:
+            assert order[slot] == slot
+
+
+@given(st.lists(_rects, max_size=12))
+def test_reading_order_is_stable_once_applied(rects: list[Rect | None]) -> None:
+    order = reading_order(rects)
+    assert reading_order([rects[i] for i in order]) == list(range(len(rects)))
+
+
+_roles = st.sampled_from(["label", "textbox", "password", "button", "group"])
+
+
+@st.composite
+def _boxes(draw: st.DrawFn) -> list[Box]:
+    count = draw(st.integers(0, 10))
+    return [
+        Box(
+            key=f"k{i}",
+            role=draw(_roles),
+            text=draw(st.sampled_from(["", "Name", "City", "Secret"])),
+            rect=draw(_rects),
+            named=draw(st.booleans()),
+        )
+        for i in range(count)
+    ]
+
+
+@given(_boxes())
+def test_only_unnamed_fields_get_a_name_and_only_from_a_labels_text(boxes: list[Box]) -> None:
+    by_key = {b.key: b for b in boxes}
+    label_texts = {b.text for b in boxes if b.role == "label"}
+    for key, (name, inferred) in infer_labels(boxes).items():
+        box = by_key[key]
+        assert not box.named and inferred
+        assert box.role in ("textbox", "password")
+        assert name in label_texts
+
+
+@given(st.text(min_size=1, max_size=12).filter(str.strip))
+def test_a_password_value_never_becomes_a_name_or_reaches_the_outline_text(secret: str) -> None:
+    tree = raw(
+        "frame",
+        "",
+        raw("label", "Secret", rect=Rect(10, 4, 40, 16)),
+        raw("password text", "", rect=Rect(60, 0, 100, 24), secure=True, value=secret),
+        raw("text", "", rect=Rect(60, 30, 100, 24)),
+    )
+    outline = outline_of(tree)
+    names = [n.name for n in outline]
+    assert secret.strip() not in [n.strip() for n in names if n.strip() != "Secret"]
+    assert all(n.value == "" for n in outline if n.secure)
+    text = render_fold(outline, max_depth=5).text
+    assert f'value="{secret}"' not in text
