@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING, Any
 from actui import contract
 from actui.backends.base import RootInfo
 from actui.errors import BackendUnavailable, InvalidParams
+from actui.quoting import inline, quote
 from actui.runtime.store import State
 from actui.runtime.waiting import observed_outline
 from actui.session import Session, ToolResult, scale_of
+from actui.views import console_line, page_header
 
 if TYPE_CHECKING:
     from actui.backends.cdp import EvalResult
@@ -89,7 +91,7 @@ async def _page_successor(
         body, view, extra = session.diff_text(state, successor)
     details = session.observation_details(successor, view)
     details.update(extra)
-    head = f'{tool} {successor.root_ref} "{snapshot.root.title}" {snapshot.root.url}'
+    head = page_header(tool, successor.root_ref, snapshot.root)
     text = "\n".join([head, *extra_text, *session.console_lines(root, details), body])
     return ToolResult(text, details)
 
@@ -118,10 +120,10 @@ async def evaluate_browser(session: Session, p: contract.EvaluateBrowser) -> Too
     root = await _page_write(session, state, run)
     result = results[0]
     if result.exception is not None:
-        lines = [f"exception: {result.exception}"]
+        lines = [f"exception: {quote(result.exception)}"]
     else:
-        lines = ["value: " + result.value_json]
-    lines += [f"console: {line}" for line in result.console]
+        lines = ["value: " + inline(result.value_json)]
+    lines += [console_line(line) for line in result.console]
     outcome = await _page_successor(session, state, root, "evaluate_browser", lines)
     value = result.value_json if result.exception is None else None
     if value is not None and len(value.encode()) > MAX_VALUE_BYTES:

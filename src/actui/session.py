@@ -36,7 +36,7 @@ from actui.runtime.roots import RootRegistry, is_browser_app, match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State, StateStore, new_state_id
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
-from actui.views import root_delta_lines, root_json
+from actui.views import console_line, observation_header, root_delta_lines, root_json
 from actui.visual import add_visual_evidence
 
 if TYPE_CHECKING:
@@ -281,9 +281,7 @@ class Session:
         if image is not None and mode == "visual":
             outline = await self._with_ocr(outline, image.png, details)
         state = self.save(snapshot, outline, epoch, mode=mode)
-        head = f'{tool} {mode} {state.root_ref} {root.app_name} — "{root.title}"'
-        if root.url:
-            head += f" {root.url}"
+        head = observation_header(tool, mode, state.root_ref, root)
         details.update(self.observation_details(state, "full"))
         details["timingsMs"] = dict(snapshot.timings_ms)
         details["source"] = snapshot.source
@@ -326,7 +324,7 @@ class Session:
         messages = list(self._browser.console(root))
         if messages:
             details["console"] = messages
-        return [f"console: {m}" for m in messages]
+        return [console_line(m) for m in messages]
 
     def state(self, state_id: str) -> State:
         try:

@@ -10,7 +10,6 @@ escalate to a live look; the caller decides what to do with an empty result.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -18,9 +17,10 @@ from functools import lru_cache
 from typing import Literal
 
 from actui.errors import InvalidParams
-from actui.outline.fold import LABEL_CAP, clip, is_offscreen, ordered_caps, path_text
+from actui.outline.fold import LABEL_CAP, is_offscreen, ordered_caps, path_text
 from actui.outline.model import Node, Outline
 from actui.outline.roles import neutral_role, normalize_role
+from actui.quoting import clip, quote
 
 Tier = Literal["exact", "prefix", "substring", "fuzzy"]
 Reason = Literal["exact", "prefix", "substring", "fuzzy", "filter"]
@@ -222,7 +222,7 @@ def render_search(result: SearchResult) -> str:
         head = f"found {result.total}; returned {returned}."
     lines = [head]
     for match in result.matches:
-        label = f" {json.dumps(match.label, ensure_ascii=False)}" if match.label else ""
+        label = f" {quote(match.label)}" if match.label else ""
         caps = " {" + ",".join(match.caps) + "}" if match.caps else ""
         reason = f"{match.reason} {match.score:.2f}" if match.reason == "fuzzy" else match.reason
         lines.append(f"{match.ref} {match.role}{label}{caps} [{reason}]")
