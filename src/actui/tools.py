@@ -27,7 +27,7 @@ from actui.errors import (
 )
 from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.search import rank_text, render_search, search
-from actui.output import ELEMENT_PAGE_CHARS
+from actui.output import ELEMENT_PAGE_CHARS, bound_details
 from actui.quoting import inline, quote
 from actui.runtime.roots import (
     is_browser_app,
@@ -65,6 +65,7 @@ class Computer(Session):
                 "The server is still running; retry or observe again.",
             )
         result.details["tool"] = tool
+        result.details = bound_details(result.details)
         result.text = self.output.bound(result.text, tool=tool)
         return result
 
