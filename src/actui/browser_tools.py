@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from actui import contract
 from actui.backends.base import RootInfo
+from actui.backends.cdp.urls import check_url
 from actui.errors import BackendUnavailable, InvalidParams
 from actui.quoting import inline, quote
 from actui.runtime.store import State
@@ -23,23 +24,8 @@ if TYPE_CHECKING:
     from actui.backends.cdp import EvalResult
 
 
-_URL_SCHEMES = ("http://", "https://", "file:", "data:", "about:blank")
-
-
 MAX_VALUE_BYTES = 16 * 1024
 """Evaluation results larger than this travel only in the (bounded) text."""
-
-
-def check_url(url: str, field: str) -> str:
-    """Only web, local-file, data and blank URLs: nothing that starts other programs."""
-    text = url.strip()
-    if not text.lower().startswith(_URL_SCHEMES):
-        raise InvalidParams(
-            field,
-            f"{url[:80]!r} is not an absolute http(s), file:, data: or about:blank URL.",
-            "Give a full URL such as https://example.org/.",
-        )
-    return text
 
 
 def _browser_state(session: Session, state_id: str) -> State:
