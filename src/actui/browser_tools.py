@@ -12,32 +12,20 @@ from typing import TYPE_CHECKING, Any
 
 from actui import contract
 from actui.backends.base import RootInfo
+from actui.backends.cdp.urls import check_url
 from actui.errors import BackendUnavailable, InvalidParams
+from actui.quoting import inline, quote
 from actui.runtime.store import State
 from actui.runtime.waiting import observed_outline
 from actui.session import Session, ToolResult, scale_of
+from actui.views import console_line, page_header
 
 if TYPE_CHECKING:
     from actui.backends.cdp import EvalResult
 
 
-_URL_SCHEMES = ("http://", "https://", "file:", "data:", "about:blank")
-
-
 MAX_VALUE_BYTES = 16 * 1024
 """Evaluation results larger than this travel only in the (bounded) text."""
-
-
-def check_url(url: str, field: str) -> str:
-    """Only web, local-file, data and blank URLs: nothing that starts other programs."""
-    text = url.strip()
-    if not text.lower().startswith(_URL_SCHEMES):
-        raise InvalidParams(
-            field,
-            f"{url[:80]!r} is not an absolute http(s), file:, data: or about:blank URL.",
-            "Give a full URL such as https://example.org/.",
-        )
-    return text
 
 
 def _browser_state(session: Session, state_id: str) -> State:
@@ -89,7 +77,7 @@ async def _page_successor(
         body, view, extra = session.diff_text(state, successor)
     details = session.observation_details(successor, view)
     details.update(extra)
-    head = f'{tool} {successor.root_ref} "{snapshot.root.title}" {snapshot.root.url}'
+    head = page_header(tool, successor.root_ref, snapshot.root)
     text = "\n".join([head, *extra_text, *session.console_lines(root, details), body])
     return ToolResult(text, details)
 
@@ -118,10 +106,10 @@ async def evaluate_browser(session: Session, p: contract.EvaluateBrowser) -> Too
     root = await _page_write(session, state, run)
     result = results[0]
     if result.exception is not None:
-        lines = [f"exception: {result.exception}"]
+        lines = [f"exception: {quote(result.exception)}"]
     else:
-        lines = ["value: " + result.value_json]
-    lines += [f"console: {line}" for line in result.console]
+        lines = ["value: " + inline(result.value_json)]
+    lines += [console_line(line) for line in result.console]
     outcome = await _page_successor(session, state, root, "evaluate_browser", lines)
     value = result.value_json if result.exception is None else None
     if value is not None and len(value.encode()) > MAX_VALUE_BYTES:

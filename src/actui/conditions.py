@@ -17,7 +17,6 @@ backend.
 from __future__ import annotations
 
 import difflib
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Literal
 from actui.errors import InvalidParams
 from actui.outline.model import Node, Outline
 from actui.outline.roles import neutral_role
+from actui.quoting import quote
 
 Until = Literal["present", "absent"]
 
@@ -355,7 +355,7 @@ def _nearest(cond: UiCondition, outline: Outline, limit: int) -> list[Node]:
 
 def _quote(text: str) -> str:
     short = text if len(text) <= _SHOWN_CHARS else text[: _SHOWN_CHARS - 1] + "…"
-    return json.dumps(short, ensure_ascii=False)
+    return quote(short)
 
 
 def describe_node(node: Node) -> str:

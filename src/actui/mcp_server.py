@@ -3,22 +3,28 @@
 Tool schemas come from the contract; every call goes through
 ``Computer.call``, so validation, bounding and error text are the same as in
 the Python API. Images travel as image content, details as structured
-content. On stdio it opens no network listener; :mod:`actui.mcp_http` serves
-the same server over HTTP when asked to.
+content. On stdio it opens no network listener (:mod:`actui.mcp_http` serves
+the same server over HTTP when asked to). Stdin is read through
+``actui.mcp_stdin``, so a line the SDK cannot take is answered with a
+JSON-RPC error instead of nothing.
 """
 
 from __future__ import annotations
 
 import base64
+import os
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import mcp_types as types
+from anyio.streams.memory import MemoryObjectReceiveStream
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 
 from actui import __version__, contract
+from actui.mcp_stdin import CheckedStdin, claimed_stdin
 from actui.session import ToolResult
 from actui.tools import Computer
 
@@ -73,6 +79,16 @@ def build_server(computer_for: ComputerFor) -> Server[Any]:
     )
 
 
+async def _forward(replies: MemoryObjectReceiveStream[SessionMessage], write_stream: Any) -> None:
+    """Send the stdin layer's error replies on the server's own write stream."""
+    async with replies:
+        async for reply in replies:
+            try:
+                await write_stream.send(reply)
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                return
+
+
 async def serve() -> None:
     computer = Computer()
 
@@ -81,11 +97,25 @@ async def serve() -> None:
 
     server = build_server(the_computer)
     try:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        with claimed_stdin() as wire:
+            stdin = CheckedStdin(wire)
+            async with (
+                stdio_server(stdin=cast("anyio.AsyncFile[str]", stdin)) as (read_stream, write),
+                anyio.create_task_group() as tasks,
+            ):
+                tasks.start_soon(_forward, stdin.replies, write)
+                await server.run(read_stream, write, server.create_initialization_options())
+                tasks.cancel_scope.cancel()
     finally:
         await computer.close()
 
 
 def main() -> None:
-    anyio.run(serve)
+    try:
+        anyio.run(serve)
+    except* (BrokenPipeError, ConnectionResetError):
+        # The client closed its end of the wire: nobody is left to read a reply
+        # or a traceback, and the session was closed on the way out.
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, 1)
+        os.close(null)

@@ -16,6 +16,7 @@ import shutil
 import tempfile
 from collections import OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 from actui.errors import SchedulerClosed, UnknownRef
 
@@ -29,6 +30,8 @@ PAGE_BYTES = 16 * KIB
 ELEMENT_PAGE_CHARS = 12288
 ENTRY_LIMIT = 16 * MIB
 STORE_LIMIT = 64 * MIB
+FIELD_CAP = VISIBLE_BYTES
+"""Characters of any one string in structured content: no field outgrows the visible text."""
 
 _REFINE_HINTS = {
     "search_ui": "Use a more selective predicate (text, role, scopeRef)",
@@ -38,6 +41,21 @@ _REFINE_HINTS = {
     "expand_ui": "Use search_ui, or expand_ui on a more specific ref",
 }
 _GENERIC_HINT = "Ask for something narrower"
+
+
+def bound_details(value: Any) -> Any:
+    """``value`` with every string longer than :data:`FIELD_CAP` cut, at any depth.
+
+    The tools cap each field they know to be app-controlled; this is the floor
+    under them, so no structured content carries megabytes the text did not.
+    """
+    if isinstance(value, str):
+        return value if len(value) <= FIELD_CAP else value[:FIELD_CAP] + "…"
+    if isinstance(value, dict):
+        return {key: bound_details(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [bound_details(item) for item in value]
+    return value
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,15 @@ from actui.runtime.roots import RootRegistry, is_browser_app, match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State, StateStore, new_state_id
 from actui.runtime.waiting import OpenedFn, WaitResult, observed_outline, wait_until
-from actui.views import exit_json, exit_text, reach_note, root_delta_lines, root_json
+from actui.views import (
+    console_line,
+    exit_json,
+    exit_text,
+    observation_header,
+    reach_note,
+    root_delta_lines,
+    root_json,
+)
 from actui.visual import add_visual_evidence
 
 if TYPE_CHECKING:
@@ -297,9 +305,7 @@ class Session:
         if image is not None and mode == "visual":
             outline = await self._with_ocr(outline, image.png, details)
         state = self.save(snapshot, outline, epoch, mode=mode)
-        head = f'{tool} {mode} {state.root_ref} {root.app_name} — "{root.title}"'
-        if root.url:
-            head += f" {root.url}"
+        head = observation_header(tool, mode, state.root_ref, root)
         details.update(self.observation_details(state, "full"))
         details["timingsMs"] = dict(snapshot.timings_ms)
         details["source"] = snapshot.source
@@ -346,7 +352,7 @@ class Session:
         messages = list(self._browser.console(root))
         if messages:
             details["console"] = messages
-        return [f"console: {m}" for m in messages]
+        return [console_line(m) for m in messages]
 
     def state(self, state_id: str) -> State:
         try:

@@ -27,7 +27,8 @@ from actui.errors import (
 )
 from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.search import rank_text, render_search, search
-from actui.output import ELEMENT_PAGE_CHARS
+from actui.output import ELEMENT_PAGE_CHARS, bound_details
+from actui.quoting import inline, quote
 from actui.runtime.roots import (
     is_browser_app,
     match_root,
@@ -67,6 +68,7 @@ class Computer(Session):
                 "The server is still running; retry or observe again.",
             )
         result.details["tool"] = tool
+        result.details = bound_details(result.details)
         result.text = self.output.bound(result.text, tool=tool)
         return result
 
@@ -275,13 +277,13 @@ class Computer(Session):
         lines = [
             label_line(node),
             "path: " + path_text(state.outline, node),
-            f"role: {node.role} (platform: {node.raw_role})",
+            f"role: {node.role} (platform: {inline(node.raw_role)})",
             "rect: "
             + (
                 json.dumps({"x": rect.x, "y": rect.y, "w": rect.w, "h": rect.h}) if rect else "none"
             ),
             "states: " + (", ".join(sorted(node.states)) or "none"),
-            "actions: " + (", ".join(node.actions) or "none"),
+            "actions: " + (", ".join(quote(action) for action in node.actions) or "none"),
             "capabilities: " + (", ".join(sorted(node.caps)) or "none"),
         ]
         if node.secure:

@@ -24,11 +24,20 @@ from actui.conditions import UiCondition, closest, condition_json, describe
 from actui.conditions import evaluate as evaluate_condition
 from actui.errors import ActuiError, PreconditionFailed, TargetGone
 from actui.outline.model import Outline
+from actui.quoting import inline, quote
 from actui.runtime.deltas import SETTLE_WINDOW_S, root_deltas, settle
 from actui.runtime.roots import match_root
 from actui.runtime.waiting import WaitResult, observed_outline
 from actui.session import Session, ToolResult, scale_of
-from actui.views import exit_json, exit_text, root_delta_lines, root_json, trace_summary
+from actui.views import (
+    TITLE_CAP,
+    exit_json,
+    exit_text,
+    root_delta_lines,
+    root_json,
+    trace_summary,
+    window_label,
+)
 
 Trace = dict[str, Any]
 CLOSING_S = 1.0
@@ -324,7 +333,7 @@ class Transaction:
         details = session.observation_details(successor, view)
         head = [
             f"act_ui: {len(self.steps)} of {len(self.p.actions)} steps run in "
-            f'{root.app_name} — "{root.title}"; outcome {outcome}{check}',
+            f"{window_label(root)}; outcome {outcome}{check}",
             trace_summary(trace),
             *session.window_news(root.pid, details),
             *root_delta_lines(deltas),
@@ -360,7 +369,8 @@ class Transaction:
         text = "\n".join(
             [
                 f"act_ui: the actions were delivered and {state.root_ref} "
-                f'"{state.root.title}" {what}; outcome {outcome}. No successor state exists: '
+                f"{quote(state.root.title, TITLE_CAP)} {inline(what)}; outcome {outcome}. "
+                "No successor state exists: "
                 "do not repeat the actions; run find_roots, then observe_ui.",
                 trace_summary(trace),
                 *root_delta_lines(deltas),

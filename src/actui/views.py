@@ -2,7 +2,11 @@
 
 Pure rendering of already-decided results. Outline folding, search and diffs
 render themselves in ``actui.outline``; this module only composes the lines
-around them. It must not decide outcomes or touch a backend.
+around them. Every string an app or page controls (app names, titles, URLs,
+console messages, step reasons and errors that quote them) goes through
+``actui.quoting``, so none can start a line of its own, and through the caps
+below, so structured content is bounded like the text. It must not decide
+outcomes or touch a backend.
 """
 
 from __future__ import annotations
@@ -11,12 +15,43 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from actui.backends.base import ProcessExit, RootInfo
+from actui.outline.fold import INSPECT_LABEL_CAP
 from actui.outline.model import Node
+from actui.quoting import clip, inline, quote
+
+TITLE_CAP = 200
+"""Characters of a window title or app name shown, in the text and in structured content."""
+URL_CAP = 2048
+"""Characters of a page URL shown, in the text and in structured content."""
+NODE_VALUE_CAP = 200
+"""Characters of a value in an element's structured details; read_text pages the rest."""
+
+
+def window_label(root: RootInfo) -> str:
+    """``app — "title"``: how a result names the window it is about."""
+    return f"{inline(root.app_name, TITLE_CAP)} — {quote(root.title, TITLE_CAP)}"
+
+
+def observation_header(tool: str, mode: str, ref: str, root: RootInfo) -> str:
+    """The first line of a full observation (observe_ui)."""
+    head = f"{tool} {mode} {ref} {window_label(root)}"
+    return head + (f" {quote(root.url, URL_CAP)}" if root.url else "")
+
+
+def page_header(tool: str, ref: str, root: RootInfo) -> str:
+    """The first line of a browser tool's successor observation."""
+    return f"{tool} {ref} {quote(root.title, TITLE_CAP)} {quote(root.url, URL_CAP)}"
+
+
+def console_line(message: str) -> str:
+    """One page console message (or dialog, or uncaught exception), quoted."""
+    return f"console: {quote(message)}"
 
 
 def root_line(ref: str, root: RootInfo) -> str:
+    title = quote(root.title, TITLE_CAP)
     if root.kind == "browser_page":
-        return f'{ref} browser_page "{root.title}" {root.url}'
+        return f"{ref} browser_page {title} {quote(root.url, URL_CAP)}"
     frame = root.frame
     geometry = f"{frame.x},{frame.y} {frame.w}x{frame.h}" if frame else "no frame"
     flags = [
@@ -33,7 +68,7 @@ def root_line(ref: str, root: RootInfo) -> str:
     wid = f" window=0x{root.window_id:x}" if root.window_id else ""
     tail = f" [{', '.join(flags)}]" if flags else ""
     return (
-        f'{ref} {root.kind} {root.app_name} pid={root.pid} "{root.title}" '
+        f"{ref} {root.kind} {inline(root.app_name, TITLE_CAP)} pid={root.pid} {title} "
         f"z={root.z_order}{wid} {geometry}{tail}"
     )
 
@@ -43,9 +78,9 @@ def root_json(ref: str, root: RootInfo) -> dict[str, Any]:
     out: dict[str, Any] = {
         "windowRef": ref,
         "kind": root.kind,
-        "app": root.app_name,
+        "app": clip(root.app_name, TITLE_CAP),
         "pid": root.pid,
-        "windowTitle": root.title,
+        "windowTitle": clip(root.title, TITLE_CAP),
         "windowId": root.window_id,
         "frame": {"x": frame.x, "y": frame.y, "w": frame.w, "h": frame.h} if frame else None,
         "isFocused": root.is_focused,
@@ -56,7 +91,7 @@ def root_json(ref: str, root: RootInfo) -> dict[str, Any]:
         "accessibility": root.accessibility,
     }
     if root.url:
-        out["url"] = root.url
+        out["url"] = clip(root.url, URL_CAP)
     return out
 
 
@@ -105,9 +140,9 @@ def trace_summary(trace: Mapping[str, Any]) -> str:
         if step.get("escalatedToForeground"):
             bits.append(f"(escalated: {step.get('escalationReason')})")
         if step.get("error"):
-            bits.append(f"error {step['error']['code']}: {step['error']['message']}")
+            bits.append(f"error {step['error']['code']}: {inline(str(step['error']['message']))}")
         elif step.get("reason"):
-            bits.append(f"({step['reason']})")
+            bits.append(f"({inline(str(step['reason']))})")
         lines.append("  " + " ".join(bits))
     if trace.get("stoppedAt") is not None:
         lines.append(f"  stopped at step {trace['stoppedAt'] + 1}; later steps were not run")
@@ -118,25 +153,33 @@ def root_delta_lines(deltas: Sequence[Mapping[str, Any]]) -> list[str]:
     names = {"appeared": "new root", "closed": "closed root", "focused": "focused root"}
     return [
         f"{names.get(str(d['change']), d['change'])}: {d.get('kind', 'window')} "
-        f'"{d.get("title", "")}" {d.get("ref", "")}'
+        f"{quote(str(d.get('title', '')), TITLE_CAP)} {d.get('ref', '')}"
         for d in deltas
     ]
 
 
 def node_json(node: Node) -> dict[str, Any]:
-    """One element's details without its children (never a password value)."""
+    """One element's details without its children (never a password value).
+
+    Name and description are cut like the label line of the text; a cut one
+    carries its full length (``nameLength``, ``descriptionLength``).
+    """
     rect = node.rect
-    return {
+    out: dict[str, Any] = {
         "ref": node.ref,
         "role": node.role,
-        "rawRole": node.raw_role,
-        "name": node.name,
-        "description": node.description,
-        "value": "" if node.secure else node.value[:200],
+        "rawRole": clip(node.raw_role, INSPECT_LABEL_CAP),
+        "name": clip(node.name, INSPECT_LABEL_CAP),
+        "description": clip(node.description, INSPECT_LABEL_CAP),
+        "value": "" if node.secure else node.value[:NODE_VALUE_CAP],
         "states": sorted(node.states),
-        "actions": list(node.actions),
+        "actions": [clip(action, INSPECT_LABEL_CAP) for action in node.actions],
         "capabilities": sorted(node.caps),
         "pictureOnly": node.picture_only,
         "rect": {"x": rect.x, "y": rect.y, "w": rect.w, "h": rect.h} if rect else None,
         "childCount": len(node.children),
     }
+    for field, text in (("name", node.name), ("description", node.description)):
+        if len(text) > INSPECT_LABEL_CAP:
+            out[f"{field}Length"] = len(text)
+    return out

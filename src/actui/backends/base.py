@@ -23,6 +23,8 @@ Outcome = Literal["worked", "didnt", "unknown"]
 DeliveryPolicy = Literal["ax_only", "background", "default", "foreground"]
 POLL_INTERVAL_S = 0.15
 """The polling fallback's interval, for toolkits that emit no usable events."""
+TEXT_CAP = 4096
+"""Characters of a node's name or description a backend keeps: apps control both, unbounded."""
 
 CAPABILITIES = (
     "press",

@@ -28,6 +28,7 @@ from actui.outline.fold import (
     render_fold,
 )
 from actui.outline.model import Node, Outline, renumbered
+from actui.quoting import quote
 
 FULL_VIEW_MIN_NODES = 8
 FULL_VIEW_MIN_CONFIDENCE = 0.4
@@ -276,7 +277,7 @@ def _updated_line(change: Updated, successor: Outline) -> str:
         for name in printable[:PRINTED_FIELDS]
     ]
     if "actions" in change.fields:
-        parts.append(f"actions={json.dumps(change.fields['actions'], ensure_ascii=False)}")
+        parts.append(f"actions=[{', '.join(quote(a) for a in node.actions)}]")
     if not parts:
         parts.append("changed: " + ", ".join(name for name in change.fields))
     return f"~ {change.ref} ({path}) {display_name(node)}: {', '.join(parts)}"

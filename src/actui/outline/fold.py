@@ -12,7 +12,6 @@ about states and tools beyond the stateId it is handed for a header.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ from dataclasses import dataclass
 from actui.backends.base import CAPABILITIES
 from actui.errors import UnknownRef
 from actui.outline.model import Node, Outline, is_offscreen
+from actui.quoting import quote
 
 LABEL_CAP = 120
 """Characters of a label shown in a fold line or a path."""
@@ -37,14 +37,9 @@ INFERRED = "(label inferred)"
 """Follows a name found by layout (``reading``), not given by the platform."""
 
 
-def clip(text: str, cap: int) -> str:
-    """``text`` cut to ``cap`` characters, with an ellipsis when cut."""
-    return text if len(text) <= cap else text[:cap] + "…"
-
-
 def quoted(text: str, cap: int) -> str:
-    """A JSON-quoted, single-line rendering of ``text`` cut to ``cap``."""
-    return json.dumps(clip(text, cap), ensure_ascii=False)
+    """``text`` cut to ``cap``, quoted on one line by the one rule (``actui.quoting``)."""
+    return quote(text, cap)
 
 
 def _label_is_value(node: Node) -> bool:

@@ -10,7 +10,6 @@ escalate to a live look; the caller decides what to do with an empty result.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from actui.errors import InvalidParams
 from actui.outline.fold import INFERRED, LABEL_CAP, clip, ordered_caps, path_text
 from actui.outline.model import Node, Outline, is_offscreen
 from actui.outline.roles import neutral_role, normalize_role
+from actui.quoting import clip, quote
 
 Tier = Literal["exact", "prefix", "substring", "fuzzy"]
 Reason = Literal["exact", "prefix", "substring", "fuzzy", "filter"]
@@ -225,7 +225,7 @@ def render_search(result: SearchResult) -> str:
         head = f"found {result.total}; returned {returned}."
     lines = [head]
     for match in result.matches:
-        label = f" {json.dumps(match.label, ensure_ascii=False)}" if match.label else ""
+        label = f" {quote(match.label)}" if match.label else ""
         if match.inferred:
             label += f" {INFERRED}"
         caps = " {" + ",".join(match.caps) + "}" if match.caps else ""

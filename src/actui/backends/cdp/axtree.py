@@ -16,7 +16,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from actui.backends.base import RawNode, Rect
+from actui.backends.base import TEXT_CAP, RawNode, Rect
 from actui.backends.cdp.layout import DomFacts, PageLayout
 
 VALUE_CAP = 512
@@ -335,7 +335,7 @@ def _role(node: AxNode) -> str:
 
 
 def _text(node: AxNode, field: str) -> str:
-    return str((node.get(field) or {}).get("value", "")).strip()
+    return str((node.get(field) or {}).get("value", ""))[:TEXT_CAP].strip()
 
 
 def _properties(node: AxNode) -> dict[str, object]:

@@ -18,7 +18,6 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
-from urllib.parse import urlsplit
 
 from actui.backends.base import (
     ActionRequest,
@@ -38,6 +37,7 @@ from actui.backends.cdp.dialog import Dialog, dialog_tree
 from actui.backends.cdp.launch import BrowserProcess, spawn, wants_headed
 from actui.backends.cdp.layout import SNAPSHOT_PARAMS, parse_snapshot
 from actui.backends.cdp.page import FrameTarget, PageSession, exception_text
+from actui.backends.cdp.urls import check_url
 from actui.errors import (
     ActuiError,
     BackendUnavailable,
@@ -48,7 +48,6 @@ from actui.errors import (
     TargetGone,
 )
 
-_NAVIGABLE = frozenset({"http", "https", "file", "data", "about"})
 _SNAPSHOT_TIMEOUT_S = 15.0
 
 
@@ -77,7 +76,7 @@ class CdpBackend(Backend):
 
     async def launch(self, url: str = "about:blank", *, headed: bool | None = None) -> RootInfo:
         """Start a fresh browser (replacing any earlier one) and open ``url`` in its page."""
-        _check_url(url)
+        check_url(url)
         await self.close()
         browser = await spawn(self._env, headed=wants_headed(self._env, headed))
         try:
@@ -359,7 +358,7 @@ class CdpBackend(Backend):
         Some pages never finish loading; at the deadline the page is returned
         as it is (DOMContentLoaded has usually fired), as the reference does.
         """
-        _check_url(url)
+        check_url(url)
         session = await self._session(root)
         loaded = session.expect_load()
         reply = await session.conn.send("Page.navigate", {"url": url})
@@ -457,13 +456,3 @@ def _target_id(root: RootInfo) -> str:
     if prefix != "cdp" or not target:
         raise InvalidParams("root", f"{root.native_id} is not a browser page.")
     return target
-
-
-def _check_url(url: str) -> None:
-    scheme = urlsplit(url).scheme.lower()
-    if scheme not in _NAVIGABLE:
-        raise InvalidParams(
-            "url",
-            f"{url[:80]!r} is not navigable here.",
-            "Use an http(s), file:, data: or about: URL.",
-        )
