@@ -5,7 +5,9 @@ runtime sends with the ``foreground`` (or ``default``) policy needs physical
 input and goes to XTEST; keyboard input aimed at an element first gets that
 element focused semantically, so the keys land where the agent meant, and a
 physical Enter waits (briefly) for the default button it activates to be
-enabled, and a click aimed at an element for that element, as a person would. Roots
+enabled, and a click aimed at an element for that element, as a person would.
+Text typed into an element ends its step only once that element shows it (or
+a budget passes): keys reach a web page later than the next call. Roots
 are AT-SPI's, enriched with their X11 windows (id, stacking, activation), plus
 the X11 windows no accessible application describes: those are bare windows,
 read by their pixels (a one-node snapshot; visual mode adds OCR) and driven by
@@ -155,7 +157,9 @@ class LinuxBackend(Backend):
         await self._session()
         if bare:  # nothing to focus or wait for: the point is all there is
             return await self._input.deliver(replace(request, target=None), window_id)
-        if request.target is not None and request.kind in ("typeText", "keypress"):
+        aimed = request
+        before = await self.atspi.text_before_typing(request)
+        if request.target is not None and request.kind in ("typeText", "keypress", "setText"):
             focused = await self.atspi.act(replace(request, kind="focus", policy="background"))
             if focused.outcome == "didnt":
                 raise CoordinateBlocked(
@@ -170,6 +174,8 @@ class LinuxBackend(Backend):
             return refusal
         result = await self._input.deliver(request, window_id)
         self.atspi.note_input(request.root)  # GTK4's events lag physical input too
+        if before is not None:
+            result = await self.atspi.read_back_typing(aimed, before, result)
         return result
 
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping
+from dataclasses import replace
 from typing import Any
 
 from dbus_fast import Variant
@@ -22,6 +23,11 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.atspi.caps import EXPAND_WORDS, PRESS_ORDER, named_index, press_index
 from actui.backends.atspi.events import NOISE, EventWatch
+from actui.backends.atspi.gecko import (
+    EDITABLE_TEXT_IGNORED,
+    focus_settle_s,
+    ignores_editable_text,
+)
 from actui.backends.atspi.reader import (
     IFACE_PREFIX,
     Basics,
@@ -39,6 +45,9 @@ from actui.backends.base import ActionRequest, ActionResult, Outcome
 from actui.errors import CallTimeout, CoordinateBlocked, ForegroundRequired, TargetGone
 
 SETTLE_S = 0.4  # GTK 4 emits ~250 ms after a button's DoAction
+TYPED_SETTLE_S = 1.0
+TYPED_PER_CHAR_S = 0.02
+"""How long physically typed text may take to show in its field."""
 # How long an action waits for a disabled target to accept input. Apps enable
 # controls a moment after the edit that makes them valid (GTK 3's file chooser
 # enables Save 150 ms after the last change to the name), and GTK 3 drops an
@@ -82,6 +91,14 @@ def refuse_physical(request: ActionRequest, why: str) -> None:
         f"{why}: physical input (pointer or keyboard) is needed; retry with the foreground "
         "delivery policy."
     )
+
+
+def _refuse_unless_editable(request: ActionRequest, basics: Basics) -> None:
+    """Text goes in through ``EditableText`` only where it has an effect."""
+    if "EditableText" not in basics.interfaces:
+        refuse_physical(request, f"the {basics.role} has no editable text interface")
+    if ignores_editable_text(request.root.toolkit):
+        refuse_physical(request, EDITABLE_TEXT_IGNORED)
 
 
 class ActionDelivery:
@@ -337,8 +354,7 @@ class ActionDelivery:
     async def _write_text(
         self, request: ActionRequest, at: Address, basics: Basics, text: str
     ) -> ActionResult:
-        if "EditableText" not in basics.interfaces:
-            refuse_physical(request, f"the {basics.role} has no editable text interface")
+        _refuse_unless_editable(request, basics)
         mechanism = "EditableText.SetTextContents"
         before, _ = await self._text(at, basics)
         current = before
@@ -376,9 +392,53 @@ class ActionDelivery:
             return {"length": len(current)}
         return {"value": _cap(current), "length": len(current)}
 
+    async def text_before_typing(self, request: ActionRequest) -> str | None:
+        """The target's text before physical typing; None when it has none to read back."""
+        if request.target is None or request.kind not in ("setText", "typeText"):
+            return None
+        at = Address.parse(request.target)
+        basics = await read_basics(self._bus, at)
+        if "Text" not in basics.interfaces:
+            return None
+        return (await self._text(at, basics))[0]
+
+    async def read_back_typing(
+        self, request: ActionRequest, before: str, sent: ActionResult
+    ) -> ActionResult:
+        """Physical typing aimed at an element, confirmed by that element's text.
+
+        Keys reach a web page later than the next accessibility call: Firefox
+        moved focus to the next field before it had handled the previous
+        field's keys, which then landed there. So the step ends once the
+        target shows the typed text (``worked``), or after the budget with the
+        physical result (``unknown``).
+        """
+        assert request.target is not None
+        at = Address.parse(request.target)
+        basics = await read_basics(self._bus, at)
+        typed = self._expected(basics, request.text)
+        current = before
+
+        def shows(text: str) -> bool:
+            if request.kind == "setText":
+                return text == typed
+            return text != before and typed in text
+
+        with self._watch(request, at.bus) as watch:
+
+            async def check() -> bool:
+                nonlocal current
+                current, _ = await self._text(at, basics)
+                return shows(current)
+
+            ok = await self._until(watch, check, TYPED_SETTLE_S + TYPED_PER_CHAR_S * len(typed))
+        if not ok:
+            return sent
+        evidence = {**sent.evidence, **self._text_evidence(basics, current)}
+        return replace(sent, outcome="worked", evidence=evidence, reason="")
+
     async def _type_text(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
-        if "EditableText" not in basics.interfaces:
-            refuse_physical(request, f"the {basics.role} has no editable text interface")
+        _refuse_unless_editable(request, basics)
         before, count = await self._text(at, basics)
         caret = int(await self._bus.get(at.bus, at.path, TEXT, "CaretOffset"))
         if caret < 0 or caret > count:
@@ -530,7 +590,7 @@ class ActionDelivery:
                 states = await read_states(self._bus, at)
                 return "focused" in states
 
-            ok = await self._until(watch, check)
+            ok = await self._until(watch, check, focus_settle_s(request.root.toolkit, SETTLE_S))
         outcome: Outcome = "worked" if ok else "didnt"
         return self._result(request, outcome, "Component.GrabFocus", {"focused": ok})
 

@@ -274,13 +274,22 @@ async def text_head_from(
 ) -> tuple[str, int]:
     """The first :data:`VALUE_CAP` characters and the full count, mostly in one call.
 
-    Toolkits clamp an end offset past the text (GTK 3, GTK 4, Qt, measured), so
-    a short answer is the whole text; only a full one needs ``CharacterCount``.
+    GTK 3, GTK 4 and Qt clamp an end offset past the text (measured), so a
+    short answer is the whole text; only a full one needs ``CharacterCount``.
+    Gecko does not clamp: it answers any range past the text with '' (a web
+    paragraph's "Not submitted" read as empty), so an empty answer is asked
+    again with the real end; that costs two calls only where text is empty.
     """
     text = str((await request)[0])[:VALUE_CAP]
-    if len(text) < VALUE_CAP:
+    if 0 < len(text) < VALUE_CAP:
         return text, len(text)
-    return text, int(await bus.get(at.bus, at.path, IFACE_PREFIX + "Text", "CharacterCount"))
+    count = int(await bus.get(at.bus, at.path, IFACE_PREFIX + "Text", "CharacterCount"))
+    if text or count <= 0:
+        return text, max(count, len(text))
+    body = await bus.call(
+        at.bus, at.path, IFACE_PREFIX + "Text", "GetText", "ii", (0, min(count, VALUE_CAP))
+    )
+    return str(body[0])[:VALUE_CAP], count
 
 
 def format_number(value: float) -> str:

@@ -27,7 +27,8 @@ nothing touched since its last walk (no event, the same rect) gets that walk's
 tree back as is. Where the mirror is not trusted (GTK 4 just after input),
 known nodes skip only the role and interface calls. GTK 4 elements below one
 with empty extents (hidden stack pages) are listed by role and name only,
-marked ``offscreen``, and read in full once they can be seen. A dead
+marked ``offscreen``, and read in full once they can be seen. Closed Firefox
+popups (neither ``visible`` nor ``showing``, see ``gecko``) are left out. A dead
 application aborts the walk (``TargetGone``), never yields a partial tree.
 Per-node calls live in ``reader``; caps in ``caps``; naming quirks in
 ``names``.
@@ -44,6 +45,7 @@ from typing import Any
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
 from actui.backends.atspi.caps import SCROLL_ROLES, derive_caps
+from actui.backends.atspi.gecko import closed_popup
 from actui.backends.atspi.mirror import Assembled, Mirrors, NodeRecord, Reuse, remembered
 from actui.backends.atspi.names import clean_name, clean_text
 from actui.backends.atspi.reader import (
@@ -567,7 +569,8 @@ def _with_showing(states: frozenset[str], rect: Rect | None, toolkit: str) -> fr
 
 
 def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
-    """RawNodes bottom-up and their count; failed nodes are dropped with their subtrees."""
+    """RawNodes bottom-up and their count; failed nodes and closed Gecko popups are
+    dropped with their subtrees."""
     built: dict[int, RawNode] = {}
     sizes: dict[int, int] = {}
     scroll_area = [False] * len(visits)
@@ -579,6 +582,8 @@ def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
         v = visits[i]
         if v.basics is None or v.details is None:
             continue
+        if i > 0 and closed_popup(toolkit, v.basics.states):
+            continue  # a closed Firefox popup is listed once it opens
         parent = visits[v.parent].basics if v.parent >= 0 else None
         b, d = v.basics, v.details
         kept = [c for c in v.children if c in built]

@@ -153,11 +153,14 @@ def _operate(sender: _Sender, request: ActionRequest) -> dict[str, object]:
         bound = sender.type_text(request.text)
         return {"chars": len(request.text), "temporaryBindings": bound}
     if kind == "setText":
-        point = _required_point(request)
-        sender.click(point, BUTTONS["left"], 1)
+        # without a point the field was focused semantically beforehand (linux.py)
+        placed: dict[str, object] = {}
+        if request.point is not None:
+            sender.click(request.point, BUTTONS["left"], 1)
+            placed = {"point": list(request.point)}
         sender.chord(chord_keysyms(["ctrl", "a"]))
         bound = sender.type_text(request.text)
-        return {"point": list(point), "chars": len(request.text), "temporaryBindings": bound}
+        return {**placed, "chars": len(request.text), "temporaryBindings": bound}
     raise UnsupportedAction(f"{kind} has no physical (XTEST) form; use a semantic ref instead.")
 
 
