@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integrat
 from miniwob_agent import miniwob_html, no_desktop_env
 
 from actui import Computer, ToolResult
-from actui.backends.cdp.connection import CdpConnection
+from actui.backends.cdp.connection import CdpSession
 
 PAGES = (
     "click-button",
@@ -100,7 +100,7 @@ class Bench:
         return str(found.details["matches"][0]["ref"])
 
 
-async def observe_table(bench: Bench, raw: CdpConnection, repeat: int) -> list[str]:
+async def observe_table(bench: Bench, raw: CdpSession, repeat: int) -> list[str]:
     rows = [
         "| page | AX nodes (raw) | outline nodes | observe_ui ms | raw getFullAXTree ms | "
         "time ratio | folded outline tokens | whole outline tokens | raw JSON tokens | "
@@ -184,11 +184,10 @@ async def main() -> int:
         bench = Bench(computer, pages)
         bench.state = launched.details["stateId"]
         bench.root = launched.details["target"]["windowRef"]
-        browser = computer.browser.browser_process
-        assert browser is not None
+        wire = computer.browser.browser_connection
+        assert wire is not None
         (page,) = await computer.browser.list_roots()
-        target = page.native_id.removeprefix("cdp:")
-        raw = await CdpConnection.open(browser.page_ws_url(target), "baseline")
+        raw = await wire.attach(page.native_id.removeprefix("cdp:"), "baseline")
         try:
             lines = await observe_table(bench, raw, args.repeat)
         finally:

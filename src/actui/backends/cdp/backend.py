@@ -3,7 +3,8 @@
 This module composes the pieces (launch, connection, page sessions, AX tree,
 layout, actions) into the backend seam, and adds the browser-only operations
 the runtime calls directly (launch, navigate, evaluate, console). It owns the
-browser's lifetime: ``close()`` kills Chromium and deletes its profile. It
+browser's lifetime: ``close()`` asks Chromium to close (``Browser.close``),
+kills what is left and deletes its profile. It
 must not know about refs, folding or the agent.
 """
 
@@ -34,7 +35,7 @@ from actui.backends.cdp import actions, dom
 from actui.backends.cdp.axtree import BuiltTree, build_tree
 from actui.backends.cdp.connection import CdpCommandError, CdpConnection
 from actui.backends.cdp.dialog import Dialog, dialog_tree
-from actui.backends.cdp.launch import BrowserProcess, spawn, wants_headed
+from actui.backends.cdp.launch import READY_DEADLINE_S, BrowserProcess, spawn, wants_headed
 from actui.backends.cdp.layout import SNAPSHOT_PARAMS, parse_snapshot
 from actui.backends.cdp.page import FrameTarget, PageSession, exception_text
 from actui.backends.cdp.urls import check_url
@@ -49,6 +50,7 @@ from actui.errors import (
 )
 
 _SNAPSHOT_TIMEOUT_S = 15.0
+_CLOSE_TIMEOUT_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,8 @@ class CdpBackend(Backend):
         browser = await spawn(self._env, headed=wants_headed(self._env, headed))
         try:
             self._browser = browser
-            self._browser_conn = await CdpConnection.open(browser.browser_ws_url, "the browser")
+            self._browser_conn = CdpConnection(browser.pipe, "the browser")
+            await _answering(self._browser_conn, browser)
             root = await self._first_page()
             if url != "about:blank":
                 root = await self.navigate(root, url)
@@ -105,8 +108,11 @@ class CdpBackend(Backend):
         for session in sessions.values():
             await session.close()
         if self._browser_conn is not None:
-            await self._browser_conn.close()
-            self._browser_conn = None
+            conn, self._browser_conn = self._browser_conn, None
+            if self._browser is not None and self._browser.alive:
+                with contextlib.suppress(ActuiError):  # it may exit before it answers
+                    await conn.send("Browser.close", timeout_s=_CLOSE_TIMEOUT_S)
+            await conn.close()
         if self._browser is not None:
             browser, self._browser = self._browser, None
             await browser.terminate()
@@ -114,6 +120,11 @@ class CdpBackend(Backend):
     @property
     def browser_process(self) -> BrowserProcess | None:
         return self._browser
+
+    @property
+    def browser_connection(self) -> CdpConnection | None:
+        """The raw wire to the browser, for benchmarks that need a baseline."""
+        return self._browser_conn
 
     # -- roots and sessions -----------------------------------------------
 
@@ -136,11 +147,11 @@ class CdpBackend(Backend):
             session = self._sessions.get(target_id)
             if session is not None and not session.gone:
                 return session
-            if self._browser is None or not self._browser.alive:
+            if self._browser is None or self._browser_conn is None or not self._browser.alive:
                 raise TargetGone(f"{root.native_id}: the browser is not running; launch it again.")
             if target_id not in {_target_id(r) for r in await self.list_roots()}:
                 raise TargetGone(f"{root.native_id}: the page was closed.")
-            session = await PageSession.attach(target_id, self._browser.page_ws_url(target_id))
+            session = await PageSession.attach(target_id, self._browser_conn)
             self._sessions[target_id] = session
             return session
 
@@ -392,6 +403,22 @@ class CdpBackend(Backend):
         if "exceptionDetails" in reply:
             return EvalResult("null", exception_text(reply["exceptionDetails"]), console)
         return EvalResult(_json_value(reply.get("result", {})), None, console)
+
+
+async def _answering(conn: CdpConnection, browser: BrowserProcess) -> None:
+    """Wait for the browser's first answer on its pipe; say how it failed if it never comes."""
+    try:
+        await conn.send("Browser.getVersion", timeout_s=READY_DEADLINE_S)
+    except (TargetGone, CallTimeout):
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(browser.process.wait(), 1.0)
+        code = browser.process.returncode
+        status = "it did not answer" if code is None else f"it exited with status {code}"
+        raise BackendUnavailable(
+            f"Chromium did not answer on its debugging pipe within {READY_DEADLINE_S:.0f} s "
+            f"({status}); it was stopped. Check that the executable runs "
+            "(try it with --headless=new)."
+        ) from None
 
 
 def _graft(node: RawNode, subtrees: Mapping[str, RawNode]) -> RawNode:

@@ -1,29 +1,36 @@
-"""Finding and spawning Chromium with a private profile and a loopback debugging port.
+"""Finding and spawning Chromium with a private profile and a debugging pipe.
 
 This module owns the browser process: picking the executable, building the
-command line, reading the port Chromium chose from ``DevToolsActivePort`` and
-tearing everything down (process group, profile directory). It must not speak
-CDP beyond reading the port file; connections live in ``connection.py``.
+command line, handing Chromium the two ends of its debugging pipe on fds 3
+and 4 (``--remote-debugging-pipe``: no TCP port, so no other local process can
+reach the browser), keeping everything it writes inside the profile directory
+(its temp files and singleton dirs, its crash database) and tearing it all
+down (process group, profile directory). It must not speak CDP; connections
+live in ``connection.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
 import shutil
 import signal
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from actui.backends.cdp.connection import PipeTransport
 from actui.errors import BackendUnavailable
 
 EXECUTABLE_VAR = "ACTUI_CHROME_EXECUTABLE"
 HEADED_VAR = "ACTUI_BROWSER_HEADED"
 READY_DEADLINE_S = 15.0
-_PORT_POLL_S = 0.05
+EXIT_GRACE_S = 3.0
+_CHILD_READ_FD = 3
+_CHILD_WRITE_FD = 4
 _CANDIDATE_PATHS = (
     "/usr/bin/google-chrome",
     "/usr/bin/google-chrome-stable",
@@ -40,8 +47,6 @@ _COMMON_FLAGS = (
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--remote-debugging-address=127.0.0.1",
-    "--remote-debugging-port=0",
 )
 
 
@@ -91,85 +96,84 @@ def command_line(executable: str, profile: Path, *, headed: bool, as_root: bool)
 
 @dataclass
 class BrowserProcess:
-    """A running browser: its process, its throwaway profile and its browser endpoint."""
+    """A running browser: its process, its throwaway profile and its debugging pipe ends."""
 
     process: asyncio.subprocess.Process
     profile: Path
-    port: int
-    browser_path: str
-
-    @property
-    def browser_ws_url(self) -> str:
-        return f"ws://127.0.0.1:{self.port}{self.browser_path}"
-
-    def page_ws_url(self, target_id: str) -> str:
-        return f"ws://127.0.0.1:{self.port}/devtools/page/{target_id}"
+    pipe: PipeTransport
+    """The parent's ends of the debugging pipe; the browser's connection owns it."""
 
     @property
     def alive(self) -> bool:
         return self.process.returncode is None
 
     async def terminate(self) -> None:
-        """Kill the whole process group (renderers included) and delete the profile."""
+        """Let a closing browser exit, else kill the whole process group; delete the profile.
+
+        Renderers and zygotes share the group and may outlive the main process.
+        """
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.process.wait(), EXIT_GRACE_S)
         await _kill_group(self.process)
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-async def spawn(
-    env: Mapping[str, str], *, headed: bool, deadline_s: float = READY_DEADLINE_S
-) -> BrowserProcess:
-    """Start the browser and wait until its debugging endpoint is announced."""
+def child_env(env: Mapping[str, str], profile: Path) -> dict[str, str]:
+    """The browser's environment: its temp files and config (the crash database) in the profile.
+
+    Chromium leaves ``org.chromium.Chromium.*`` singleton dirs in the temp dir
+    even on a clean close, and keeps its crash database under the config
+    home, outside ``--user-data-dir``; both go where teardown deletes them.
+    """
+    (profile / "tmp").mkdir()
+    (profile / "config").mkdir()
+    return {**env, "TMPDIR": str(profile / "tmp"), "XDG_CONFIG_HOME": str(profile / "config")}
+
+
+async def spawn(env: Mapping[str, str], *, headed: bool) -> BrowserProcess:
+    """Start the browser with its debugging pipe (whose first answer says it is ready)."""
     executable = find_executable(env)
-    profile = Path(tempfile.mkdtemp(prefix="actui-chromium-"))
+    profile = Path(tempfile.mkdtemp(prefix="actui-chromium-", dir=env.get("TMPDIR") or None))
     args = command_line(executable, profile, headed=headed, as_root=os.geteuid() == 0)
+    args.insert(-1, "--remote-debugging-pipe")
+    child_reads, parent_writes = os.pipe()
+    parent_reads, child_writes = os.pipe()
     try:
         process = await asyncio.create_subprocess_exec(
             *args,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
-            env=dict(env),
+            env=child_env(env, profile),
             start_new_session=True,
+            pass_fds=(_CHILD_READ_FD, _CHILD_WRITE_FD),
+            preexec_fn=_place_pipe(child_reads, child_writes),
         )
     except OSError as exc:
+        for fd in (parent_reads, parent_writes):
+            os.close(fd)
         shutil.rmtree(profile, ignore_errors=True)
         raise BackendUnavailable(f"Could not start {executable}: {exc}.") from exc
-    try:
-        port, path = await asyncio.wait_for(
-            _read_port_file(process, profile / "DevToolsActivePort"), deadline_s
-        )
-    except TimeoutError:
-        await _kill_group(process)
-        shutil.rmtree(profile, ignore_errors=True)
-        raise BackendUnavailable(
-            f"Chromium did not open its debugging port within {deadline_s:.0f} s; it was stopped."
-        ) from None
-    except BaseException:
-        await _kill_group(process)
-        shutil.rmtree(profile, ignore_errors=True)
-        raise
-    return BrowserProcess(process=process, profile=profile, port=port, browser_path=path)
+    finally:
+        os.close(child_reads)
+        os.close(child_writes)
+    return BrowserProcess(process, profile, await PipeTransport.open(parent_reads, parent_writes))
 
 
-async def _read_port_file(process: asyncio.subprocess.Process, port_file: Path) -> tuple[int, str]:
-    """Chromium writes ``<port>\\n<browser ws path>`` once it listens; poll for it."""
-    while True:
-        if process.returncode is not None:
-            raise BackendUnavailable(
-                f"Chromium exited with status {process.returncode} before opening its "
-                "debugging port. Check that the executable runs (try it with --headless=new)."
-            )
-        lines = await asyncio.to_thread(_read_lines, port_file)
-        if len(lines) >= 2 and lines[0].isdigit():
-            return int(lines[0]), lines[1].strip()
-        await asyncio.sleep(_PORT_POLL_S)
+def _place_pipe(child_reads: int, child_writes: int) -> Callable[[], None]:
+    """Runs in the child before exec: the pipe ends onto fds 3 and 4, where Chromium looks.
 
+    Both are first copied above the standard numbers so that placing one can
+    never overwrite the other; ``pass_fds`` keeps 3 and 4 open through exec.
+    """
 
-def _read_lines(path: Path) -> list[str]:
-    try:
-        return path.read_text().splitlines()
-    except (OSError, ValueError):
-        return []
+    def place() -> None:
+        reads = fcntl.fcntl(child_reads, fcntl.F_DUPFD, 10)
+        writes = fcntl.fcntl(child_writes, fcntl.F_DUPFD, 10)
+        os.dup2(reads, _CHILD_READ_FD)
+        os.dup2(writes, _CHILD_WRITE_FD)
+
+    return place
 
 
 async def _kill_group(process: asyncio.subprocess.Process) -> None:
@@ -180,6 +184,5 @@ async def _kill_group(process: asyncio.subprocess.Process) -> None:
                 os.killpg(process.pid, sig)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(process.wait(), 2.0)
-    # Renderers and zygotes share the group and may outlive the main process.
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)

@@ -4,7 +4,7 @@ This module owns what a page session *observes*: which CDP domains are on,
 the watcher script that reports DOM mutations, input, focus and scroll from an
 isolated world (so page scripts cannot see or break it), load and navigation
 events, the out-of-process frames attached to the page (cross-site iframes,
-each a flattened child session on the page's websocket, watched the same way),
+each a flattened child session of the page's session, watched the same way),
 the last 20 console messages, an open JavaScript dialog (which blocks
 the page: commands are refused at once until it is answered), and whether the
 page is still there. It must not build trees or deliver input.
@@ -26,6 +26,7 @@ from actui.backends.cdp.connection import (
     CdpChannel,
     CdpCommandError,
     CdpConnection,
+    CdpSession,
     JsonObject,
     Sender,
 )
@@ -93,9 +94,10 @@ class FrameTarget:
 
 
 class PageSession:
-    """A page target attached over one websocket, counting the changes it sees."""
+    """A page target attached as one session of the browser's connection, counting the
+    changes it sees."""
 
-    def __init__(self, target_id: str, conn: CdpConnection) -> None:
+    def __init__(self, target_id: str, conn: CdpSession) -> None:
         self.target_id = target_id
         self.conn = conn
         self.counts: collections.Counter[str] = collections.Counter()
@@ -116,8 +118,8 @@ class PageSession:
         conn.add_listener(self._on_event)
 
     @classmethod
-    async def attach(cls, target_id: str, ws_url: str) -> PageSession:
-        conn = await CdpConnection.open(ws_url, f"page {target_id}")
+    async def attach(cls, target_id: str, browser: CdpConnection) -> PageSession:
+        conn = await browser.attach(target_id, f"page {target_id}")
         session = cls(target_id, conn)
         try:
             await session._enable()
