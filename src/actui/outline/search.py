@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Literal
 
 from actui.errors import InvalidParams
-from actui.outline.fold import INFERRED, LABEL_CAP, clip, ordered_caps, path_text
+from actui.outline.fold import INFERRED, LABEL_CAP, ordered_caps, path_text
 from actui.outline.model import Node, Outline, is_offscreen
 from actui.outline.roles import neutral_role, normalize_role
 from actui.quoting import clip, quote
