@@ -119,11 +119,12 @@ async def test_an_attached_browser_is_driven_and_left_running(
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}
     computer = Computer(env={**env, "ACTUI_CDP_PORT": str(users_browser.port)})
     try:
-        async with asyncio.timeout(30):  # the page may still be loading its title
-            while not (roots := await computer.call("find_roots", {"text": "Sign up"})).details[
-                "windows"
-            ]:
-                await asyncio.sleep(0.2)
+        for _ in range(150):  # the page may still be loading its title
+            roots = await computer.call("find_roots", {"text": "Sign up"})
+            if roots.details["windows"]:
+                break
+            await asyncio.sleep(0.2)
+        assert roots.details["windows"], roots.text
         page = roots.details["windows"][0]
         assert page["kind"] == "browser_page"
         state = await computer.call("observe_ui", {"root": page["windowRef"]})
