@@ -26,6 +26,8 @@ _KEYS: dict[str, tuple[str, object]] = {
     "browser_headed": ("ACTUI_BROWSER_HEADED", False),
     "delivery_policy": ("ACTUI_DELIVERY_POLICY", "background"),
     "chrome_executable": ("ACTUI_CHROME_EXECUTABLE", ""),
+    "cdp_port": ("ACTUI_CDP_PORT", ""),
+    "cdp_host": ("ACTUI_CDP_HOST", "127.0.0.1"),
 }
 
 
@@ -36,6 +38,10 @@ class Config:
     browser_headed: bool = False
     delivery_policy: Policy = "background"
     chrome_executable: str = ""
+    cdp_port: str = ""
+    """A running browser's debugging port: its pages are roots too (empty: none)."""
+    cdp_host: str = "127.0.0.1"
+    """Where that port listens; loopback unless configured otherwise."""
     sources: Mapping[str, str] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)
 
@@ -62,6 +68,8 @@ def _coerce(key: str, value: object) -> object | None:
     text = str(value).strip()
     if key == "delivery_policy":
         return text if text in _POLICIES else None
+    if key == "cdp_port":
+        return text if text == "" or (text.isdigit() and 0 < int(text) < 65536) else None
     return text
 
 

@@ -134,11 +134,13 @@ class Session:
         self.output = OutputStore()
         self._config = load_config(self.env)
         self._ocr_slot = asyncio.Semaphore(1)  # two cores: one OCR at a time
+        self._browser_problem = ""
 
     def notices(self) -> list[str]:
         """What the backends in use say about their health (see ``Backend.notices``)."""
         backends = [b for b in (self._desktop, self._browser) if b is not None]
-        return [notice for backend in backends for notice in backend.notices()]
+        notices = [notice for backend in backends for notice in backend.notices()]
+        return [*notices, self._browser_problem] if self._browser_problem else notices
 
     @property
     def desktop(self) -> Backend:
@@ -160,6 +162,22 @@ class Session:
             env = {**self.env, "ACTUI_CHROME_EXECUTABLE": executable} if executable else self.env
             self._browser = CdpBackend(env=env)
         return self._browser
+
+    async def attach_configured_browser(self) -> None:
+        """Attach to the browser ``cdp_port`` names, unless actui already drives a browser.
+
+        A browser that is not there is a notice for the listing, not a failure
+        of it: the desktop's windows are still listed.
+        """
+        cfg = self.config()
+        launched = self._browser is not None and self._browser.browser_process is not None
+        if not cfg.cdp_port or not cfg.browser_use or launched:
+            return
+        try:
+            await self.browser.attach(cfg.cdp_host, int(cfg.cdp_port))
+            self._browser_problem = ""
+        except ActuiError as exc:
+            self._browser_problem = exc.message
 
     def config(self) -> Config:
         """The configuration as read at the start of the current tool call."""

@@ -148,6 +148,7 @@ class Computer(Session):
     # -------------------------------------------------------------- discovery
 
     async def _all_roots(self, p: contract.FindRoots, cfg: Config) -> list[RootInfo]:
+        await self.attach_configured_browser()
         pages_wanted = (
             cfg.browser_use
             and self._browser is not None

@@ -33,7 +33,7 @@ from actui.backends.base import (
 )
 from actui.backends.cdp import actions, dom
 from actui.backends.cdp.axtree import BuiltTree, build_tree
-from actui.backends.cdp.connection import CdpCommandError, CdpConnection
+from actui.backends.cdp.connection import CdpCommandError, CdpConnection, WebSocketTransport
 from actui.backends.cdp.dialog import Dialog, dialog_tree
 from actui.backends.cdp.launch import READY_DEADLINE_S, BrowserProcess, spawn, wants_headed
 from actui.backends.cdp.layout import SNAPSHOT_PARAMS, parse_snapshot
@@ -63,7 +63,13 @@ class EvalResult:
 
 
 class CdpBackend(Backend):
-    """One managed Chromium and the pages in it."""
+    """One Chromium and the pages in it: one actui launched, or one it attached to.
+
+    A launched browser is actui's: closing the backend closes it and removes
+    its profile. An attached browser (``attach``) is someone else's, started
+    with ``--remote-debugging-port``: closing only disconnects, and nothing of
+    its profile is created or deleted.
+    """
 
     name = "cdp"
 
@@ -73,6 +79,8 @@ class CdpBackend(Backend):
         self._browser_conn: CdpConnection | None = None
         self._sessions: dict[str, PageSession] = {}
         self._attach_lock = asyncio.Lock()
+        self.endpoint: tuple[str, int] | None = None
+        """The debugging endpoint of an attached browser; None for a launched one."""
 
     # -- browser lifetime -------------------------------------------------
 
@@ -93,6 +101,23 @@ class CdpBackend(Backend):
             await self.close()
             raise
 
+    async def attach(self, host: str, port: int) -> None:
+        """Connect to a running browser's loopback (or configured) debugging port.
+
+        Its page targets become roots with the same contract as launched pages.
+        """
+        if self.connected and self.endpoint == (host, port):
+            return
+        await self.close()
+        url = await debugger_url(host, port)
+        transport = await WebSocketTransport.open(url)
+        self._browser_conn = CdpConnection(transport, f"the browser at {host}:{port}")
+        self.endpoint = (host, port)
+
+    @property
+    def connected(self) -> bool:
+        return self._browser_conn is not None and not self._browser_conn.closed
+
     async def _first_page(self) -> RootInfo:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + 15.0
@@ -104,6 +129,7 @@ class CdpBackend(Backend):
         raise BackendUnavailable("Chromium started but opened no page within 15 s.")
 
     async def close(self) -> None:
+        self.endpoint = None
         sessions, self._sessions = self._sessions, {}
         for session in sessions.values():
             await session.close()
@@ -147,7 +173,8 @@ class CdpBackend(Backend):
             session = self._sessions.get(target_id)
             if session is not None and not session.gone:
                 return session
-            if self._browser is None or self._browser_conn is None or not self._browser.alive:
+            launched_gone = self._browser is not None and not self._browser.alive
+            if self._browser_conn is None or self._browser_conn.closed or launched_gone:
                 raise TargetGone(f"{root.native_id}: the browser is not running; launch it again.")
             if target_id not in {_target_id(r) for r in await self.list_roots()}:
                 raise TargetGone(f"{root.native_id}: the page was closed.")
@@ -403,6 +430,26 @@ class CdpBackend(Backend):
         if "exceptionDetails" in reply:
             return EvalResult("null", exception_text(reply["exceptionDetails"]), console)
         return EvalResult(_json_value(reply.get("result", {})), None, console)
+
+
+async def debugger_url(host: str, port: int) -> str:
+    """The browser-wide websocket of a debugging port, from its ``/json/version``."""
+    import urllib.request
+
+    shown = f"[{host}]" if ":" in host else host
+
+    def fetch() -> Any:
+        with urllib.request.urlopen(f"http://{shown}:{port}/json/version", timeout=5) as reply:
+            return json.loads(reply.read(1 << 20))
+
+    try:
+        version = await asyncio.to_thread(fetch)
+        return str(version["webSocketDebuggerUrl"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise BackendUnavailable(
+            f"no browser answers on {shown}:{port} ({exc}). Start it with "
+            f"--remote-debugging-port={port}, or unset ACTUI_CDP_PORT."
+        ) from None
 
 
 async def _answering(conn: CdpConnection, browser: BrowserProcess) -> None:
