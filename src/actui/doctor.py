@@ -10,6 +10,7 @@ import os
 import shutil
 
 from actui.config import load_config
+from actui.quoting import quote
 
 
 async def _check_status() -> None:
@@ -39,16 +40,25 @@ async def _check_status() -> None:
 
 
 async def _check_atspi() -> str | None:
-    from actui.backends.atspi.backend import AtspiBackend
+    """The desktop's roots, and the windows whose apps expose no accessibility tree."""
+    from actui.backends.linux import LinuxBackend
 
-    backend = AtspiBackend(env=os.environ)
+    backend = LinuxBackend(env=os.environ, switch_on=False)
     try:
         roots = await backend.list_roots()
     except Exception as exc:  # the check reports any failure as text
         return f"AT-SPI not reachable ({exc}); start the at-spi bus launcher or use actui sandbox"
     finally:
         await backend.close()
-    print(f"  ok   AT-SPI: {len(roots)} roots")
+    readable = [r for r in roots if r.accessibility == "full"]
+    print(f"  ok   AT-SPI: {len(readable)} roots")
+    for root in roots:
+        if root.accessibility != "full":
+            why = "exposes no tree" if root.accessibility == "none" else "does not answer"
+            print(
+                f"  note {root.app_name or 'a window'} (pid {root.pid}) {quote(root.title)} "
+                f"{why}: only visual mode (screenshot, OCR, x/y) reaches it"
+            )
     return None
 
 

@@ -36,10 +36,15 @@ def test_repl_keeps_states_between_lines() -> None:
 
 
 def test_doctor_reports_sources_and_a_healthy_session() -> None:
-    done = _run("sandbox", "run", "--", "env", "ACTUI_HEADLESS=1", ACTUI, "doctor")
+    done = _run(
+        "sandbox", "run", "--app", "xmessage -name plain 'No tree here'", "--",
+        "env", "ACTUI_HEADLESS=1", ACTUI, "doctor",
+    )  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "headless = True  (env ACTUI_HEADLESS)" in done.stdout
     assert "ok   AT-SPI" in done.stdout
+    assert "org.a11y.Status.IsEnabled is true" in done.stdout
+    assert any("exposes no tree" in line and "plain" in line for line in done.stdout.splitlines())
 
 
 def test_schema_exports_eleven_tools_for_each_client_family() -> None:

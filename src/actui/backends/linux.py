@@ -57,9 +57,10 @@ _ENTER = (["return"], ["enter"])
 class LinuxBackend(Backend):
     name = "linux"
 
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+    def __init__(self, env: Mapping[str, str] | None = None, *, switch_on: bool = True) -> None:
         # an agent needs the trees: toolkits that build them only on request get asked
-        self.atspi = AtspiBackend(env=env, switch_on=True)
+        # (a probe that must change nothing passes switch_on=False)
+        self.atspi = AtspiBackend(env=env, switch_on=switch_on)
         display = (env or {}).get("DISPLAY", "")
         self._x11 = X11Session(display) if display else None
         self._input = X11Input(self._x11) if self._x11 else None
