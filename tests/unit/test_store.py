@@ -93,6 +93,13 @@ def test_state_ids_are_unique() -> None:
     assert len({new_state_id() for _ in range(1000)}) == 1000
 
 
+def test_state_ids_are_a_few_characters_and_never_come_back() -> None:
+    seen = [new_state_id() for _ in range(10_000)]
+    assert all(len(sid) <= 8 and sid.startswith("s") for sid in seen)
+    later = {new_state_id() for _ in range(1000)}
+    assert later.isdisjoint(seen), "an id of a forgotten state is never given to a new one"
+
+
 def test_zero_capacity_is_refused() -> None:
     with pytest.raises(ValueError):
         StateStore(capacity=0)

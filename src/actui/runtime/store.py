@@ -9,7 +9,7 @@ not talk to a backend, schedule work or render anything.
 
 from __future__ import annotations
 
-import uuid
+import itertools
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -22,9 +22,18 @@ from actui.outline.model import Node, Outline
 DEFAULT_CAPACITY = 128
 
 
+_SERIAL = itertools.count(1)
+
+
 def new_state_id() -> str:
-    """A fresh, unguessable id, distinct from any backend look id."""
-    return str(uuid.uuid4())
+    """A fresh id, short for the agent that reads it on every turn: ``s14``.
+
+    Unique for the life of the process, so an id from an earlier state (or
+    another session's store) is never mistaken for a current one: it is
+    unknown, or stale, and refused as such. It need not be unguessable: a
+    store only answers for the states it saved.
+    """
+    return f"s{next(_SERIAL)}"
 
 
 @dataclass(frozen=True)
