@@ -19,13 +19,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import os
 import re
 import shutil
-import struct
-import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+
+from PIL import Image, ImageDraw
 
 from actui.backends.base import Rect
 from actui.errors import BackendUnavailable, CallTimeout
@@ -40,7 +41,6 @@ MIN_WORD_CONFIDENCE = 50.0
 MIN_LINE_ALNUM = 2
 LINE_GAP_HEIGHTS = 1.5
 """A gap wider than this many line heights splits a line: two widgets side by side."""
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _ALNUM = re.compile(r"\w", re.UNICODE)
 
 
@@ -106,97 +106,35 @@ async def recognize(
 
 
 def engine_input(png: bytes, blank: Sequence[Rect] = ()) -> tuple[bytes, int]:
-    """The picture to hand the engine and how much it was enlarged.
+    """The picture to hand the engine (a PPM) and how much it was enlarged.
 
-    A plain 8-bit RGB(A) PNG with unfiltered rows (what actui's capture writes)
-    is doubled into a PPM with C-speed slicing; anything else goes as it is,
-    unenlarged, because decoding PNG filters in Python would cost seconds —
-    unless areas must be blanked, which needs the pixels: then it is refused.
+    Any PNG is decoded (a capture's, or a browser's screenshot), the ``blank``
+    rectangles are painted white, and the result is doubled (nearest
+    neighbour) unless that would pass ``MAX_UPSCALED_PIXELS``. A picture that
+    cannot be decoded is refused rather than sent unmasked.
     """
-    pixels = _plain_rgb(png)
-    if pixels is None:
-        if blank:
-            raise BackendUnavailable(
-                "this image cannot be masked, and it shows a password field; "
-                "text recognition was not run on it."
-            )
-        return png, 1
-    width, height, rgb = pixels
-    rgb = _blanked(width, height, rgb, blank)
-    if width * height * UPSCALE * UPSCALE > MAX_UPSCALED_PIXELS:
-        return _ppm(width, height, rgb), 1
-    return _ppm(width * UPSCALE, height * UPSCALE, _doubled(width, height, rgb)), UPSCALE
-
-
-def _plain_rgb(png: bytes) -> tuple[int, int, bytes] | None:
-    if not png.startswith(_PNG_SIGNATURE):
-        return None
-    header = b""
-    data: list[bytes] = []
-    for kind, payload in _chunks(png):
-        if kind == b"IHDR":
-            header = payload
-        elif kind == b"IDAT":
-            data.append(payload)
-    if len(header) != 13:
-        return None
-    width, height, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", header)
-    channels = {2: 3, 6: 4}.get(color)
-    if depth != 8 or channels is None or interlace != 0 or width == 0 or height == 0:
-        return None
     try:
-        raw = zlib.decompress(b"".join(data))
-    except zlib.error:
-        return None
-    stride = width * channels + 1
-    if len(raw) != stride * height or raw[::stride].count(0) != height:
-        return None
-    rows = bytearray(raw)
-    del rows[::stride]
-    if channels == 3:
-        return width, height, bytes(rows)
-    rgb = bytearray(width * height * 3)
-    for channel in range(3):
-        rgb[channel::3] = rows[channel::4]
-    return width, height, bytes(rgb)
-
-
-def _blanked(width: int, height: int, rgb: bytes, rects: Sequence[Rect]) -> bytes:
-    """``rgb`` with every rectangle (clipped to the image) painted white."""
-    if not rects:
-        return rgb
-    pixels = bytearray(rgb)
-    for rect in rects:
-        left, right = max(0, rect.x), min(width, rect.x + rect.w)
-        if right <= left:
-            continue
-        for y in range(max(0, rect.y), min(height, rect.y + rect.h)):
-            start = (y * width + left) * 3
-            pixels[start : start + (right - left) * 3] = b"\xff" * ((right - left) * 3)
-    return bytes(pixels)
-
-
-def _chunks(png: bytes) -> Iterator[tuple[bytes, bytes]]:
-    offset = len(_PNG_SIGNATURE)
-    while offset + 8 <= len(png):
-        (length,) = struct.unpack(">I", png[offset : offset + 4])
-        kind = png[offset + 4 : offset + 8]
-        yield kind, png[offset + 8 : offset + 8 + length]
-        offset += 12 + length
-
-
-def _doubled(width: int, height: int, rgb: bytes) -> bytes:
-    """Every pixel twice across, every row twice down (nearest neighbour)."""
-    wide = bytearray(len(rgb) * 2)
-    for channel in range(3):
-        wide[channel::6] = rgb[channel::3]
-        wide[3 + channel :: 6] = rgb[channel::3]
-    row = width * 6
-    return b"".join(bytes(wide[start : start + row]) * 2 for start in range(0, row * height, row))
-
-
-def _ppm(width: int, height: int, rgb: bytes) -> bytes:
-    return b"P6\n%d %d\n255\n" % (width, height) + rgb
+        with Image.open(io.BytesIO(png)) as opened:
+            picture = opened.convert("RGB")
+    except (OSError, ValueError, Image.DecompressionBombError) as exc:
+        raise BackendUnavailable(
+            f"the picture cannot be decoded ({exc}); text recognition was not run on it."
+        ) from None
+    if blank:
+        draw = ImageDraw.Draw(picture)
+        for rect in blank:
+            if rect.w > 0 and rect.h > 0:  # drawing clips to the picture
+                corners = (rect.x, rect.y, rect.x + rect.w - 1, rect.y + rect.h - 1)
+                draw.rectangle(corners, fill=(255, 255, 255))
+    factor = UPSCALE
+    if picture.width * picture.height * UPSCALE * UPSCALE > MAX_UPSCALED_PIXELS:
+        factor = 1
+    else:
+        size = (picture.width * UPSCALE, picture.height * UPSCALE)
+        picture = picture.resize(size, Image.Resampling.NEAREST)
+    out = io.BytesIO()
+    picture.save(out, "PPM")
+    return out.getvalue(), factor
 
 
 @dataclass(frozen=True)
