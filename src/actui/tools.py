@@ -63,13 +63,14 @@ class Computer(Session):
         except ActuiError as exc:
             # "gone" or "unavailable" may have a cause a backend knows: say it
             why = self.notices() if isinstance(exc, (TargetGone, BackendUnavailable)) else []
-            return self.error_result(tool, exc.code, " ".join([exc.message, *why]))
+            # an error may quote what an app controls: it stays on one line
+            return self.error_result(tool, exc.code, inline(" ".join([exc.message, *why])))
         except Exception as exc:  # a bug must not reach the agent as a traceback
             log.exception("%s failed unexpectedly", tool)
             return self.error_result(
                 tool,
                 "internal_error",
-                f"internal error ({type(exc).__name__}: {exc}). "
+                f"internal error ({type(exc).__name__}: {inline(str(exc))}). "
                 "The server is still running; retry or observe again.",
             )
         result.details["tool"] = tool
@@ -212,7 +213,7 @@ class Computer(Session):
             ]
         notices = self.notices()
         return ToolResult(
-            "\n".join([*lines, *(f"note: {n}" for n in notices)]),
+            "\n".join([*lines, *(f"note: {inline(n)}" for n in notices)]),
             {
                 "notices": notices,
                 "windows": windows,
