@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -221,11 +221,28 @@ def check_scope(cond: UiCondition, outline: Outline, *, field: str) -> None:
             f"{anchor} is not an element of this state.",
             "Use a ref from the same stateId, or call observe_ui again.",
         )
-    if cond.value is not None and node.secure:
+    if node.secure and (cond.value is not None or (cond.text is not None and cond.exact)):
         raise InvalidParams(
-            _at(field, "value"),
-            f"{anchor} is a password field; its value is never read, so it cannot be compared.",
-            "Check its name or role instead.",
+            _at(field, "value" if cond.value is not None else "text"),
+            f"{anchor} is a password field; its text is never read, so it cannot be compared.",
+            "Check something else the app shows once it is filled (a button enabled, a "
+            "message), or its role.",
+        )
+
+
+def refuse_secrets(cond: UiCondition, secrets: Collection[str], *, field: str) -> None:
+    """A condition must not carry text sent to a password field: it would be echoed back.
+
+    The check is folded like matching, and a part of a secret counts as the secret.
+    """
+    needle = None if cond.text is None else _fold(cond.text)
+    folded = [_fold(secret) for secret in secrets if secret.strip()]
+    if needle and any(needle in secret or secret in needle for secret in folded):
+        raise InvalidParams(
+            _at(field, "text"),
+            "repeats text this call sends to a password field; a password field's text is "
+            "never read, and results never repeat it.",
+            "Check something else the app shows once it is filled.",
         )
 
 

@@ -452,8 +452,8 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     for part in loc:
         if isinstance(part, int):
             path += f"[{part}]"
-        elif part.startswith("function-") or part in ("function-after",):
-            continue
+        elif part.startswith("function-") or "[" in part:
+            continue  # pydantic's validator and union-member tags: literal[...], list[...]
         else:
             path += f".{part}" if path else part
     return path or "arguments"

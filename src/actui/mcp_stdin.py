@@ -149,9 +149,7 @@ class CheckedStdin:
 
     async def _lines(self) -> AsyncIterator[str]:
         async with self._send:
-            while (
-                read := await to_thread.run_sync(_read_line, self._source, self._limit)
-            ) is not None:
+            while (read := await self._read()) is not None:
                 line, size = read
                 text = line.decode("utf-8", "replace")
                 if size > self._limit:

@@ -10,12 +10,20 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from collections.abc import Mapping
 from typing import Any
 
 from actui import browser_tools, contract, transaction
 from actui.backends.base import RootInfo, TextSlice
-from actui.conditions import check_scope, closest, condition_json, describe, parse_condition
+from actui.conditions import (
+    UiCondition,
+    check_scope,
+    closest,
+    condition_json,
+    describe,
+    parse_condition,
+)
 from actui.config import Config
 from actui.errors import (
     ActuiError,
@@ -37,7 +45,7 @@ from actui.runtime.roots import (
     window_score,
 )
 from actui.session import TOP_N, Session, ToolResult
-from actui.views import node_json, root_json, root_line
+from actui.views import TITLE_CAP, node_json, root_json, root_line
 
 log = logging.getLogger(__name__)
 
@@ -58,13 +66,14 @@ class Computer(Session):
                 return self.exited_result(tool, exc.message, ended)
             # "gone" or "unavailable" may have a cause a backend knows: say it
             why = self.notices() if isinstance(exc, (TargetGone, BackendUnavailable)) else []
-            return self.error_result(tool, exc.code, " ".join([exc.message, *why]))
+            # an error may quote what an app controls: it stays on one line
+            return self.error_result(tool, exc.code, inline(" ".join([exc.message, *why])))
         except Exception as exc:  # a bug must not reach the agent as a traceback
             log.exception("%s failed unexpectedly", tool)
             return self.error_result(
                 tool,
                 "internal_error",
-                f"internal error ({type(exc).__name__}: {exc}). "
+                f"internal error ({type(exc).__name__}: {inline(str(exc))}). "
                 "The server is still running; retry or observe again.",
             )
         result.details["tool"] = tool
@@ -208,7 +217,7 @@ class Computer(Session):
             ]
         notices = self.notices()
         return ToolResult(
-            "\n".join([*lines, *(f"note: {n}" for n in notices)]),
+            "\n".join([*lines, *(f"note: {inline(n)}" for n in notices)]),
             {
                 "notices": notices,
                 "windows": windows,
@@ -367,8 +376,15 @@ class Computer(Session):
         raw = p.model_dump(exclude_none=True, exclude={"stateId"})
         cond = parse_condition(raw, field="")
         check_scope(cond, state.outline, field="")
-        root = await self.resolve(state.root)
-        waited = await self.wait(state, root, cond)
+        started = time.monotonic()
+        try:
+            root = await self.resolve(state.root)
+            waited = await self.wait(state, root, cond)
+        except TargetGone as exc:
+            if cond.until != "absent":
+                raise
+            # Nothing is shown by a window that closed: the absence came true.
+            return self._gone_with_window(state.root_ref, state.root, cond, started, exc)
         successor = self.save(
             waited.snapshot,
             waited.outline,
@@ -400,6 +416,26 @@ class Computer(Session):
         )
         news = self.window_news(root.pid, details)
         return ToolResult("\n".join([head, *news, body]), details)
+
+    def _gone_with_window(
+        self, ref: str, root: RootInfo, cond: UiCondition, started: float, exc: TargetGone
+    ) -> ToolResult:
+        elapsed = round((time.monotonic() - started) * 1000)
+        details: dict[str, Any] = {
+            "found": True,
+            "gone": True,
+            "timedOut": False,
+            "windowClosed": True,
+            "elapsedMs": elapsed,
+            "condition": condition_json(cond),
+            "reason": inline(exc.message),
+        }
+        text = (
+            f"{describe(cond)} disappeared after {elapsed} ms: its window {ref} "
+            f"{quote(root.title, TITLE_CAP)} closed. No successor state exists: "
+            "run find_roots, then observe_ui."
+        )
+        return ToolResult("\n".join([text, *self.window_news(root.pid, details)]), details)
 
     async def _tool_act_ui(self, p: contract.ActUi) -> ToolResult:
         return await transaction.act_ui(self, p)

@@ -20,7 +20,7 @@ from typing import Any
 from actui import contract
 from actui.actions import Prepared, aggregate, deliver, prepare, reconcile
 from actui.backends.base import RootInfo, Snapshot
-from actui.conditions import UiCondition, closest, condition_json, describe
+from actui.conditions import UiCondition, closest, condition_json, describe, refuse_secrets
 from actui.conditions import evaluate as evaluate_condition
 from actui.errors import ActuiError, PreconditionFailed, TargetGone
 from actui.outline.model import Outline
@@ -76,6 +76,7 @@ class Transaction:
             for i, step in enumerate(p.actions)
         ]
         self.prepared = self._prepare()
+        self._refuse_secrets()
         self.steps: list[Trace] = []
         self.stopped_at: int | None = None
         self.root = self.state.root
@@ -87,6 +88,23 @@ class Transaction:
         self.settled_by = "none"
         """How root deltas settled: ``events`` (the app went quiet), ``window`` (the fixed
         window), ``launch`` (a started process's window was waited for) or ``none``."""
+
+    def _refuse_secrets(self) -> None:
+        """No condition may repeat text this call sends to a password field (it would be echoed)."""
+        outline = self.state.outline
+        focused = [n for n in outline if "focused" in n.states]
+        secrets = []
+        for item in self.prepared:
+            if item is None or not item.request.text:
+                continue
+            targets = [outline.get(item.ref)] if item.ref else focused
+            if any(node is not None and node.secure for node in targets):
+                secrets.append(item.request.text)
+        named = [(self.expect, "expect"), (self.require, "require")]
+        named += [(wait, f"actions[{i}].until") for i, wait in enumerate(self.waits)]
+        for cond, field in named:
+            if secrets and cond is not None:
+                refuse_secrets(cond, secrets, field=field)
 
     def _prepare(self) -> list[Prepared | None]:
         """Resolve every step's target before anything is sent (wait steps: None)."""

@@ -18,6 +18,7 @@ from actui.conditions import (
     describe,
     evaluate,
     parse_condition,
+    refuse_secrets,
 )
 from actui.errors import InvalidParams
 from actui.outline.model import Node, Outline, build_outline
@@ -278,6 +279,23 @@ def test_a_password_value_is_never_matched_or_shown_even_if_a_node_carries_it() 
     shown = closest(cond(text="hunter"), SECRET) + closest(cond(ref="@e2", text="hunter"), SECRET)
     assert shown and all("hunter" not in line for line in shown)
     assert any("password field" in line for line in shown)
+
+
+def test_a_text_or_value_condition_on_the_exact_password_field_is_refused() -> None:
+    for field, extra in (("text", {"text": "PIN"}), ("value", {"value": "x"})):
+        with pytest.raises(InvalidParams) as caught:
+            check_scope(cond(ref="@e2", **extra), SECRET, field="expect")
+        assert caught.value.field == f"expect.{field}"
+    check_scope(cond(scopeRef="@e1", text="PIN"), SECRET, field="expect")  # a subtree is fine
+
+
+def test_a_condition_repeating_a_secret_sent_in_the_same_call_is_refused() -> None:
+    for text in ("hunter2", "  HUNTER2 ", "hunt", "says hunter2 here"):
+        with pytest.raises(InvalidParams) as caught:
+            refuse_secrets(cond(text=text), ["hunter2"], field="expect")
+        assert caught.value.field == "expect.text" and "hunter" not in caught.value.message
+    refuse_secrets(cond(text="Welcome"), ["hunter2", " "], field="expect")
+    refuse_secrets(cond(role="button", scopeRef="@e1"), ["hunter2"], field="expect")
 
 
 # --- failure descriptions -------------------------------------------------------------------

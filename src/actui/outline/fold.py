@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from actui.backends.base import CAPABILITIES
 from actui.errors import UnknownRef
 from actui.outline.model import Node, Outline, is_offscreen
-from actui.quoting import quote
+from actui.quoting import inline, quote
 
 LABEL_CAP = 120
 """Characters of a label shown in a fold line or a path."""
@@ -139,7 +139,7 @@ def label_line(node: Node) -> str:
     role = node.role
     raw = node.raw_role.strip()
     if raw and raw.lower() != role:
-        role += f" [{raw}]"
+        role += f" [{inline(raw, LABEL_CAP)}]"
     label = quoted(node.label, INSPECT_LABEL_CAP) if node.label else "(unlabeled)"
     if node.name_inferred:
         label += f" {INFERRED}"

@@ -1,0 +1,59 @@
+"""Memory stays bounded while an app churns huge names: observing a 400 KB name that
+changes every 20 ms, 200 times, grows the session by a few MB, not by every name seen."""
+
+from __future__ import annotations
+
+import gc
+import os
+from pathlib import Path
+
+from computer_helpers import paired_root
+
+from actui.backends.base import TEXT_CAP
+from actui.sandbox import Sandbox
+from actui.tools import Computer
+
+APP = str(Path(__file__).parents[1] / "apps" / "gtk_hostile.py")
+CHURN_KB = 400
+WARM_UP, OBSERVES = 30, 200
+MAX_GROWTH_MB = 25
+"""Unbounded, each new name is kept: 200 × 400 KB = 80 MB."""
+
+
+def rss_mb() -> float:
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+async def test_observing_a_churning_huge_name_keeps_memory_flat(sandbox: Sandbox) -> None:
+    app = await sandbox.launch(["/usr/bin/python3", APP, "churn", "--churn", str(CHURN_KB)])
+    await sandbox.wait_for_app(app.pid)
+    computer = Computer(env=sandbox.env)
+    try:
+        window = await paired_root(computer, pid=app.pid)
+        names = set()
+
+        async def observe() -> None:
+            observed = await computer.call("observe_ui", {"root": window["windowRef"]})
+            assert not observed.is_error, observed.text
+            state = observed.details["stateId"]
+            found = await computer.call("search_ui", {"stateId": state, "role": "button"})
+            ticker = max(found.details["matches"], key=lambda m: len(m["label"]))
+            names.add(ticker["label"][:12])
+            details = await computer.call("inspect_ui", {"stateId": state, "ref": ticker["ref"]})
+            assert details.details["target"]["nameLength"] == TEXT_CAP  # cut by the backend
+            assert len(details.details["target"]["name"]) < 1024
+
+        for _ in range(WARM_UP):
+            await observe()
+        gc.collect()
+        before = rss_mb()
+        for _ in range(OBSERVES):
+            await observe()
+        gc.collect()
+        growth = rss_mb() - before
+        assert len(names) > OBSERVES / 2, "the name really churned between observes"
+        assert growth < MAX_GROWTH_MB, f"grew {growth:.1f} MB over {OBSERVES} observes"
+        assert app.returncode is None
+    finally:
+        await computer.close()
