@@ -327,7 +327,13 @@ def test_a_focused_or_labelled_sibling_breaks_a_run_and_is_shown() -> None:
 
 def test_a_run_says_what_its_members_hold_together() -> None:
     outline = outline_of(
-        raw("frame", "", *[raw("menu", "", raw("menu item", "Copy")) for _ in range(4)])
+        raw("frame", "", *[raw("menu", "", raw("separator", "")) for _ in range(4)])
     )
     assert "@e2 … @e5: 4 × menu" in (text := render_fold(outline).text)
-    assert "▸ together (4: 4 menuitems)" in text
+    assert "▸ together (4: 4 separators)" in text
+
+
+def test_alike_siblings_holding_text_are_never_folded_into_a_run() -> None:
+    rows = [raw("table row", "", raw("table cell", f"cell {i}")) for i in range(6)]
+    text = render_fold(outline_of(raw("table", "", *rows)), max_depth=3).text
+    assert "×" not in text and all(f'"cell {i}"' in text for i in range(6))

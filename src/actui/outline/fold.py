@@ -244,12 +244,13 @@ RUN_MIN = 4
 """Siblings alike and unlabeled in a row that are rendered as one line, not one by one."""
 
 
-def _blank(node: Node, keep: Collection[str]) -> bool:
-    """Nothing to tell this node from its like siblings: no label, no focus, not asked for."""
-    return not node.label and not node.focused and node.ref not in keep
+def _blank(outline: Outline, node: Node, keep: Collection[str]) -> bool:
+    """Nothing to tell this node from its like siblings: no text in its whole subtree, no
+    focus, not asked for (a run of empty popup menus, never rows that hold cells)."""
+    return not outline.holds_text(node) and node.ref not in keep and not node.focused
 
 
-def _runs(children: list[Node], keep: Collection[str]) -> list[tuple[Node, ...]]:
+def _runs(outline: Outline, children: list[Node], keep: Collection[str]) -> list[tuple[Node, ...]]:
     """``children`` grouped: runs of at least :data:`RUN_MIN` blank siblings that render
     alike (role, capabilities, marks) together, every other child alone."""
     groups: list[list[Node]] = []
@@ -257,8 +258,8 @@ def _runs(children: list[Node], keep: Collection[str]) -> list[tuple[Node, ...]]
         last = groups[-1] if groups else None
         if (
             last is not None
-            and _blank(child, keep)
-            and _blank(last[0], keep)
+            and _blank(outline, child, keep)
+            and _blank(outline, last[0], keep)
             and node_details(child) == node_details(last[0])
             and child.role == last[0].role
         ):
@@ -291,7 +292,7 @@ def _visible(
         unfolded = depth < max_depth or node.ref in opened
         yield nodes, depth, bool(node.children) and not unfolded
         if unfolded:
-            groups = _runs(outline.children(node), keep)
+            groups = _runs(outline, outline.children(node), keep)
             stack.extend((group, depth + 1) for group in reversed(groups))
 
 

@@ -126,6 +126,19 @@ class Outline:
     def descendant_count(self, node: Node) -> int:
         return self._sizes[node.ref] - 1
 
+    def holds_text(self, node: Node) -> bool:
+        """Whether the node or a descendant has a label (name, description or value)."""
+        return node.ref in self._texty
+
+    @functools.cached_property
+    def _texty(self) -> frozenset[str]:
+        """Refs of nodes with a label in their subtree, computed once per outline."""
+        texty: set[str] = set()
+        for node in reversed(list(self.subtree(self.root_node))):  # descendants first
+            if node.label or any(c in texty for c in node.children):
+                texty.add(node.ref)
+        return frozenset(texty)
+
     @functools.cached_property
     def _sizes(self) -> dict[str, int]:
         """Subtree sizes, computed once per outline (every fold asks for some)."""
