@@ -122,6 +122,19 @@ def test_the_labelled_by_relation_comes_before_layout_and_is_not_marked_inferred
     assert field.name == "Linked" and not field.name_inferred
 
 
+def test_a_relation_to_an_element_of_any_role_names_the_field_with_its_text() -> None:
+    outline = outline_of(
+        raw(
+            "frame",
+            "",
+            raw("heading", "Shipping address", wire="/h"),
+            raw("text", "", labelled_by=("/h", "/missing")),
+        )
+    )
+    field = next(n for n in outline if n.role == "textbox")
+    assert field.name == "Shipping address" and not field.name_inferred
+
+
 def test_hidden_labels_and_fields_are_not_paired() -> None:
     hidden = frozenset({"visible"})
     outline = outline_of(

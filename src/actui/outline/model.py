@@ -212,6 +212,7 @@ def build_outline(tree: RawNode, origin: Rect | None, scale: float = 1.0) -> Out
 
 def _named(nodes: dict[str, Node], labelled_by: Mapping[str, tuple[str, ...]]) -> dict[str, Node]:
     """``nodes`` with unnamed fields named as a person would read them (see ``reading``)."""
+    involved = set(labelled_by).union(*labelled_by.values())
     boxes = [
         Box(
             key=node.ref,
@@ -222,7 +223,7 @@ def _named(nodes: dict[str, Node], labelled_by: Mapping[str, tuple[str, ...]]) -
             labelled_by=labelled_by.get(node.ref, ()),
         )
         for node in nodes.values()
-        if node.role in FIELD_ROLES or node.role in LABEL_ROLES or node.ref in labelled_by
+        if node.role in FIELD_ROLES or node.role in LABEL_ROLES or node.ref in involved
     ]
     for ref, (name, inferred) in infer_labels(boxes).items():
         nodes[ref] = replace(nodes[ref], name=name, name_inferred=inferred)

@@ -34,6 +34,7 @@ MAX_GAP_ROWS = 2.0
 MAX_GAP_COLUMNS = 12.0
 """How far left of a field its label may sit, in field heights (at least ``MIN_GAP``)."""
 MIN_GAP = 48
+"""Pixels a label may always sit away from its field, however small the field."""
 PAIR_CAP = 100_000
 """Label-field pairs measured per outline at most: stacked, overlapping layouts (thousands
 of fields in one band) would otherwise cost seconds; fields past it stay unnamed."""
