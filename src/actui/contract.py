@@ -209,7 +209,11 @@ class ActUi(Params):
         max_length=MAX_ACTIONS,
         description="Steps run in order; stops at first failure.",
     )
-    expect: Condition | None = Field(None, description="Postcondition checked after the steps.")
+    expect: Condition | None = Field(
+        None,
+        description="Postcondition checked after the steps; without ref or scopeRef it is "
+        "also met in windows the steps opened (the result names the window).",
+    )
     require: Condition | None = Field(
         None, description="Precondition; nothing runs unless it holds."
     )

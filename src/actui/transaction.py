@@ -251,7 +251,11 @@ class Transaction:
             **condition_json(expect),
             **self._where(root, waited),
         }
-        if status == "failed":
+        shown = verification.get("shownIn")
+        if shown is not None:
+            title = json.dumps(shown["title"], ensure_ascii=False)
+            verification["closest"] = [f"{shown['ref']} {shown['kind']} {title} still shows it"]
+        elif status == "failed":
             verification["closest"] = closest(expect, waited.outline)
         return verification, Seen(waited.snapshot, waited.outline, waited.epoch)
 

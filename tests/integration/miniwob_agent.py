@@ -540,13 +540,14 @@ async def email_inbox_icon(ep: Episode) -> None:
     said = await ep.instruction()
     sender, icon = re.findall(r"^Find the email by (.*) and click the (\w+) icon", said)[0]
     # The message is the sender's nearest ancestor that holds the two action
-    # icons; they are unnamed images, trash then star (the page's order).
+    # icons; they are unnamed images, star then trash as they are seen (both float
+    # right, so the page's trash-then-star order reads the other way round).
     # The sender's name also appears in the instruction: try every match.
     for name in [m for m in await ep.search(text=sender) if m.label == sender]:
         for ancestor in reversed(await ep.ancestors(name.ref)):
             icons = [r[1] for r in await ep.outline(ancestor, depth=3) if r[2] == "image"]
             if len(icons) == 2:
-                await ep.press(icons[0 if icon == "trash" else 1])
+                await ep.press(icons[1 if icon == "trash" else 0])
                 return
             if len(icons) > 2:
                 break
@@ -569,7 +570,9 @@ async def read_table(ep: Episode) -> None:
 @solver("simple-arithmetic")
 async def simple_arithmetic(ep: Episode) -> None:
     await ep.instruction()
-    (problem,) = [m.label for m in await ep.search(text="=") if m.label.endswith("=")]
+    # the answer box beside the problem is named by it too (label inferred)
+    found = await ep.search(text="=")
+    (problem,) = [m.label for m in found if m.label.endswith("=") and m.role != "textbox"]
     left, op, right = problem.rstrip("= ").split()
     a, b = int(left), int(right)
     answer = {"+": a + b, "-": a - b, "x": a * b}[op]

@@ -9,8 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import outline_of, outlines, raw
 
+from actui.backends.base import RawNode
 from actui.errors import UnknownRef
 from actui.outline.fold import (
+    RUN_MIN,
     display_name,
     fold_header,
     label_line,
@@ -21,6 +23,7 @@ from actui.outline.model import Outline
 
 LIVE = frozenset({"enabled", "sensitive", "visible", "showing"})
 LINE = re.compile(r"^\s*(@e\d+) ")
+RUN = re.compile(r"^\s*(@e\d+) … (@e\d+): (\d+) × ")
 
 
 def rendered_refs(text: str) -> list[str]:
@@ -258,8 +261,20 @@ def test_fold_invariants_hold_for_random_trees(
 @given(outlines(40))
 def test_an_unlimited_fold_shows_every_node_at_full_depth(outline: Outline) -> None:
     fold = render_fold(outline, max_lines=10_000, max_depth=100)
-    assert not fold.cut and fold.shown == len(outline)
-    assert rendered_refs(fold.text) == [n.ref for n in outline.subtree(outline.root_node)]
+    assert not fold.cut
+    refs = rendered_refs(fold.text)
+    order = [n.ref for n in outline.subtree(outline.root_node)]
+    assert refs == [r for r in order if r in set(refs)]
+    folded: set[str] = set()
+    for run in (m for line in fold.text.splitlines() if (m := RUN.match(line))):
+        first = outline.nodes[run.group(1)]
+        siblings = outline.children(outline.nodes[first.parent or ""])
+        at = siblings.index(first)
+        members = siblings[at : at + int(run.group(3))]
+        assert members[-1].ref == run.group(2)
+        folded |= {d.ref for n in members for d in outline.subtree(n)} - {first.ref}
+    assert set(refs) | folded == set(order) and not set(refs) & folded
+    assert fold.shown == len(refs)
 
 
 @settings(max_examples=30, deadline=None)
@@ -273,3 +288,52 @@ def test_expand_renders_its_target_with_the_path_above(
     path = [a.ref for a in outline.ancestors(target)]
     assert refs[: len(path) + 1] == [*path, target.ref]
     assert fold.total == outline.descendant_count(target) + 1
+
+
+def _menus(count: int, *extra: RawNode) -> Outline:
+    hidden = frozenset({"visible"})
+    return outline_of(
+        raw("frame", "Browser", *[raw("menu", "", states=hidden) for _ in range(count)], *extra)
+    )
+
+
+def test_a_long_run_of_alike_unlabeled_siblings_is_one_line() -> None:
+    outline = _menus(23, raw("push button", "Reload"))
+    text = render_fold(outline).text
+    assert "@e2 … @e24: 23 × menu [disabled, offscreen] (unlabeled" in text
+    assert rendered_refs(text) == ["@e1", "@e2", "@e25"]
+
+
+def test_a_short_run_is_listed_one_by_one() -> None:
+    text = render_fold(_menus(RUN_MIN - 1)).text
+    assert rendered_refs(text) == [f"@e{i}" for i in range(1, RUN_MIN + 1)]
+
+
+def test_a_focused_or_labelled_sibling_breaks_a_run_and_is_shown() -> None:
+    outline = outline_of(
+        raw(
+            "frame",
+            "",
+            *[raw("menu", "") for _ in range(5)],
+            raw("menu", "", states=frozenset({"focused"})),
+            raw("menu", "Edit"),
+            *[raw("menu", "") for _ in range(5)],
+        )
+    )
+    text = render_fold(outline).text
+    assert "@e2 … @e6: 5 × menu" in text and "@e9 … @e13: 5 × menu" in text
+    assert {"@e7", "@e8"} <= set(rendered_refs(text))
+
+
+def test_a_run_says_what_its_members_hold_together() -> None:
+    outline = outline_of(
+        raw("frame", "", *[raw("menu", "", raw("separator", "")) for _ in range(4)])
+    )
+    assert "@e2 … @e5: 4 × menu" in (text := render_fold(outline).text)
+    assert "▸ together (4: 4 separators)" in text
+
+
+def test_alike_siblings_holding_text_are_never_folded_into_a_run() -> None:
+    rows = [raw("table row", "", raw("table cell", f"cell {i}")) for i in range(6)]
+    text = render_fold(outline_of(raw("table", "", *rows)), max_depth=3).text
+    assert "×" not in text and all(f'"cell {i}"' in text for i in range(6))

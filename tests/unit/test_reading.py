@@ -122,6 +122,19 @@ def test_the_labelled_by_relation_comes_before_layout_and_is_not_marked_inferred
     assert field.name == "Linked" and not field.name_inferred
 
 
+def test_a_relation_to_an_element_of_any_role_names_the_field_with_its_text() -> None:
+    outline = outline_of(
+        raw(
+            "frame",
+            "",
+            raw("heading", "Shipping address", wire="/h"),
+            raw("text", "", labelled_by=("/h", "/missing")),
+        )
+    )
+    field = next(n for n in outline if n.role == "textbox")
+    assert field.name == "Shipping address" and not field.name_inferred
+
+
 def test_hidden_labels_and_fields_are_not_paired() -> None:
     hidden = frozenset({"visible"})
     outline = outline_of(
@@ -218,3 +231,25 @@ def test_a_password_value_never_becomes_a_name_or_reaches_the_outline_text(secre
     assert all(n.value == "" for n in outline if n.secure)
     text = render_fold(outline, max_depth=5).text
     assert f'value="{secret}"' not in text
+
+
+@given(
+    st.integers(0, 600),
+    st.integers(0, 600),
+    st.integers(12, 40),
+    st.integers(0, 40),
+    st.integers(0, 30),
+    st.integers(-20, 60),
+)
+def test_a_label_beside_on_the_same_row_always_wins_over_one_above(
+    x: int, y: int, height: int, left_gap: int, up_gap: int, up_shift: int
+) -> None:
+    field = Rect(x + 100, y + 60, 150, height)
+    beside = Rect(field.x - left_gap - 60, field.y + (height - 14) // 2, 60, 14)
+    above = Rect(field.x + up_shift, field.y - up_gap - 14, 60, 14)
+    boxes = [
+        Box("above", "label", "Above", above),
+        Box("field", "textbox", "", field),
+        Box("beside", "label", "Beside", beside),
+    ]
+    assert infer_labels(boxes) == {"field": ("Beside", True)}

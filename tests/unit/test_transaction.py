@@ -280,6 +280,9 @@ async def test_an_absent_expect_fails_while_the_opened_dialog_still_shows_it() -
     )
     verification = result.details["execution"]["verification"]
     assert verification["status"] == "failed" and verification["shownIn"]["kind"] == "dialog"
+    dialog = verification["shownIn"]["ref"]
+    message = result.details["error"]["message"]
+    assert f'{dialog} dialog "Create New Folder" still shows it' in message
 
 
 async def test_an_expect_anchored_to_a_ref_is_checked_in_its_own_window_only() -> None:

@@ -2,9 +2,10 @@
 
 An agent sees a window through this module, so every line must be bounded and
 honest: folded nodes say how many descendants they hide, a budget cut ends in a
-receipt, and focused nodes are shown whatever the budget. Roles are the neutral
-vocabulary; native ids (object paths, wire refs) are never printed, and a
-password field never shows a value.
+receipt, focused nodes are shown whatever the budget, and a long run of alike
+unlabeled siblings (a browser's hidden popup menus) is one line, not dozens.
+Roles are the neutral vocabulary; native ids (object paths, wire refs) are
+never printed, and a password field never shows a value.
 
 This module only renders. It must not search, diff, mutate outlines or know
 about states and tools beyond the stateId it is handed for a header.
@@ -163,9 +164,11 @@ def plural(word: str, count: int) -> str:
 
 def fold_summary(outline: Outline, node: Node) -> str:
     """``(N: 3 buttons, 2 labels, …)``: all descendants, the top roles by count."""
-    counts: Counter[str] = Counter(
-        "picture-only" if n.picture_only else n.role for n in outline.subtree(node) if n is not node
-    )
+    return _summary([n for n in outline.subtree(node) if n is not node])
+
+
+def _summary(nodes: list[Node]) -> str:
+    counts: Counter[str] = Counter("picture-only" if n.picture_only else n.role for n in nodes)
     total = sum(counts.values())
     if not total:
         return "(0 children)"
@@ -180,7 +183,8 @@ def fold_summary(outline: Outline, node: Node) -> str:
 class Fold:
     """A rendered fold.
 
-    ``shown`` counts rendered nodes of the folded subtree out of ``total``
+    ``shown`` counts rendered node lines (a run of blank siblings is one) of
+    the folded subtree out of ``total``
     (the whole tree when rendering from the root); ``lines`` counts every line
     of ``text``, path and receipt lines included. ``cut`` is true when the line
     budget, not folding, hid nodes.
@@ -231,17 +235,71 @@ def _required(outline: Outline, top: Node) -> set[str]:
     return required
 
 
+RUN_MIN = 4
+"""Siblings alike and unlabeled in a row that are rendered as one line, not one by one."""
+
+
+def _blank(outline: Outline, node: Node, keep: Collection[str]) -> bool:
+    """Nothing to tell this node from its like siblings: no text in its whole subtree, no
+    focus, not asked for (a run of empty popup menus, never rows that hold cells)."""
+    return not outline.holds_text(node) and node.ref not in keep and not node.focused
+
+
+def _runs(outline: Outline, children: list[Node], keep: Collection[str]) -> list[tuple[Node, ...]]:
+    """``children`` grouped: runs of at least :data:`RUN_MIN` blank siblings that render
+    alike (role, capabilities, marks) together, every other child alone."""
+    groups: list[list[Node]] = []
+    for child in children:
+        last = groups[-1] if groups else None
+        if (
+            last is not None
+            and _blank(outline, child, keep)
+            and _blank(outline, last[0], keep)
+            and node_details(child) == node_details(last[0])
+            and child.role == last[0].role
+        ):
+            last.append(child)
+        else:
+            groups.append([child])
+    split: list[tuple[Node, ...]] = []
+    for group in groups:
+        if len(group) >= RUN_MIN:
+            split.append(tuple(group))
+        else:
+            split.extend((node,) for node in group)
+    return split
+
+
 def _visible(
-    outline: Outline, top: Node, max_depth: int, opened: set[str]
-) -> Iterator[tuple[Node, int, bool]]:
-    """Pre-order ``(node, depth below top, folded)`` of every node folding leaves visible."""
-    stack = [(top, 0)]
+    outline: Outline, top: Node, max_depth: int, opened: set[str], keep: Collection[str]
+) -> Iterator[tuple[tuple[Node, ...], int, bool]]:
+    """Pre-order ``(nodes, depth below top, folded)`` of every line folding leaves visible.
+
+    ``nodes`` is one node, or a run of blank siblings shown as one folded line.
+    """
+    stack: list[tuple[tuple[Node, ...], int]] = [((top,), 0)]
     while stack:
-        node, depth = stack.pop()
+        nodes, depth = stack.pop()
+        node = nodes[0]
+        if len(nodes) > 1:
+            yield nodes, depth, any(n.children for n in nodes)
+            continue
         unfolded = depth < max_depth or node.ref in opened
-        yield node, depth, bool(node.children) and not unfolded
+        yield nodes, depth, bool(node.children) and not unfolded
         if unfolded:
-            stack.extend((child, depth + 1) for child in reversed(outline.children(node)))
+            groups = _runs(outline, outline.children(node), keep)
+            stack.extend((group, depth + 1) for group in reversed(groups))
+
+
+def _run_line(outline: Outline, nodes: tuple[Node, ...]) -> str:
+    """``@e5 … @e27: 23 × menu [offscreen] (unlabeled)``, with what they hold together."""
+    first = nodes[0]
+    line = f"{first.ref} … {nodes[-1].ref}: {len(nodes)} × {first.role}{node_details(first)}"
+    line += " (unlabeled; search_ui by role lists them)"
+    inside = [d for n in nodes for d in outline.subtree(n) if d is not n]
+    if inside:
+        line += f" ▸ together {_summary(inside)}"
+    return line
 
 
 def _path_line(node: Node, depth: int) -> str:
@@ -275,16 +333,22 @@ def render_fold(
     free = max(0, max_lines - len(required))
     shown = 0
     cut = False
-    for node, depth, folded in _visible(
-        outline, top, max(0, max_depth), _unfolded(outline, top, unfold)
+    opened = _unfolded(outline, top, unfold)
+    for nodes, depth, folded in _visible(
+        outline, top, max(0, max_depth), opened, opened | required
     ):
+        node = nodes[0]
         if node.ref not in required:
             if cut or free == 0:
                 cut = True
                 continue
             free -= 1
         shown += 1
-        line = f"{'  ' * (len(path) + depth)}{node_line(node)}"
+        indent = "  " * (len(path) + depth)
+        if len(nodes) > 1:
+            lines.append(indent + _run_line(outline, nodes))
+            continue
+        line = f"{indent}{node_line(node)}"
         if folded:
             line += f" ▸ {fold_summary(outline, node)}"
         lines.append(line)

@@ -126,6 +126,19 @@ class Outline:
     def descendant_count(self, node: Node) -> int:
         return self._sizes[node.ref] - 1
 
+    def holds_text(self, node: Node) -> bool:
+        """Whether the node or a descendant has a label (name, description or value)."""
+        return node.ref in self._texty
+
+    @functools.cached_property
+    def _texty(self) -> frozenset[str]:
+        """Refs of nodes with a label in their subtree, computed once per outline."""
+        texty: set[str] = set()
+        for node in reversed(list(self.subtree(self.root_node))):  # descendants first
+            if node.label or any(c in texty for c in node.children):
+                texty.add(node.ref)
+        return frozenset(texty)
+
     @functools.cached_property
     def _sizes(self) -> dict[str, int]:
         """Subtree sizes, computed once per outline (every fold asks for some)."""
@@ -199,6 +212,7 @@ def build_outline(tree: RawNode, origin: Rect | None, scale: float = 1.0) -> Out
 
 def _named(nodes: dict[str, Node], labelled_by: Mapping[str, tuple[str, ...]]) -> dict[str, Node]:
     """``nodes`` with unnamed fields named as a person would read them (see ``reading``)."""
+    involved = set(labelled_by).union(*labelled_by.values())
     boxes = [
         Box(
             key=node.ref,
@@ -209,7 +223,7 @@ def _named(nodes: dict[str, Node], labelled_by: Mapping[str, tuple[str, ...]]) -
             labelled_by=labelled_by.get(node.ref, ()),
         )
         for node in nodes.values()
-        if node.role in FIELD_ROLES or node.role in LABEL_ROLES or node.ref in labelled_by
+        if node.role in FIELD_ROLES or node.role in LABEL_ROLES or node.ref in involved
     ]
     for ref, (name, inferred) in infer_labels(boxes).items():
         nodes[ref] = replace(nodes[ref], name=name, name_inferred=inferred)

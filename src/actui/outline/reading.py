@@ -17,7 +17,8 @@ platform.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from bisect import bisect_left, bisect_right
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from actui.backends.base import Rect
@@ -33,6 +34,10 @@ MAX_GAP_ROWS = 2.0
 MAX_GAP_COLUMNS = 12.0
 """How far left of a field its label may sit, in field heights (at least ``MIN_GAP``)."""
 MIN_GAP = 48
+"""Pixels a label may always sit away from its field, however small the field."""
+PAIR_CAP = 100_000
+"""Label-field pairs measured per outline at most: stacked, overlapping layouts (thousands
+of fields in one band) would otherwise cost seconds; fields past it stay unnamed."""
 
 
 def reading_order(rects: Sequence[Rect | None]) -> list[int]:
@@ -95,14 +100,36 @@ def _above(label: Rect, field: Rect) -> float | None:
     return float(max(gap, 0)) if -EDGE_SLACK <= gap <= limit else None
 
 
+class _Bands:
+    """Labels and fields sorted by their vertical centre and by their bottom edge, so the
+    candidates beside or above a field are found by bisection, not by a scan of all."""
+
+    def __init__(self, boxes: Sequence[Box]) -> None:
+        placed = [(order, box, box.rect) for order, box in enumerate(boxes) if box.rect]
+        self._centres = sorted((r.y + r.h / 2, order, box) for order, box, r in placed)
+        self._bottoms = sorted((float(r.y + r.h), order, box) for order, box, r in placed)
+        self._centre_keys = [item[0] for item in self._centres]
+        self._bottom_keys = [item[0] for item in self._bottoms]
+
+    def near(self, field: Rect, where: str) -> list[tuple[int, Box]]:
+        """Boxes that may be beside (centre within the field's rows) or above it."""
+        if where == "beside":
+            keys, items = self._centre_keys, self._centres
+            low, high = float(field.y), float(field.y + field.h)
+        else:
+            keys, items = self._bottom_keys, self._bottoms
+            limit = max(MIN_GAP, MAX_GAP_ROWS * field.h)
+            low, high = field.y - limit, float(field.y + EDGE_SLACK)
+        return [
+            (order, box)
+            for _, order, box in items[bisect_left(keys, low) : bisect_right(keys, high)]
+        ]
+
+
 def _nearest(
-    field: Box,
-    boxes: Sequence[Box],
-    where: str,
-    labels: Mapping[str, Box],
-    free: Collection[str],
+    field: Box, candidates: list[tuple[int, Box]], where: str, free: Collection[str]
 ) -> Box | None:
-    """The nearest label or field in ``where`` relation to ``field``, if it is a free label.
+    """The nearest of ``candidates`` in ``where`` relation to ``field``, if it is a free label.
 
     Fields and labels already taken count as obstacles: a label with another
     field between it and this one belongs to that field.
@@ -110,10 +137,8 @@ def _nearest(
     assert field.rect is not None
     measure = _beside if where == "beside" else _above
     best: tuple[float, int, Box] | None = None
-    for order, box in enumerate(boxes):
+    for order, box in candidates:
         if box.key == field.key or box.rect is None:
-            continue
-        if box.key not in labels and box.role not in FIELD_ROLES:
             continue
         gap = measure(box.rect, field.rect)
         if gap is not None and (best is None or (gap, order) < best[:2]):
@@ -126,7 +151,8 @@ def infer_labels(boxes: Sequence[Box]) -> dict[str, tuple[str, bool]]:
 
     The labelled-by relation comes first (not inferred); then, per field, the
     nearest label beside it on its row, then the nearest label above it. A
-    label taken by a field beside it is not offered to a field below.
+    label taken by a field beside it is not offered to a field below. The work
+    is bounded by :data:`PAIR_CAP`.
     """
     by_key = {box.key: box for box in boxes}
     labels = {
@@ -145,13 +171,19 @@ def infer_labels(boxes: Sequence[Box]) -> dict[str, tuple[str, bool]]:
         for b in boxes
         if b.role in FIELD_ROLES and not b.named and b.rect is not None and b.key not in names
     ]
+    bands = _Bands([b for b in boxes if b.key in labels or b.role in FIELD_ROLES])
     taken: set[str] = set()
+    budget = PAIR_CAP
     for where in ("beside", "above"):
         free = labels.keys() - taken
         for field in fields:
-            if field.key in names:
+            if field.key in names or field.rect is None:
                 continue
-            label = _nearest(field, boxes, where, labels, free)
+            candidates = bands.near(field.rect, where)
+            budget -= len(candidates)
+            if budget < 0:
+                return names
+            label = _nearest(field, candidates, where, free)
             if label is not None:
                 names[field.key] = (label.text.strip(), True)
                 taken.add(label.key)

@@ -30,6 +30,8 @@ with empty extents (hidden stack pages) are listed by role and name only,
 marked ``offscreen``, and read in full once they can be seen. Closed Firefox
 popups (neither ``visible`` nor ``showing``, see ``gecko``) are left out. A dead
 application aborts the walk (``TargetGone``), never yields a partial tree.
+An unnamed, showing field of a toolkit known to answer ``GetRelationSet`` is
+asked who labels it (one call each; the names are resolved above the seam).
 Per-node calls live in ``reader``; caps in ``caps``; naming quirks in
 ``names``.
 """
@@ -49,6 +51,7 @@ from actui.backends.atspi.gecko import closed_popup
 from actui.backends.atspi.mirror import Assembled, Mirrors, NodeRecord, Reuse, remembered
 from actui.backends.atspi.names import clean_name, clean_text
 from actui.backends.atspi.reader import (
+    ACCESSIBLE,
     Basics,
     Details,
     as_unseen,
@@ -71,6 +74,14 @@ CACHE_PATH = "/org/a11y/atspi/cache"
 CACHE_IFACE = "org.a11y.atspi.Cache"
 CACHE_TOOLKITS = ("gtk 3", "chromium")
 GTK_INERT_ROLES = frozenset({"panel", "filler", "label", "separator", "image"})
+LABELLED_BY = 2
+"""AT-SPI's ``RELATION_LABELLED_BY``."""
+FIELD_ROLES = frozenset(
+    {"text", "entry", "password text", "combo box", "spin button", "slider", "editbar"}
+)
+"""Roles whose unnamed, showing elements are asked who labels them (one call each)."""
+RELATION_TOOLKITS = ("gtk", "qt")
+"""Toolkits known to answer ``GetRelationSet`` (GTK 3 and 4, Qt); others are not asked."""
 
 
 @dataclass
@@ -93,6 +104,7 @@ class _Visit:
     truncated: bool = False
     children_known: bool = False
     children_read: bool = False
+    labelled_by: tuple[str, ...] = ()
     settled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -108,6 +120,16 @@ class _Plan:
     is_gtk: bool
     showing_known: bool
     """Whether the toolkit reports ``showing`` reliably (GTK 3, Chromium)."""
+    toolkit: str = ""
+
+    def wants_labels(self, basics: Basics, shown: bool) -> bool:
+        """Who labels a field only where the name is missing and the toolkit answers."""
+        return (
+            shown
+            and basics.role in FIELD_ROLES
+            and self.toolkit.lower().startswith(RELATION_TOOLKITS)
+            and not clean_name(basics.name, self.toolkit)
+        )
 
     def wants_rect(self, basics: Basics, parent: _Visit | None) -> bool:
         """Extents only where they can be non-empty.
@@ -266,6 +288,7 @@ class SnapshotReader:
             frame,
             is_gtk=root.toolkit.lower().startswith("gtk"),
             showing_known=uses_cache(root.toolkit),
+            toolkit=root.toolkit,
         )
         try:
             visits = await self._walk(at, plan, max_nodes, max_depth)
@@ -438,6 +461,8 @@ class SnapshotReader:
             if not plan.rect_follows_parent:
                 visit.details = await self._details(visit, known, basics, plan, parent)
                 visit.basics = basics
+            if plan.wants_labels(basics, visit.shown):
+                visit.labelled_by = await self._labelled_by(visit.at)
             visit.children_read = wants_children or basics.child_count == 0
         except AppGone:
             raise  # a partial tree of a dead app would look like a real one
@@ -450,6 +475,19 @@ class SnapshotReader:
                 visit.child_addresses = []
                 visit.children_known = True
                 admit()
+
+    async def _labelled_by(self, at: Address) -> tuple[str, ...]:
+        """The elements the toolkit says label ``at``; none when it cannot say."""
+        try:
+            (relations,) = await self._bus.call(at.bus, at.path, ACCESSIBLE, "GetRelationSet")
+        except CallFailed:
+            return ()
+        return tuple(
+            Address.of(target).native_id
+            for kind, targets in relations
+            if kind == LABELLED_BY
+            for target in targets
+        )
 
     async def _basics(
         self, visit: _Visit, entry: _Cached | None, known: NodeRecord | None, plan: _Plan
@@ -609,6 +647,7 @@ def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
             rect=d.rect,
             secure=b.secure,
             truncated=v.truncated,
+            labelled_by=v.labelled_by,
             children=tuple(built.pop(c) for c in kept),
         )
     return built[0], sizes[0]
