@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
+from actui.session import ToolResult
 from actui.tools import Computer
 
 
@@ -24,3 +26,23 @@ async def paired_root(
                 if window["windowId"] and title in window["windowTitle"]:
                     return dict(window)
             await asyncio.sleep(0.05)
+
+
+def assert_alive(pid: int) -> None:
+    """The process ``pid`` still runs: it exists and is not a zombie (dead, not yet reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        raise AssertionError(f"process {pid} is gone: it exited or was killed") from None
+    state = stat.rsplit(")", 1)[1].split()[0]
+    assert state not in ("Z", "X"), f"process {pid} died (state {state})"
+
+
+async def call_alive(
+    computer: Computer, pid: int, tool: str, args: dict[str, Any] | None = None
+) -> ToolResult:
+    """One tool call that must succeed, with the app ``pid`` alive after it."""
+    result = await computer.call(tool, args or {})
+    assert_alive(pid)
+    assert not result.is_error, result.text
+    return result
