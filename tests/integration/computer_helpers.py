@@ -16,12 +16,15 @@ async def paired_root(
     """The first root (of ``pid``, with ``title`` in its title) once it has its X window.
 
     AT-SPI can list a window before the window manager has mapped it, and
-    physical input and captures need the X window, so wait for the pairing.
+    physical input and captures need the X window, so wait for the pairing;
+    an app ``pid`` that dies meanwhile fails at once, not at the timeout.
     """
     query: dict[str, Any] = {"pid": pid} if pid else {"text": title}
     async with asyncio.timeout(timeout_s):
         while True:
             found = await computer.call("find_roots", query)
+            if pid:
+                assert_alive(pid)
             for window in found.details.get("windows", []):
                 if window["windowId"] and title in window["windowTitle"]:
                     return dict(window)
