@@ -70,6 +70,7 @@ class App:
 def _apps(tmp: Path) -> dict[str, App]:
     long = tmp / "long.txt"  # long enough for scroll bars
     long.write_text("".join(f"line {i}\n" for i in range(300)))
+    (tmp / "ff").mkdir()  # Firefox only asks "Profile Missing" otherwise
     url = (ROOT_DIR / "tests" / "apps" / "web" / "widgets.html").as_uri()
     return {
         "featherpad": App(["featherpad", str(long)]),
