@@ -83,14 +83,11 @@ class Toolkit:
         major, minor = numbers.groups()
         return cls(family, int(major), int(minor) if minor is not None else None)
 
-    def allows(self, kind: CallKind) -> bool:
-        return kind in allowed(self)
-
 
 def _family(name: str) -> Family:
     if name.startswith("qt"):
         return "qt"
-    if name.startswith("gtk") or name in ("gail", "atk"):
+    if name.startswith("gtk"):
         return "gtk"
     if name.startswith("gecko") or "firefox" in name or "mozilla" in name:
         return "gecko"
