@@ -436,7 +436,7 @@ class Probe:
         state = await self.alive()
         if state != "answering":
             await self.stop()
-            return state if state.startswith(("died", "wedged")) else f"died {state}"
+            return state
         return f"{outcome} ({target.role})" if kind.target not in ("app", "window") else outcome
 
 
