@@ -44,7 +44,7 @@ from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
 from actui.backends.atspi.tables import role_name
-from actui.sandbox import Sandbox
+from actui.sandbox import Sandbox, app_env
 
 IFACE = "org.a11y.atspi."
 PROPS = "org.freedesktop.DBus.Properties"
@@ -52,9 +52,10 @@ REGISTRY = "org.a11y.atspi.Registry"
 ROOT = "/org/a11y/atspi/accessible/root"
 CALL_TIMEOUT_S = 5.0
 SETTLE_S = 0.5
-MAX_WALK = 600
+MAX_WALK = 2500
 ROOT_DIR = Path(__file__).resolve().parents[1]
-BENIGN_ACTION_ROLES = ("check box", "toggle button", "page tab", "radio button")
+SHOWING, VISIBLE, FOCUSABLE = 1 << 25, 1 << 30, 1 << 11
+BENIGN_ACTION_ROLES = ("check box", "toggle button", "page tab", "radio button", "menu")
 SELECTION_ROLES = ("page tab list", "list", "list box", "table", "tree table", "tree")
 VALUE_ROLES = ("scroll bar", "slider", "spin button")
 
@@ -67,18 +68,18 @@ class App:
 
 
 def _apps(tmp: Path) -> dict[str, App]:
-    empty = tmp / "empty.txt"
-    empty.touch()
-    page = (ROOT_DIR / "tests" / "apps" / "web").glob("*.html")
-    url = next((p.as_uri() for p in sorted(page)), "about:blank")
+    long = tmp / "long.txt"  # long enough for scroll bars
+    long.write_text("".join(f"line {i}\n" for i in range(300)))
+    (tmp / "ff").mkdir()  # Firefox only asks "Profile Missing" otherwise
+    url = (ROOT_DIR / "tests" / "apps" / "web" / "widgets.html").as_uri()
     return {
-        "featherpad": App(["featherpad", str(empty)]),
+        "featherpad": App(["featherpad", str(long)]),
         "designer": App(["/usr/lib/qt6/bin/designer"]),
         "qt_form": App([sys.executable, str(ROOT_DIR / "tests" / "apps" / "qt_form.py")]),
-        "mousepad": App(["mousepad", str(empty)]),
+        "mousepad": App(["mousepad", str(long)]),
         "thunar": App(["thunar", str(tmp)]),
         "zenity": App(["zenity", "--forms", "--add-entry=Name", "--add-entry=City"]),
-        "gnome-text-editor": App(["gnome-text-editor", "--standalone", str(empty)]),
+        "gnome-text-editor": App(["gnome-text-editor", "--standalone", str(long)]),
         "gtk4-widget-factory": App(["gtk4-widget-factory"]),
         "firefox": App(
             ["firefox-esr", "--no-remote", "--profile", str(tmp / "ff"), url],
@@ -121,7 +122,12 @@ class Node:
 
     @property
     def showing(self) -> bool:
-        return bool(self.states & (1 << 25))
+        """Showing, or visible: GTK 4 never sets ``showing`` (linux-stack.md)."""
+        return bool(self.states & (SHOWING | VISIBLE))
+
+    @property
+    def focusable(self) -> bool:
+        return bool(self.states & FOCUSABLE)
 
 
 @dataclass(frozen=True)
@@ -139,6 +145,10 @@ class Targets:
         if need == "deep":
             return max(self.nodes, key=lambda n: n.depth)
         shown = [n for n in self.nodes if n.showing]
+        if need == "focusable":
+            focusable = [n for n in shown if "Component" in n.interfaces and n.focusable]
+            editable = [n for n in focusable if "EditableText" in n.interfaces]
+            return _first([*editable, *focusable])
         if need == "EditableText":
             editable = [n for n in shown if "EditableText" in n.interfaces]
             return _first([n for n in editable if "password" not in n.role])
@@ -276,7 +286,7 @@ KINDS = (
     Kind("get:Value", "Value", _get("Value", "CurrentValue")),
     Kind("get_all:Value", "Value", _get_all("Value")),
     Kind("ScrollTo", "deep", _method("Component", "ScrollTo", "u", 4), write=True),
-    Kind("GrabFocus", "EditableText", _method("Component", "GrabFocus"), write=True),
+    Kind("GrabFocus", "focusable", _method("Component", "GrabFocus"), write=True),
     Kind(
         "SetTextContents",
         "EditableText",
@@ -315,7 +325,7 @@ class Probe:
         return list(reply.body)
 
     async def start(self) -> None:
-        env = {**self.sandbox.env, **self.app.extra_env}
+        env = {**app_env(self.sandbox.env), **self.app.extra_env}
         self.process = await asyncio.create_subprocess_exec(
             *self.app.argv,
             env=env,
@@ -426,7 +436,7 @@ class Probe:
         state = await self.alive()
         if state != "answering":
             await self.stop()
-            return state if state.startswith(("died", "wedged")) else f"died {state}"
+            return state
         return f"{outcome} ({target.role})" if kind.target not in ("app", "window") else outcome
 
 

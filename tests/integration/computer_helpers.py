@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
+from actui.session import ToolResult
 from actui.tools import Computer
 
 
@@ -14,13 +16,36 @@ async def paired_root(
     """The first root (of ``pid``, with ``title`` in its title) once it has its X window.
 
     AT-SPI can list a window before the window manager has mapped it, and
-    physical input and captures need the X window, so wait for the pairing.
+    physical input and captures need the X window, so wait for the pairing;
+    an app ``pid`` that dies meanwhile fails at once, not at the timeout.
     """
     query: dict[str, Any] = {"pid": pid} if pid else {"text": title}
     async with asyncio.timeout(timeout_s):
         while True:
             found = await computer.call("find_roots", query)
+            if pid:
+                assert_alive(pid)
             for window in found.details.get("windows", []):
                 if window["windowId"] and title in window["windowTitle"]:
                     return dict(window)
             await asyncio.sleep(0.05)
+
+
+def assert_alive(pid: int) -> None:
+    """The process ``pid`` still runs: it exists and is not a zombie (dead, not yet reaped)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        raise AssertionError(f"process {pid} is gone: it exited or was killed") from None
+    state = stat.rsplit(")", 1)[1].split()[0]
+    assert state not in ("Z", "X"), f"process {pid} died (state {state})"
+
+
+async def call_alive(
+    computer: Computer, pid: int, tool: str, args: dict[str, Any] | None = None
+) -> ToolResult:
+    """One tool call that must succeed, with the app ``pid`` alive after it."""
+    result = await computer.call(tool, args or {})
+    assert_alive(pid)
+    assert not result.is_error, result.text
+    return result

@@ -24,6 +24,7 @@ from actui.backends.atspi.toolkits import RISKY, Toolkit, allowed, call_kind
         ("VCL", "7.4", "libreoffice", 7, 4),
         ("LibreOffice", "7.4.7.2", "libreoffice", 7, 4),
         ("Chromium", "156.0.8078.114", "chromium", 156, 0),
+        ("Chromium", "1.0", "chromium", 1, 0),  # what Chromium 156 reports
         ("Chromium", "", "chromium", None, None),
         ("Motif", "2.3", "unknown", 2, 3),
         ("", "", "unknown", None, None),
@@ -35,17 +36,20 @@ def test_toolkit_names_and_versions_parse_as_applications_report_them(
     assert Toolkit.parse(name, version) == Toolkit(family, major, minor)  # type: ignore[arg-type]
 
 
-def test_qt_5_is_never_sent_get_all_and_qt_6_is_not_asked_either() -> None:
-    assert not Toolkit.parse("Qt", "5.15.8").allows("get_all")
-    assert not Toolkit.parse("Qt", "6.4.2").allows("get_all")
-    assert not Toolkit.parse("Qt", "").allows("get_all")  # no version: the Qt 5 row
+def test_no_qt_is_ever_sent_get_all() -> None:
+    for version in ("5.15.8", "6.4.2", "6.12.0", ""):
+        assert allowed(Toolkit.parse("Qt", version)) == {"cache"}, version
 
 
-def test_gtk_chromium_gecko_may_be_sent_get_all_and_the_cache_where_it_is_complete() -> None:
-    assert allowed(Toolkit.parse("GTK", "3.24.38")) == {"get_all", "cache"}
-    assert allowed(Toolkit.parse("GTK", "4.8.3")) == {"get_all", "cache"}
-    assert allowed(Toolkit.parse("Chromium", "156")) == {"get_all", "cache"}
-    assert allowed(Toolkit.parse("Gecko", "153.8")) == {"get_all"}
+def test_gtk_chromium_gecko_may_be_sent_every_kind_they_answered() -> None:
+    for name, version in (("GTK", "3.24.38"), ("GTK", "4.8.3"), ("Chromium", "1.0")):
+        assert allowed(Toolkit.parse(name, version)) == RISKY, name
+    assert allowed(Toolkit.parse("Gecko", "153.8.0")) == RISKY
+
+
+def test_toolkits_not_seen_get_the_conservative_set() -> None:
+    for name, version in (("VCL", "7.4"), ("GTK", "2.24"), ("Motif", "2.3")):
+        assert allowed(Toolkit.parse(name, version)) == frozenset(), name
 
 
 @given(st.text(max_size=12), st.text(max_size=12))
