@@ -81,3 +81,10 @@ async def test_the_bus_withholds_a_risky_call_until_the_toolkit_allows_it() -> N
     with pytest.raises(Exception) as raised:
         await asyncio.wait_for(sent, 1)
     assert not isinstance(raised.value, CallWithheld)
+
+
+def test_a_roots_toolkit_label_parses_like_its_name_and_version() -> None:
+    assert Toolkit.from_label("GTK 3.24.38") == Toolkit.parse("GTK", "3.24.38")
+    assert Toolkit.from_label("Qt 5.15.8") == Toolkit.parse("Qt", "5.15.8")
+    assert Toolkit.from_label("Chromium") == Toolkit.parse("Chromium", "")
+    assert Toolkit.from_label("").family == "unknown"

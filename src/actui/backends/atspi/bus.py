@@ -315,6 +315,16 @@ class AtspiBus:
         """The toolkit behind ``destination`` is known: from now on its row decides."""
         self._allowed[destination] = allowed(toolkit)
 
+    def identify_from_listing(self, destination: str, label: str) -> None:
+        """Identify ``destination`` from a root another listing described, if not yet known.
+
+        A root can come from another connection's listing (a second backend
+        on the same desktop); its toolkit label was read by the same first
+        contact, so it decides the same row.
+        """
+        if destination not in self._allowed and label:
+            self.identify(destination, Toolkit.from_label(label))
+
     def allows(self, destination: str, kind: CallKind) -> bool:
         """Whether ``destination`` may be sent ``kind``; the conservative set until identified."""
         return kind in self._allowed.get(destination, CONSERVATIVE)

@@ -269,6 +269,7 @@ class SnapshotReader:
         """
         started = time.perf_counter()
         at = Address.parse(root.native_id)
+        self._bus.identify_from_listing(at.bus, root.toolkit)
         max_nodes, max_depth = max(1, max_nodes), max(0, max_depth)
         key = (max_nodes, max_depth, self._bus.connection_epoch)
         keep = remembered(root.toolkit)

@@ -83,6 +83,12 @@ class Toolkit:
         major, minor = numbers.groups()
         return cls(family, int(major), int(minor) if minor is not None else None)
 
+    @classmethod
+    def from_label(cls, label: str) -> Toolkit:
+        """``"GTK 3.24.38"`` (a root's ``toolkit``: name and version joined) → gtk 3.24."""
+        name, _, version = label.strip().rpartition(" ")
+        return cls.parse(name, version) if name else cls.parse(label, "")
+
 
 def _family(name: str) -> Family:
     if name.startswith("qt"):
