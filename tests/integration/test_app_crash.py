@@ -83,3 +83,35 @@ async def test_sigkill_of_an_app_its_parent_has_not_reaped_is_read_from_proc(
     assert seen.details["error"]["code"] == "app_exited", seen.text
     assert seen.details["exit"]["signal"] == "SIGKILL" and "SIGKILL" in seen.text
     assert shell.returncode is None  # the parent lives on; only its child died
+
+
+async def test_a_stopped_app_is_listed_as_not_answering_and_still_seen(
+    module_sandbox: Sandbox, computer: Computer
+) -> None:
+    """SIGSTOP: the window stays, marked; visual mode shows it; SIGCONT: it answers again."""
+    app = await module_sandbox.launch(
+        ["zenity", "--info", "--title=Frozen", "--text=<span size='xx-large'>Still here</span>"]
+    )
+    await module_sandbox.wait_for_app(app.pid)
+    root = await paired_root(computer, pid=app.pid, title="Frozen")
+    app.send_signal(signal.SIGSTOP)
+    try:
+        listed = await computer.call("find_roots", {"pid": app.pid})
+        (window,) = listed.details["windows"]
+        assert window["accessibility"] == "not_answering", listed.text
+        assert window["windowRef"] == root["windowRef"] and "not answering" in listed.text
+        fresh = Computer(env=module_sandbox.env)  # a session that never read the app
+        try:
+            first = await fresh.call("find_roots", {"pid": app.pid})
+            assert [w["accessibility"] for w in first.details["windows"]] == ["not_answering"]
+        finally:
+            await fresh.close()
+        seen = await computer.call("observe_ui", {"root": root["windowRef"], "mode": "visual"})
+        assert not seen.is_error, seen.text
+        assert seen.images and "Still here" in seen.text, seen.text
+        assert "not answering" in seen.text
+    finally:
+        app.send_signal(signal.SIGCONT)
+    again = await computer.call("find_roots", {"pid": app.pid})
+    assert [w["accessibility"] for w in again.details["windows"]] == ["full"], again.text
+    assert app.returncode is None
