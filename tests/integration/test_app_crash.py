@@ -18,6 +18,7 @@ import pytest_asyncio
 from computer_helpers import paired_root
 
 from actui.sandbox import Sandbox
+from actui.session import ToolResult
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -28,6 +29,10 @@ async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
     computer = Computer(env=module_sandbox.env)
     yield computer
     await computer.close()
+
+
+async def _visual(computer: Computer, root: str) -> ToolResult:
+    return await computer.call("observe_ui", {"root": root, "mode": "visual"})
 
 
 def _is_file(path: str) -> bool:
@@ -65,6 +70,25 @@ async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(
     assert not after.is_error and all(w["pid"] != app.pid for w in after.details["windows"])
 
 
+async def test_a_crash_during_a_transaction_ends_it_as_app_exited(
+    module_sandbox: Sandbox, computer: Computer
+) -> None:
+    """The app dies while a step runs: the result is the crash, not a closed window."""
+    app = await module_sandbox.launch(["zenity", "--entry", "--title=Crash mid", "--text=Name"])
+    await module_sandbox.wait_for_app(app.pid)
+    _, state, _ = await _observed(computer, app.pid, "Crash mid")
+    acting = asyncio.ensure_future(
+        computer.call("act_ui", {"stateId": state, "actions": [{"action": "wait", "ms": 1500}]})
+    )
+    await asyncio.sleep(0.5)
+    os.kill(app.pid, signal.SIGSEGV)
+    acted = await asyncio.wait_for(acting, 30)
+    assert acted.details["status"] == "app_exited", acted.text
+    assert acted.details["exit"]["signal"] == "SIGSEGV"
+    first = acted.text.splitlines()[0]
+    assert "killed by signal SIGSEGV" in first and " closed" not in first, first
+
+
 async def test_sigkill_of_an_app_its_parent_has_not_reaped_is_read_from_proc(
     module_sandbox: Sandbox, computer: Computer
 ) -> None:
@@ -94,6 +118,10 @@ async def test_a_stopped_app_is_listed_as_not_answering_and_still_seen(
     )
     await module_sandbox.wait_for_app(app.pid)
     root = await paired_root(computer, pid=app.pid, title="Frozen")
+    for _ in range(50):  # drawn before it stops: OCR reads its text off the live window
+        if (await _visual(computer, root["windowRef"])).details["ocr"].get("lines"):
+            break
+        await asyncio.sleep(0.2)
     app.send_signal(signal.SIGSTOP)
     try:
         listed = await computer.call("find_roots", {"pid": app.pid})
@@ -106,7 +134,7 @@ async def test_a_stopped_app_is_listed_as_not_answering_and_still_seen(
             assert [w["accessibility"] for w in first.details["windows"]] == ["not_answering"]
         finally:
             await fresh.close()
-        seen = await computer.call("observe_ui", {"root": root["windowRef"], "mode": "visual"})
+        seen = await _visual(computer, root["windowRef"])
         assert not seen.is_error, seen.text
         assert seen.images and "Still here" in seen.text, seen.text
         assert "not answering" in seen.text
