@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 from typing import Any
 
 from actui.tools import Computer
@@ -24,3 +25,12 @@ async def paired_root(
                 if window["windowId"] and title in window["windowTitle"]:
                     return dict(window)
             await asyncio.sleep(0.05)
+
+
+def process_alive(pid: int) -> bool:
+    """Running or stopped, but not exited (a zombie has exited; this PID 1 never reaps)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"

@@ -31,6 +31,12 @@ async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
     await computer.close()
 
 
+async def _entry(sandbox: Sandbox, title: str) -> asyncio.subprocess.Process:
+    app = await sandbox.launch(["zenity", "--entry", f"--title={title}", "--text=Name"])
+    await sandbox.wait_for_app(app.pid)
+    return app
+
+
 async def _visual(computer: Computer, root: str) -> ToolResult:
     return await computer.call("observe_ui", {"root": root, "mode": "visual"})
 
@@ -53,8 +59,7 @@ async def _observed(computer: Computer, pid: int, title: str) -> tuple[str, str,
 async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(
     module_sandbox: Sandbox, computer: Computer
 ) -> None:
-    app = await module_sandbox.launch(["zenity", "--entry", "--title=Crash one", "--text=Name"])
-    await module_sandbox.wait_for_app(app.pid)
+    app = await _entry(module_sandbox, "Crash one")
     _, state, ok = await _observed(computer, app.pid, "Crash one")
     os.kill(app.pid, signal.SIGSEGV)
     assert await asyncio.wait_for(app.wait(), 10) == -signal.SIGSEGV
@@ -74,8 +79,7 @@ async def test_a_crash_during_a_transaction_ends_it_as_app_exited(
     module_sandbox: Sandbox, computer: Computer
 ) -> None:
     """The app dies while a step runs: the result is the crash, not a closed window."""
-    app = await module_sandbox.launch(["zenity", "--entry", "--title=Crash mid", "--text=Name"])
-    await module_sandbox.wait_for_app(app.pid)
+    app = await _entry(module_sandbox, "Crash mid")
     _, state, _ = await _observed(computer, app.pid, "Crash mid")
     acting = asyncio.ensure_future(
         computer.call("act_ui", {"stateId": state, "actions": [{"action": "wait", "ms": 1500}]})

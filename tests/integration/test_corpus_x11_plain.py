@@ -11,10 +11,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from computer_helpers import process_alive
 
 from actui.sandbox import Sandbox
 from actui.tools import Computer
@@ -41,14 +41,6 @@ XMESSAGE = [
 class Desk:
     computer: Computer
     app: asyncio.subprocess.Process
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -78,7 +70,7 @@ async def test_find_roots_lists_the_window_with_no_accessibility(desk: Desk) -> 
     assert window["app"] == "xmessage" and window["windowId"]
     line = next(line for line in found.text.splitlines() if line.startswith(window["windowRef"]))
     assert f"pid={desk.app.pid}" in line and "accessibility: none" in line
-    assert _alive(desk.app.pid)
+    assert process_alive(desk.app.pid)
 
 
 async def test_a_semantic_observation_says_to_use_visual_mode(desk: Desk) -> None:
@@ -87,7 +79,7 @@ async def test_a_semantic_observation_says_to_use_visual_mode(desk: Desk) -> Non
     assert not seen.is_error, seen.text
     assert "accessibility: none" in seen.text and "'visual'" in seen.text
     assert seen.details["accessibility"] == "none" and not seen.images
-    assert _alive(desk.app.pid)
+    assert process_alive(desk.app.pid)
 
 
 async def test_ocr_reads_the_message_and_a_click_on_yes_presses_it(desk: Desk) -> None:
@@ -96,7 +88,7 @@ async def test_ocr_reads_the_message_and_a_click_on_yes_presses_it(desk: Desk) -
     assert not seen.is_error, seen.text
     assert seen.images, "a visual observation carries its screenshot"
     assert "Deploy the release?" in seen.text, seen.text
-    assert _alive(desk.app.pid)
+    assert process_alive(desk.app.pid)
     state = seen.details["stateId"]
     found = await desk.computer.call("search_ui", {"stateId": state, "text": "Yes"})
     yes = next(m for m in found.details["matches"] if m["label"].strip() == "Yes")
