@@ -98,11 +98,14 @@ class LinuxBackend(Backend):
         if is_window_only(root):
             return await self._window_snapshot(root)
         try:
-            return await self.atspi.snapshot(root, max_nodes=max_nodes, max_depth=max_depth)
+            snapshot = await self.atspi.snapshot(root, max_nodes=max_nodes, max_depth=max_depth)
         except CallTimeout:
             if root.accessibility != "not_answering" or not root.window_id:
                 raise
             return await self._window_snapshot(root)  # its pixels can still be seen
+        if snapshot.root.accessibility != "full":  # it answered after all
+            return replace(snapshot, root=replace(snapshot.root, accessibility="full"))
+        return snapshot
 
     async def _window_snapshot(self, root: RootInfo) -> Snapshot:
         """A root as its bare window, one node: its title and frame, nothing semantic."""
