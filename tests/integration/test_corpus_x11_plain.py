@@ -1,9 +1,10 @@
-"""A plain X11 app with no accessibility tree (xmessage): listed, read by OCR, clicked by x/y.
+"""Plain X11 apps with no accessibility tree: listed, read by OCR, driven by x/y and keys.
 
 xmessage's exit code says which button was pressed (``-buttons Yes:3,No:4``), so the
 oracle is the process itself, not anything actui reports. Its default look (a tiny bitmap
 font inside tight ovals) is beyond Tesseract: the buttons are drawn as rectangles with a
 little padding and a larger font, as a user with a readable theme would have them.
+xterm runs a shell; what is typed into it is a command whose output file is the oracle.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ XMESSAGE = [
     "Yes:3,No:4",
     "Deploy the release?",
 ]
+XTERM = ["xterm", "-fa", "DejaVu Sans Mono", "-fs", "14", "-e", "sh"]
 
 
 @dataclass
@@ -103,3 +105,44 @@ async def test_ocr_reads_the_message_and_a_click_on_yes_presses_it(desk: Desk) -
     assert acted.details["status"] == "target_closed", acted.text  # an exit, not a crash
     assert acted.details["exit"]["code"] == 3
     assert "exited with code 3" in acted.text
+
+
+async def test_keys_typed_into_xterm_run_in_its_shell_and_are_read_back_by_ocr(
+    module_sandbox: Sandbox, desk: Desk, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    out = tmp_path_factory.mktemp("xterm") / "typed.txt"
+    term = await module_sandbox.launch(
+        ["xterm", "-fa", "DejaVu Sans Mono", "-fs", "14", "-e", "sh"]
+    )
+    await module_sandbox.wait_for_app(term.pid, x11=True)
+    try:
+        found = await desk.computer.call("find_roots", {"pid": term.pid})
+        (window,) = found.details["windows"]
+        assert window["accessibility"] == "none", found.text
+        seen = await desk.computer.call(
+            "observe_ui", {"root": window["windowRef"], "mode": "visual"}
+        )
+        assert not seen.is_error, seen.text
+        acted = await desk.computer.call(
+            "act_ui",
+            {
+                "stateId": seen.details["stateId"],
+                "actions": [
+                    {"action": "typeText", "text": f"echo Ωmega deployed > {out}"},
+                    {"action": "keypress", "keys": ["Return"]},
+                ],
+            },
+        )
+        assert not acted.is_error and acted.details["execution"]["stoppedAt"] is None, acted.text
+        for _ in range(100):  # the shell runs the command once it has the line
+            if await asyncio.to_thread(out.exists):
+                break
+            await asyncio.sleep(0.1)
+        assert (await asyncio.to_thread(out.read_text)) == "Ωmega deployed\n"
+        again = await desk.computer.call(
+            "observe_ui", {"root": window["windowRef"], "mode": "visual"}
+        )
+        assert "deployed" in again.text, again.text  # the command line, read off the screen
+        assert process_alive(term.pid)
+    finally:
+        term.kill()
