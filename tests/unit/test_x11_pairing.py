@@ -125,6 +125,13 @@ def test_an_unpaired_window_of_an_answering_application_is_left_to_it() -> None:
     assert unclaimed_roots([], [window(1, "Editor")], frozenset({10}), frozenset()) == []
 
 
+def test_a_window_its_answering_application_never_exposed_is_listed_once_overdue() -> None:
+    windows = [window(1, "Editor"), window(2, "Hidden from AT-SPI")]
+    paired = pair_windows([root("Editor")], windows)
+    (bare,) = unclaimed_roots(paired, windows, frozenset({10}), frozenset(), frozenset({2}))
+    assert bare.window_id == 2 and bare.accessibility == "none"
+
+
 def test_a_window_of_a_silent_application_is_listed_as_not_answering() -> None:
     (bare,) = unclaimed_roots(
         [], [window(3, "Create Folder", is_modal=True)], frozenset({10}), frozenset({10})
