@@ -5,6 +5,7 @@ oracle is the process itself, not anything actui reports. Its default look (a ti
 font inside tight ovals) is beyond Tesseract: the buttons are drawn as rectangles with a
 little padding and a larger font, as a user with a readable theme would have them.
 xterm runs a shell; what is typed into it is a command whose output file is the oracle.
+A GTK app's bare drawing window, which its toolkit never puts on AT-SPI, is listed too.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import pytest_asyncio
@@ -36,6 +38,7 @@ XMESSAGE = [
     "Yes:3,No:4",
     "Deploy the release?",
 ]
+HALF_ACCESSIBLE = str(Path(__file__).parents[1] / "apps" / "half_accessible.py")
 XTERM = ["xterm", "-fa", "DejaVu Sans Mono", "-fs", "14", "-e", "sh"]
 
 
@@ -146,3 +149,22 @@ async def test_keys_typed_into_xterm_run_in_its_shell_and_are_read_back_by_ocr(
         assert process_alive(term.pid)
     finally:
         term.kill()
+
+
+async def test_a_window_an_accessible_app_never_exposes_is_listed_after_a_grace(
+    module_sandbox: Sandbox, desk: Desk
+) -> None:
+    app = await module_sandbox.launch(["/usr/bin/python3", HALF_ACCESSIBLE])
+    await module_sandbox.wait_for_app(app.pid)
+    try:
+        kinds: dict[str, str] = {}
+        for _ in range(100):  # the bare window waits out the grace (1.5 s) unpaired
+            listed = await desk.computer.call("find_roots", {"pid": app.pid})
+            kinds = {w["windowTitle"]: w["accessibility"] for w in listed.details["windows"]}
+            if "Raw canvas" in kinds:
+                break
+            await asyncio.sleep(0.1)
+        assert kinds == {"Accessible half": "full", "Raw canvas": "none"}, kinds
+        assert process_alive(app.pid)
+    finally:
+        app.kill()
