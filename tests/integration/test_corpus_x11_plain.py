@@ -87,6 +87,31 @@ async def test_a_semantic_observation_says_to_use_visual_mode(desk: Desk) -> Non
     assert process_alive(desk.app.pid)
 
 
+async def test_headless_sessions_see_it_but_never_send_it_input(
+    module_sandbox: Sandbox, desk: Desk
+) -> None:
+    headless = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
+    try:
+        found = await headless.call("find_roots", {"pid": desk.app.pid})
+        (window,) = found.details["windows"]
+        seen = await headless.call("observe_ui", {"root": window["windowRef"], "mode": "visual"})
+        assert seen.images and not seen.is_error, seen.text
+        w, h = seen.details["capture"]["width"], seen.details["capture"]["height"]
+        acted = await headless.call(
+            "act_ui",
+            {
+                "stateId": seen.details["stateId"],
+                "actions": [{"action": "click", "x": w // 2, "y": h - 5}],
+            },
+        )
+        (step,) = acted.details["execution"]["steps"]
+        assert step["outcome"] == "didnt" and step["error"]["code"] == "foreground_required"
+        assert "not operated" in step["error"]["message"]
+    finally:
+        await headless.close()
+    assert process_alive(desk.app.pid)  # nothing was pressed
+
+
 async def test_ocr_reads_the_message_and_a_click_on_yes_presses_it(desk: Desk) -> None:
     window = await _root(desk)
     seen = await desk.computer.call("observe_ui", {"root": window["windowRef"], "mode": "visual"})

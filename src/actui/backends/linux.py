@@ -167,6 +167,11 @@ class LinuxBackend(Backend):
     async def act(self, request: ActionRequest) -> ActionResult:
         bare = is_window_only(request.root)
         if request.policy not in _PHYSICAL_POLICIES:
+            if bare and request.policy == "ax_only":
+                raise ForegroundRequired(
+                    "this window has no accessibility tree, and the ax_only policy (headless) "
+                    "sends no physical input, so it can be observed but not operated."
+                )
             if bare:
                 raise ForegroundRequired(
                     "this window has no accessibility tree, so only physical input at x/y "
