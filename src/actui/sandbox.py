@@ -476,10 +476,10 @@ class Sandbox:
                     [asyncio.ensure_future(c.process.wait()) for c in self._children],
                     timeout=STOP_GRACE_S,
                 )
-            for recorder in self._recorders:
-                recorder.cancel()
             done = True
         finally:
+            for recorder in self._recorders:
+                recorder.cancel()
             if not done:
                 self._signal(self._live_pids(), signal.SIGKILL, groups=True)
             if self._rundir is not None:

@@ -38,6 +38,8 @@ async def run_sandboxed(command: Sequence[str], apps: Sequence[str] = ()) -> int
         raise ValueError("run_sandboxed needs a command")
     try:
         argvs = [_app_argv(app) for app in apps]
+        if shutil.which(command[0]) is None:
+            raise ValueError(f"COMMAND: cannot run {command[0]}: command not found")
     except ValueError as error:
         print(f"actui sandbox: {error}", file=sys.stderr)
         return 127

@@ -24,6 +24,7 @@ from actui.errors import (
     BackendUnavailable,
     InvalidParams,
     StaleDocument,
+    TargetGone,
     UnknownState,
 )
 from actui.ocr import recognize
@@ -209,9 +210,14 @@ class Session:
             return None
 
     def exited_result(self, tool: str, gone: str, ended: ProcessExit) -> ToolResult:
-        """A root is gone because its application ended: say how, not just "gone"."""
+        """A root is gone because its application ended: say how, not just "gone".
+
+        Killed by a signal is a crash (``app_exited``); an exit with a code may be
+        the app's normal end once its window closed, so it stays ``target_gone``.
+        """
         why = f"the application (pid {ended.pid}) {exit_text(ended)}. "
-        result = self.error_result(tool, "app_exited", why + gone[:1].upper() + gone[1:])
+        code = "app_exited" if ended.signal else TargetGone.code
+        result = self.error_result(tool, code, why + gone[:1].upper() + gone[1:])
         result.details["exit"] = exit_json(ended)
         return result
 

@@ -386,8 +386,9 @@ class Transaction:
         trace = self._trace(outcome, verification, deltas)
         what = "closed" if closed else f"could not be observed afterwards ({exc.message})"
         ended = await self.session.exit_of(state.root.pid) if closed else None
-        if ended is not None:  # not closed: its application ended
-            status, what = "app_exited", f"is gone: its application {exit_text(ended)}"
+        if ended is not None:  # a crash is not a window that closed
+            status = "app_exited" if ended.signal else status
+            what = f"{'is gone' if ended.signal else 'closed'}: its application {exit_text(ended)}"
         text = "\n".join(
             [
                 f"act_ui: the actions were delivered and {state.root_ref} "

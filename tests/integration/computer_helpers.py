@@ -31,14 +31,18 @@ async def paired_root(
             await asyncio.sleep(0.05)
 
 
-def assert_alive(pid: int) -> None:
-    """The process ``pid`` still runs: it exists and is not a zombie (dead, not yet reaped)."""
+def process_alive(pid: int) -> bool:
+    """Running or stopped, but not exited (a zombie has exited; this PID 1 never reaps)."""
     try:
         stat = Path(f"/proc/{pid}/stat").read_text()
-    except FileNotFoundError:
-        raise AssertionError(f"process {pid} is gone: it exited or was killed") from None
-    state = stat.rsplit(")", 1)[1].split()[0]
-    assert state not in ("Z", "X"), f"process {pid} died (state {state})"
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+
+
+def assert_alive(pid: int) -> None:
+    """The process ``pid`` still runs: it exists and is not a zombie (dead, not yet reaped)."""
+    assert process_alive(pid), f"process {pid} is gone: it exited, was killed or died"
 
 
 async def call_alive(

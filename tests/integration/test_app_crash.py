@@ -18,6 +18,7 @@ import pytest_asyncio
 from computer_helpers import paired_root
 
 from actui.sandbox import Sandbox
+from actui.session import ToolResult
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -28,6 +29,16 @@ async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
     computer = Computer(env=module_sandbox.env)
     yield computer
     await computer.close()
+
+
+async def _entry(sandbox: Sandbox, title: str) -> asyncio.subprocess.Process:
+    app = await sandbox.launch(["zenity", "--entry", f"--title={title}", "--text=Name"])
+    await sandbox.wait_for_app(app.pid)
+    return app
+
+
+async def _visual(computer: Computer, root: str) -> ToolResult:
+    return await computer.call("observe_ui", {"root": root, "mode": "visual"})
 
 
 def _is_file(path: str) -> bool:
@@ -48,8 +59,7 @@ async def _observed(computer: Computer, pid: int, title: str) -> tuple[str, str,
 async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(
     module_sandbox: Sandbox, computer: Computer
 ) -> None:
-    app = await module_sandbox.launch(["zenity", "--entry", "--title=Crash one", "--text=Name"])
-    await module_sandbox.wait_for_app(app.pid)
+    app = await _entry(module_sandbox, "Crash one")
     _, state, ok = await _observed(computer, app.pid, "Crash one")
     os.kill(app.pid, signal.SIGSEGV)
     assert await asyncio.wait_for(app.wait(), 10) == -signal.SIGSEGV
@@ -63,6 +73,24 @@ async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(
     assert log and _is_file(log)  # the app's output was kept, and said where
     after = await computer.call("find_roots", {})
     assert not after.is_error and all(w["pid"] != app.pid for w in after.details["windows"])
+
+
+async def test_a_crash_during_a_transaction_ends_it_as_app_exited(
+    module_sandbox: Sandbox, computer: Computer
+) -> None:
+    """The app dies while a step runs: the result is the crash, not a closed window."""
+    app = await _entry(module_sandbox, "Crash mid")
+    _, state, _ = await _observed(computer, app.pid, "Crash mid")
+    acting = asyncio.ensure_future(
+        computer.call("act_ui", {"stateId": state, "actions": [{"action": "wait", "ms": 1500}]})
+    )
+    await asyncio.sleep(0.5)
+    os.kill(app.pid, signal.SIGSEGV)
+    acted = await asyncio.wait_for(acting, 30)
+    assert acted.details["status"] == "app_exited", acted.text
+    assert acted.details["exit"]["signal"] == "SIGSEGV"
+    first = acted.text.splitlines()[0]
+    assert "killed by signal SIGSEGV" in first and " closed" not in first, first
 
 
 async def test_sigkill_of_an_app_its_parent_has_not_reaped_is_read_from_proc(
@@ -83,3 +111,39 @@ async def test_sigkill_of_an_app_its_parent_has_not_reaped_is_read_from_proc(
     assert seen.details["error"]["code"] == "app_exited", seen.text
     assert seen.details["exit"]["signal"] == "SIGKILL" and "SIGKILL" in seen.text
     assert shell.returncode is None  # the parent lives on; only its child died
+
+
+async def test_a_stopped_app_is_listed_as_not_answering_and_still_seen(
+    module_sandbox: Sandbox, computer: Computer
+) -> None:
+    """SIGSTOP: the window stays, marked; visual mode shows it; SIGCONT: it answers again."""
+    app = await module_sandbox.launch(
+        ["zenity", "--info", "--title=Frozen", "--text=<span size='xx-large'>Still here</span>"]
+    )
+    await module_sandbox.wait_for_app(app.pid)
+    root = await paired_root(computer, pid=app.pid, title="Frozen")
+    for _ in range(50):  # drawn before it stops: OCR reads its text off the live window
+        if (await _visual(computer, root["windowRef"])).details["ocr"].get("lines"):
+            break
+        await asyncio.sleep(0.2)
+    app.send_signal(signal.SIGSTOP)
+    try:
+        listed = await computer.call("find_roots", {"pid": app.pid})
+        (window,) = listed.details["windows"]
+        assert window["accessibility"] == "not_answering", listed.text
+        assert window["windowRef"] == root["windowRef"] and "not answering" in listed.text
+        fresh = Computer(env=module_sandbox.env)  # a session that never read the app
+        try:
+            first = await fresh.call("find_roots", {"pid": app.pid})
+            assert [w["accessibility"] for w in first.details["windows"]] == ["not_answering"]
+        finally:
+            await fresh.close()
+        seen = await _visual(computer, root["windowRef"])
+        assert not seen.is_error, seen.text
+        assert seen.images and "Still here" in seen.text, seen.text
+        assert "not answering" in seen.text
+    finally:
+        app.send_signal(signal.SIGCONT)
+    again = await computer.call("find_roots", {"pid": app.pid})
+    assert [w["accessibility"] for w in again.details["windows"]] == ["full"], again.text
+    assert app.returncode is None

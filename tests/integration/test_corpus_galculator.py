@@ -10,11 +10,10 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import paired_root
+from computer_helpers import paired_root, process_alive
 
 from actui.sandbox import Sandbox
 from actui.tools import Computer
@@ -27,14 +26,6 @@ class Calc:
     computer: Computer
     app: asyncio.subprocess.Process
     root: str
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -85,6 +76,6 @@ async def test_twelve_times_three_is_thirty_six_on_the_display(calc: Calc) -> No
     assert not acted.is_error, acted.text
     assert acted.details["execution"]["stoppedAt"] is None, acted.text
     assert await _display(calc) == "36"
-    assert _alive(calc.app.pid)
+    assert process_alive(calc.app.pid)
     again = await calc.computer.call("find_roots", {"pid": calc.app.pid})
     assert not again.is_error and again.details["windows"], again.text

@@ -1,9 +1,11 @@
-"""A plain X11 app with no accessibility tree (xmessage): listed, read by OCR, clicked by x/y.
+"""Plain X11 apps with no accessibility tree: listed, read by OCR, driven by x/y and keys.
 
 xmessage's exit code says which button was pressed (``-buttons Yes:3,No:4``), so the
 oracle is the process itself, not anything actui reports. Its default look (a tiny bitmap
 font inside tight ovals) is beyond Tesseract: the buttons are drawn as rectangles with a
 little padding and a larger font, as a user with a readable theme would have them.
+xterm runs a shell; what is typed into it is a command whose output file is the oracle.
+A GTK app's bare drawing window, which its toolkit never puts on AT-SPI, is listed too.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from computer_helpers import process_alive
 
 from actui.sandbox import Sandbox
 from actui.tools import Computer
@@ -35,20 +38,14 @@ XMESSAGE = [
     "Yes:3,No:4",
     "Deploy the release?",
 ]
+HALF_ACCESSIBLE = str(Path(__file__).parents[1] / "apps" / "half_accessible.py")
+XTERM = ["xterm", "-fa", "DejaVu Sans Mono", "-fs", "14", "-e", "sh"]
 
 
 @dataclass
 class Desk:
     computer: Computer
     app: asyncio.subprocess.Process
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -78,7 +75,7 @@ async def test_find_roots_lists_the_window_with_no_accessibility(desk: Desk) -> 
     assert window["app"] == "xmessage" and window["windowId"]
     line = next(line for line in found.text.splitlines() if line.startswith(window["windowRef"]))
     assert f"pid={desk.app.pid}" in line and "accessibility: none" in line
-    assert _alive(desk.app.pid)
+    assert process_alive(desk.app.pid)
 
 
 async def test_a_semantic_observation_says_to_use_visual_mode(desk: Desk) -> None:
@@ -87,7 +84,32 @@ async def test_a_semantic_observation_says_to_use_visual_mode(desk: Desk) -> Non
     assert not seen.is_error, seen.text
     assert "accessibility: none" in seen.text and "'visual'" in seen.text
     assert seen.details["accessibility"] == "none" and not seen.images
-    assert _alive(desk.app.pid)
+    assert process_alive(desk.app.pid)
+
+
+async def test_headless_sessions_see_it_but_never_send_it_input(
+    module_sandbox: Sandbox, desk: Desk
+) -> None:
+    headless = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
+    try:
+        found = await headless.call("find_roots", {"pid": desk.app.pid})
+        (window,) = found.details["windows"]
+        seen = await headless.call("observe_ui", {"root": window["windowRef"], "mode": "visual"})
+        assert seen.images and not seen.is_error, seen.text
+        w, h = seen.details["capture"]["width"], seen.details["capture"]["height"]
+        acted = await headless.call(
+            "act_ui",
+            {
+                "stateId": seen.details["stateId"],
+                "actions": [{"action": "click", "x": w // 2, "y": h - 5}],
+            },
+        )
+        (step,) = acted.details["execution"]["steps"]
+        assert step["outcome"] == "didnt" and step["error"]["code"] == "foreground_required"
+        assert "not operated" in step["error"]["message"]
+    finally:
+        await headless.close()
+    assert process_alive(desk.app.pid)  # nothing was pressed
 
 
 async def test_ocr_reads_the_message_and_a_click_on_yes_presses_it(desk: Desk) -> None:
@@ -96,7 +118,7 @@ async def test_ocr_reads_the_message_and_a_click_on_yes_presses_it(desk: Desk) -
     assert not seen.is_error, seen.text
     assert seen.images, "a visual observation carries its screenshot"
     assert "Deploy the release?" in seen.text, seen.text
-    assert _alive(desk.app.pid)
+    assert process_alive(desk.app.pid)
     state = seen.details["stateId"]
     found = await desk.computer.call("search_ui", {"stateId": state, "text": "Yes"})
     yes = next(m for m in found.details["matches"] if m["label"].strip() == "Yes")
@@ -108,6 +130,66 @@ async def test_ocr_reads_the_message_and_a_click_on_yes_presses_it(desk: Desk) -
     )
     code = await asyncio.wait_for(desk.app.wait(), 10)
     assert code == 3, (code, acted.text)  # xmessage's own word: "Yes" was pressed
-    assert acted.details["status"] == "app_exited", acted.text
+    assert acted.details["status"] == "target_closed", acted.text  # an exit, not a crash
     assert acted.details["exit"]["code"] == 3
     assert "exited with code 3" in acted.text
+
+
+async def test_keys_typed_into_xterm_run_in_its_shell_and_are_read_back_by_ocr(
+    module_sandbox: Sandbox, desk: Desk, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    out = tmp_path_factory.mktemp("xterm") / "typed.txt"
+    term = await module_sandbox.launch(
+        ["xterm", "-fa", "DejaVu Sans Mono", "-fs", "14", "-e", "sh"]
+    )
+    await module_sandbox.wait_for_app(term.pid, x11=True)
+    try:
+        found = await desk.computer.call("find_roots", {"pid": term.pid})
+        (window,) = found.details["windows"]
+        assert window["accessibility"] == "none", found.text
+        seen = await desk.computer.call(
+            "observe_ui", {"root": window["windowRef"], "mode": "visual"}
+        )
+        assert not seen.is_error, seen.text
+        acted = await desk.computer.call(
+            "act_ui",
+            {
+                "stateId": seen.details["stateId"],
+                "actions": [
+                    {"action": "typeText", "text": f"echo Ωmega deployed > {out}"},
+                    {"action": "keypress", "keys": ["Return"]},
+                ],
+            },
+        )
+        assert not acted.is_error and acted.details["execution"]["stoppedAt"] is None, acted.text
+        for _ in range(100):  # the shell runs the command once it has the line
+            if await asyncio.to_thread(out.exists):
+                break
+            await asyncio.sleep(0.1)
+        assert (await asyncio.to_thread(out.read_text)) == "Ωmega deployed\n"
+        again = await desk.computer.call(
+            "observe_ui", {"root": window["windowRef"], "mode": "visual"}
+        )
+        assert "deployed" in again.text, again.text  # the command line, read off the screen
+        assert process_alive(term.pid)
+    finally:
+        term.kill()
+
+
+async def test_a_window_an_accessible_app_never_exposes_is_listed_after_a_grace(
+    module_sandbox: Sandbox, desk: Desk
+) -> None:
+    app = await module_sandbox.launch(["/usr/bin/python3", HALF_ACCESSIBLE])
+    await module_sandbox.wait_for_app(app.pid)
+    try:
+        kinds: dict[str, str] = {}
+        for _ in range(100):  # the bare window waits out the grace (1.5 s) unpaired
+            listed = await desk.computer.call("find_roots", {"pid": app.pid})
+            kinds = {w["windowTitle"]: w["accessibility"] for w in listed.details["windows"]}
+            if "Raw canvas" in kinds:
+                break
+            await asyncio.sleep(0.1)
+        assert kinds == {"Accessible half": "full", "Raw canvas": "none"}, kinds
+        assert process_alive(app.pid)
+    finally:
+        app.kill()

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from computer_helpers import process_alive
 from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 from Xlib import X
@@ -30,15 +31,6 @@ from actui.sandbox_cli import run_sandboxed
 pytestmark = pytest.mark.integration
 
 ZENITY = ["zenity", "--info", "--text=a"]
-
-
-def _alive(pid: int) -> bool:
-    """Running or stopped, but not exited (a zombie has exited; this PID 1 never reaps)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] != "Z"
 
 
 def _exists(path: Path) -> bool:
@@ -141,7 +133,7 @@ async def test_sandbox_starts_a_working_desktop_and_stops_cleanly() -> None:
         number = sandbox.display[1:]
     assert 0 < sandbox.startup_s < 10
     assert len(pids) >= 6  # Xvfb, session bus, launcher, a11y bus, registry, openbox
-    assert [pid for pid in pids if _alive(pid)] == []
+    assert [pid for pid in pids if process_alive(pid)] == []
     assert not _exists(runtime_dir)
     assert not _exists(Path(f"/tmp/.X{number}-lock"))
 
@@ -168,7 +160,7 @@ async def test_no_process_survives_when_the_body_raises() -> None:
             a11y_bus = [pid for pid in pids if "accessibility.conf" in _cmdline(pid)]
             raise RuntimeError("body failed")
     assert a11y_bus, "the a11y bus daemon (the launcher's child) was not among the pids"
-    assert [pid for pid in pids if _alive(pid)] == []
+    assert [pid for pid in pids if process_alive(pid)] == []
 
 
 async def test_no_process_survives_when_the_body_is_cancelled() -> None:
@@ -185,7 +177,7 @@ async def test_no_process_survives_when_the_body_is_cancelled() -> None:
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
-    assert pids and [pid for pid in pids if _alive(pid)] == []
+    assert pids and [pid for pid in pids if process_alive(pid)] == []
 
 
 _HARD_KILLED_OWNER = """
@@ -380,7 +372,7 @@ async def test_signal_to_sandbox_run_tears_everything_down(
         assert len(pids) >= 7  # the desktop and COMMAND
         runner.send_signal(sig)
         assert await asyncio.wait_for(runner.wait(), 15) == expected
-        assert [pid for pid in pids if _alive(pid)] == []
+        assert [pid for pid in pids if process_alive(pid)] == []
     finally:
         if runner.returncode is None:
             os.killpg(runner.pid, signal.SIGKILL)

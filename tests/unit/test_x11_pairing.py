@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from actui.backends.base import Rect, RootInfo
 from actui.backends.x11.ewmh import XWindow
-from actui.backends.x11.pairing import pair_windows
+from actui.backends.x11.pairing import is_window_only, pair_windows, unclaimed_roots
 
 SQUARE = Rect(0, 0, 100, 100)
 
@@ -104,3 +104,53 @@ def test_every_window_pairs_with_at_most_one_root_of_its_pid(
             assert after == before
         else:
             assert before.pid > 0 and by_id[after.window_id].pid == before.pid
+
+
+def test_a_window_no_application_describes_becomes_a_root_with_no_accessibility() -> None:
+    paired = pair_windows([root("Editor")], [window(1, "Editor"), window(2, "xmessage", pid=20)])
+    (bare,) = unclaimed_roots(
+        paired,
+        [window(1, "Editor"), window(2, "xmessage", pid=20)],
+        described=frozenset({10}),
+        silent=frozenset(),
+    )
+    assert bare.accessibility == "none" and bare.window_id == 2 and bare.pid == 20
+    assert bare.title == "xmessage" and bare.app_name == "app" and is_window_only(bare)
+    assert bare.resource_key == "desktop-pid:20"
+    assert not is_window_only(paired[0])
+
+
+def test_an_unpaired_window_of_an_answering_application_is_left_to_it() -> None:
+    """A window being built, or one its toolkit hides, is not a second root of the app."""
+    assert unclaimed_roots([], [window(1, "Editor")], frozenset({10}), frozenset()) == []
+
+
+def test_a_window_its_answering_application_never_exposed_is_listed_once_overdue() -> None:
+    windows = [window(1, "Editor"), window(2, "Hidden from AT-SPI")]
+    paired = pair_windows([root("Editor")], windows)
+    (bare,) = unclaimed_roots(paired, windows, frozenset({10}), frozenset(), frozenset({2}))
+    assert bare.window_id == 2 and bare.accessibility == "none"
+
+
+def test_a_window_of_a_silent_application_is_listed_as_not_answering() -> None:
+    (bare,) = unclaimed_roots(
+        [], [window(3, "Create Folder", is_modal=True)], frozenset({10}), frozenset({10})
+    )
+    assert bare.accessibility == "not_answering" and bare.kind == "dialog"
+
+
+def test_a_window_without_a_pid_is_listed_under_its_window() -> None:
+    (bare,) = unclaimed_roots([], [window(4, "", pid=0)], frozenset({10}), frozenset())
+    assert bare.accessibility == "none" and bare.resource_key == "x11-window:4"
+
+
+@given(st.lists(st.integers(1, 6), max_size=6, unique=True), st.sets(st.integers(1, 3)))
+def test_every_window_is_reachable_exactly_once(pids: list[int], described: set[int]) -> None:
+    """Each window is either a paired root's or its own root, never both, never neither
+    (unless its application answered and keeps it)."""
+    windows = [window(i + 1, f"w{i}", pid=pid) for i, pid in enumerate(pids)]
+    roots = [root(f"w{i}", pid=pid) for i, pid in enumerate(pids) if pid in described]
+    paired = pair_windows(roots, windows)
+    bare = unclaimed_roots(paired, windows, frozenset(described), frozenset())
+    ids = [r.window_id for r in paired if r.window_id] + [r.window_id for r in bare]
+    assert sorted(ids) == [w.window_id for w in windows]

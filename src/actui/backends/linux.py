@@ -51,6 +51,9 @@ from actui.errors import (
 from actui.exit_records import RECORDS_VAR
 
 _PHYSICAL_POLICIES = ("foreground", "default")
+UNPAIRED_GRACE_S = 1.5
+"""How long a window of an accessible application may stay unpaired before it is listed
+on its own: its toolkit exposes a new window within milliseconds, or never."""
 _ENTER = (["return"], ["enter"])
 
 
@@ -66,6 +69,7 @@ class LinuxBackend(Backend):
         self._input = X11Input(self._x11) if self._x11 else None
         self._x11_started = False
         self._x11_starting = asyncio.Lock()
+        self._unpaired_since: dict[int, float] = {}
         records = (env or {}).get(RECORDS_VAR, "")
         self._exit_records = Path(records) if records else None
 
@@ -86,7 +90,27 @@ class LinuxBackend(Backend):
             return listing.roots
         paired = pair_windows(listing.roots, windows)
         mine = [w for w in windows if not pid or w.pid == pid]
-        return paired + unclaimed_roots(paired, mine, listing.described, listing.silent)
+        overdue = self._overdue(paired, mine, {w.window_id for w in windows})
+        return paired + unclaimed_roots(paired, mine, listing.described, listing.silent, overdue)
+
+    def _overdue(
+        self, paired: list[RootInfo], windows: list[XWindow], existing: set[int]
+    ) -> frozenset[int]:
+        """The windows unpaired for longer than :data:`UNPAIRED_GRACE_S`, as of this listing."""
+        now = time.monotonic()
+        taken = {root.window_id for root in paired}
+        for window_id in [w for w in self._unpaired_since if w not in existing]:
+            del self._unpaired_since[window_id]
+        for window in windows:
+            if window.window_id in taken:
+                self._unpaired_since.pop(window.window_id, None)
+            else:
+                self._unpaired_since.setdefault(window.window_id, now)
+        return frozenset(
+            w.window_id
+            for w in windows
+            if now - self._unpaired_since.get(w.window_id, now) >= UNPAIRED_GRACE_S
+        )
 
     async def _windows(self) -> list[XWindow] | None:
         """The X11 window listing; None without a display or when it fails (roots stay unpaired)."""
@@ -102,11 +126,14 @@ class LinuxBackend(Backend):
         if is_window_only(root):
             return await self._window_snapshot(root)
         try:
-            return await self.atspi.snapshot(root, max_nodes=max_nodes, max_depth=max_depth)
+            snapshot = await self.atspi.snapshot(root, max_nodes=max_nodes, max_depth=max_depth)
         except CallTimeout:
             if root.accessibility != "not_answering" or not root.window_id:
                 raise
             return await self._window_snapshot(root)  # its pixels can still be seen
+        if snapshot.root.accessibility != "full":  # it answered after all
+            return replace(snapshot, root=replace(snapshot.root, accessibility="full"))
+        return snapshot
 
     async def _window_snapshot(self, root: RootInfo) -> Snapshot:
         """A root as its bare window, one node: its title and frame, nothing semantic."""
@@ -144,6 +171,11 @@ class LinuxBackend(Backend):
     async def act(self, request: ActionRequest) -> ActionResult:
         bare = is_window_only(request.root)
         if request.policy not in _PHYSICAL_POLICIES:
+            if bare and request.policy == "ax_only":
+                raise ForegroundRequired(
+                    "this window has no accessibility tree, and the ax_only policy (headless) "
+                    "sends no physical input, so it can be observed but not operated."
+                )
             if bare:
                 raise ForegroundRequired(
                     "this window has no accessibility tree, so only physical input at x/y "

@@ -127,6 +127,8 @@ class RootLister:
         self._kept: dict[str, _Kept] = {}
         self._listed: dict[str, list[RootInfo]] = {}
         """Each application's last listing, for when it does not answer."""
+        self._unread: frozenset[int] = frozenset()
+        """Pids of the last listing's applications that did not say who they are in time."""
         self._generations: defaultdict[str, int] = defaultdict(int)
         self._epoch = -1
 
@@ -152,9 +154,12 @@ class RootLister:
             self._epoch = self._bus.connection_epoch
         found = await read_children(self._bus, Address(REGISTRY, REGISTRY_ROOT))
         fresh = [at for at in found if at not in self._apps]
-        for app in await asyncio.gather(*(self._application(at) for at in fresh)):
+        read = await asyncio.gather(*(self._application(at) for at in fresh))
+        for app in read:
             if app is not None:
                 self._apps[app.address] = app
+        unread = [at for at, app in zip(fresh, read, strict=True) if app is None]
+        self._unread = await self._unread_pids(unread, pid)
         listed = set(found)
         for gone in [at for at in self._apps if at not in listed]:
             del self._apps[gone]
@@ -162,6 +167,16 @@ class RootLister:
             self._listed.pop(gone.bus, None)
         apps = (self._apps.get(at) for at in found)
         return [a for a in apps if a is not None and (pid is None or a.pid == pid)]
+
+    async def _unread_pids(self, unread: list[Address], pid: int | None) -> frozenset[int]:
+        """The pids of applications still on the bus whose identity could not be read:
+        they did not answer, and their windows are theirs, not windows without a tree."""
+        if not unread:
+            return frozenset()
+        with contextlib.suppress(ActuiError):
+            pids = await asyncio.gather(*(self._bus.connection_pid(at.bus) for at in unread))
+            return frozenset(p for p in pids if p > 0 and (pid is None or p == pid))
+        return frozenset()
 
     async def _application(self, at: Address) -> AppInfo | None:
         """The first contact: single ``Get`` calls only, answered by every toolkit probed.
@@ -197,7 +212,8 @@ class RootLister:
         per_app = await asyncio.gather(*(self._app_roots(app) for app in apps))
         roots = [root for found, _ in per_app for root in found]
         silent = {app.pid for app, (_, answered) in zip(apps, per_app, strict=True) if not answered}
-        return Listing(roots, frozenset(a.pid for a in apps), frozenset(silent))
+        silent |= self._unread
+        return Listing(roots, frozenset(a.pid for a in apps) | silent, frozenset(silent))
 
     async def _app_roots(self, app: AppInfo) -> tuple[list[RootInfo], bool]:
         """The application's roots, and whether it answered; its last listing, marked

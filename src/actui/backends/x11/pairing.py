@@ -64,13 +64,15 @@ def unclaimed_roots(
     windows: Sequence[XWindow],
     described: frozenset[int],
     silent: frozenset[int],
+    overdue: frozenset[int] = frozenset(),
 ) -> list[RootInfo]:
-    """Roots for the windows no paired root took and no answering application describes.
+    """Roots for the windows no paired root took.
 
-    ``described`` are the pids of accessible applications that answered:
-    their other windows (one being built, one the toolkit hides) are theirs to
-    list. A window of a ``silent`` pid (its application did not answer) is
-    listed as not answering; any other window has no accessibility at all.
+    A window of a ``silent`` pid (its application did not answer) is listed as
+    not answering. One of a ``described`` pid (an accessible application that
+    answered) is its application's to list while it may still be built; only
+    once it is ``overdue`` (unpaired for a while, a window the toolkit never
+    exposed) is it listed, with no accessibility. Any other window has none.
     """
     taken = {root.window_id for root in paired if root.window_id}
     found = []
@@ -79,7 +81,7 @@ def unclaimed_roots(
             continue
         if window.pid > 0 and window.pid in silent:
             found.append(window_root(window, "not_answering"))
-        elif window.pid <= 0 or window.pid not in described:
+        elif window.pid <= 0 or window.pid not in described or window.window_id in overdue:
             found.append(window_root(window, "none"))
     return found
 

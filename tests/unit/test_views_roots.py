@@ -1,0 +1,38 @@
+"""Root lines tell an agent how far a window can be read."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from actui.backends.base import Rect, RootInfo
+from actui.views import reach_note, root_json, root_line
+
+ROOT = RootInfo(
+    native_id="x11:0x31",
+    pid=42,
+    app_name="xmessage",
+    title="xmessage",
+    kind="window",
+    raw_role="window",
+    frame=Rect(1, 2, 30, 40),
+    window_id=0x31,
+    accessibility="none",
+)
+
+
+def test_a_window_without_accessibility_says_so_in_text_and_details() -> None:
+    assert root_line("@r1", ROOT).endswith("[accessibility: none]")
+    assert "pid=42" in root_line("@r1", ROOT)
+    assert root_json("@r1", ROOT)["accessibility"] == "none"
+
+
+def test_a_silent_application_is_marked_not_answering() -> None:
+    silent = replace(ROOT, accessibility="not_answering", is_focused=True)
+    assert root_line("@r1", silent).endswith("[focused, not answering]")
+    assert "visual" in (reach_note(silent, "semantic") or "")
+
+
+def test_only_a_non_visual_look_at_a_bare_window_is_pointed_to_visual_mode() -> None:
+    assert "'visual'" in (reach_note(ROOT, "semantic") or "")
+    assert reach_note(ROOT, "visual") is None
+    assert reach_note(replace(ROOT, accessibility="full"), "semantic") is None
