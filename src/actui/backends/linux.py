@@ -35,6 +35,7 @@ from actui.errors import ActuiError, CoordinateBlocked
 
 _PHYSICAL_POLICIES = ("foreground", "default")
 _ENTER = (["return"], ["enter"])
+_KEYBOARD = ("typeText", "keypress", "setText")
 
 
 class LinuxBackend(Backend):
@@ -91,6 +92,12 @@ class LinuxBackend(Backend):
                 "physical input needs an X11 window for this root, and none is known."
             )
         await self._session()
+        if request.kind in _KEYBOARD and await self.atspi.stuck_in_call(request.root):
+            raise CoordinateBlocked(
+                f"{request.root.app_name} is held inside an earlier accessibility action (a "
+                "modal dialog it opened there) and answers nothing; a key press now would "
+                "deadlock it, so no key was sent. Close the dialog with a click first."
+            )
         if request.target is not None and request.kind in ("typeText", "keypress"):
             focused = await self.atspi.act(replace(request, kind="focus", policy="background"))
             if focused.outcome == "didnt":

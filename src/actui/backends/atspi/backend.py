@@ -88,6 +88,11 @@ class AtspiBackend(Backend):
         """Physical input aimed at an element waits for it to be enabled (see actions)."""
         return await self._actions.refusal_if_disabled(request)
 
+    async def stuck_in_call(self, root: RootInfo) -> bool:
+        """Whether the root's application is held inside an earlier action's call (a
+        modal dialog it runs there): a key press would then deadlock it."""
+        return await self._actions.stuck_in_call(root.pid)
+
     async def until_default_enabled(self, root: RootInfo) -> None:
         """Return once the window's default button (what Enter activates) is enabled.
 
