@@ -95,11 +95,15 @@ def _screen_point(state: State, x: float, y: float, field: str) -> tuple[int, in
 
 
 def _node_point(state: State, node: Node, field: str) -> tuple[int, int]:
+    """The element's centre on screen; a state without an image keeps rects at scale 1."""
     if node.rect is None or node.rect.empty:
         raise InvalidParams(
             field, f"{node.ref} has no on-screen rectangle.", "Act on it by ref semantically."
         )
     cx, cy = node.rect.center
+    frame = state.root.frame
+    if state.image_size is None and frame is not None and not frame.empty:
+        return (frame.x + round(cx), frame.y + round(cy))
     return _screen_point(state, cx, cy, field)
 
 

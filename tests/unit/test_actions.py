@@ -405,6 +405,11 @@ def test_a_click_on_a_file_row_stays_a_click_and_is_never_its_activate() -> None
     assert (prepared.request.target, prepared.request.point) == ("cell", None)
     assert not prepared.needs_foreground, "the semantic click comes first"
     assert prepared.physical_point == (170, 110)
+    semantic = replace(_with_file_row(), image_size=None)  # semantic mode: rects at scale 1
+    without_image = prepare(
+        ActionStep(action="click", ref="@e3"), 0, semantic, headless=False, focus_established=False
+    )
+    assert without_image.physical_point == (170, 110)
 
 
 async def test_a_click_refused_semantically_becomes_a_real_click_unless_headless() -> None:

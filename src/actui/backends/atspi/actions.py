@@ -572,7 +572,8 @@ class ActionDelivery:
         own = named_index(actions, SELECT_WORDS)
         if own is not None:
             ways.append((f"Action.DoAction({actions[own]})", lambda: self._do_action(at, own)))
-        if "Component" in basics.interfaces and "focusable" in basics.states:
+        if {"selectable", "focusable"} <= basics.states and "Component" in basics.interfaces:
+            # only an item can be selected by focusing it; a button never is
             focus = ("Component.GrabFocus", lambda: call(at, COMPONENT, "GrabFocus"))
             ways.insert(0 if click else len(ways), focus)
         return ways
