@@ -246,7 +246,7 @@ async def deliver(
             except ActuiError as retry_exc:
                 return _failed(trace, "foreground", retry_exc)
     except ForegroundRequired as exc:
-        if headless or initial in ("ax_only", "foreground"):
+        if headless or initial in ("ax_only", "foreground") or not _has_physical_form(prepared):
             return _failed(trace, initial, exc)
         trace.update(
             escalatedToForeground=True,
@@ -262,6 +262,13 @@ async def deliver(
         return _failed(trace, initial, exc)
     trace.update(_result_json(result))
     return trace
+
+
+def _has_physical_form(prepared: Prepared) -> bool:
+    """Whether the step can be sent as input: a pointer step needs a point on screen."""
+    request = prepared.request
+    pointer = request.kind in ("press", "toggle", "click")
+    return not pointer or request.point is not None or prepared.physical_point is not None
 
 
 def _physical(prepared: Prepared) -> ActionRequest:

@@ -145,6 +145,19 @@ async def test_a_click_on_a_file_row_selects_it_and_opens_nothing(thunar: Thunar
     assert await thunar.windows() == [TITLE], "nothing was opened"
 
 
+async def test_select_on_a_file_row_selects_it_through_the_table(thunar: Thunar) -> None:
+    """GTK 3 refuses Selection.SelectChild on a table of four columns; the row is
+    selected through the Table interface, never by the cell's activate (open)."""
+    state = await thunar.view("List View")
+    cell = await thunar.ref(state, text="report.md", role="cell")
+    acted = await thunar.act(state, {"action": "select", "ref": cell})
+    (step,) = acted["execution"]["steps"]
+    assert (step["outcome"], step["mechanism"]) == ("worked", "Table.AddRowSelection"), step
+    assert "selected" in (await thunar.target(acted["stateId"], cell))["states"]
+    await asyncio.sleep(1.0)
+    assert await thunar.windows() == [TITLE], "nothing was opened"
+
+
 async def test_f2_renames_the_file_selected_by_a_click(thunar: Thunar) -> None:
     acted = await _selected_by_click(thunar, "todo.txt")
     pressed = await thunar.act(acted["stateId"], {"action": "keypress", "keys": ["F2"]})

@@ -436,3 +436,21 @@ async def test_a_click_refused_semantically_becomes_a_real_click_unless_headless
     headless_trace = await deliver(headless, quiet, headless=True, policy="background")
     assert [(r.kind, r.policy) for r in headless.requests] == [("click", "ax_only")]
     assert headless_trace["outcome"] == "didnt" and headless_trace["escalatedToForeground"] is False
+
+
+async def test_a_refused_click_on_an_element_with_no_place_on_screen_is_not_sent_blind() -> None:
+    """A row scrolled out of view has no rectangle: the refusal stands, nothing is clicked."""
+    cell = RawNode("cell", "table cell", name="far.txt", caps=frozenset({"select"}))
+    tree = RawNode("w", "frame", rect=ROOT.frame, children=(cell,))
+    state = replace(_state(), outline=build_outline(tree, ROOT.frame))
+
+    def answer(request: ActionRequest) -> ActionResult:
+        raise ForegroundRequired("the table cell cannot be selected semantically")
+
+    prepared = prepare(
+        ActionStep(action="click", ref="@e2"), 0, state, headless=False, focus_established=False
+    )
+    backend = ScriptedBackend(answer)
+    trace = await deliver(backend, prepared, headless=False, policy="background")
+    assert len(backend.requests) == 1, "no physical retry without a point"
+    assert trace["outcome"] == "didnt" and trace["error"]["code"] == "foreground_required"

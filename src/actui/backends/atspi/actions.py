@@ -542,11 +542,13 @@ class ActionDelivery:
         """
         ways: list[tuple[str, Callable[[], Awaitable[bool]]]] = []
 
+        async def ask(where: Address, interface: str, member: str, *args: int) -> Any:
+            signature = "i" * len(args)
+            body = await self._bus.call(where.bus, where.path, interface, member, signature, args)
+            return body[0] if body else True
+
         async def call(where: Address, interface: str, member: str, *args: int) -> bool:
-            body = await self._bus.call(
-                where.bus, where.path, interface, member, "i" * len(args), args
-            )
-            return bool(body[0]) if body else True
+            return bool(await ask(where, interface, member, *args))
 
         container = await self._container(at)
         if container is not None:
@@ -558,13 +560,7 @@ class ActionDelivery:
                 # GTK 3 refuses SelectChild on a table of several columns; its rows
                 # are selected through the Table interface.
                 async def add_row() -> bool:
-                    row = int(
-                        (
-                            await self._bus.call(
-                                box.bus, box.path, TABLE, "GetRowAtIndex", "i", (index,)
-                            )
-                        )[0]
-                    )
+                    row = int(await ask(box, TABLE, "GetRowAtIndex", index))
                     return row >= 0 and await call(box, TABLE, "AddRowSelection", row)
 
                 ways.append(("Table.AddRowSelection", add_row))
