@@ -5,7 +5,9 @@ runtime sends with the ``foreground`` (or ``default``) policy needs physical
 input and goes to XTEST; keyboard input aimed at an element first gets that
 element focused semantically, so the keys land where the agent meant, and a
 physical Enter waits (briefly) for the default button it activates to be
-enabled, and a click aimed at an element for that element, as a person would. Roots
+enabled, and a click aimed at an element for that element, as a person would. No
+key goes to an application held inside an earlier action's AT-SPI call (a
+modal dialog it runs there): its bridge would deadlock on the key. Roots
 are AT-SPI's, enriched with their X11 windows (id, stacking, activation).
 This module only composes; each half owns its platform.
 """

@@ -2,9 +2,11 @@
 
 Owns the step kinds AT-SPI can deliver without physical input (press, toggle,
 setText, typeText at the caret, setValue, select, focus, scroll into view,
-expand/collapse) and their evidence: a D-Bus ``true`` is never enough for
+expand/collapse, and a click that keeps its meaning: an item is selected, never
+activated) and their evidence: a D-Bus ``true`` is never enough for
 ``worked``; the element (or the application's windows, or its events) must
-show the effect. Kinds that need a pointer or keyboard are refused with
+show the effect, and a select (or a click on an item) counts only when the
+element itself reads back selected. Kinds that need a pointer or keyboard are refused with
 ``ForegroundRequired`` / ``CoordinateBlocked``; the X11 backend delivers them.
 Typed text is never echoed for password fields.
 """
