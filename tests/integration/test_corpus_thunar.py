@@ -197,17 +197,21 @@ async def test_a_click_on_an_icon_selects_it_and_opens_nothing(thunar: Thunar) -
     assert await thunar.windows() == [TITLE], "nothing was opened"
 
 
+async def _press_create_folder(thunar: Thunar) -> dict[str, Any]:
+    """Open the File menu and press Create Folder... (both by ref); the press's trace."""
+    state = await thunar.observe()
+    menu = await thunar.ref(state, text="File", role="menu")
+    opened = await thunar.act(state, {"action": "press", "ref": menu})
+    item = await thunar.ref(opened["stateId"], text="Create Folder...", role="menuitem")
+    acted = await thunar.act(opened["stateId"], {"action": "press", "ref": item})
+    (step,) = acted["execution"]["steps"]
+    return dict(step)
+
+
 async def test_create_folder_from_the_file_menu_keeps_thunar_reachable(thunar: Thunar) -> None:
     """GTK 3 would run the dialog inside the accessibility call: the item is clicked for
     real instead, so the dialog is listed, driven semantically, and the folder made."""
-    state = await thunar.observe()
-    opened = await thunar.act(
-        state, {"action": "press", "ref": await thunar.ref(state, text="File", role="menu")}
-    )
-    menu = opened["stateId"]
-    item = await thunar.ref(menu, text="Create Folder...", role="menuitem")
-    acted = await thunar.act(menu, {"action": "press", "ref": item})
-    (step,) = acted["execution"]["steps"]
+    step = await _press_create_folder(thunar)
     assert step["escalationReason"] == "foreground_required", step
     assert step.get("delivery") == "hid", json.dumps(step)
     dialog = await thunar.observe(title="Create New Folder")
@@ -230,15 +234,7 @@ async def test_headless_create_folder_is_refused_and_thunar_keeps_answering(
     """Without physical input the dialog cannot be opened safely: nothing is sent."""
     headless = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
-        quiet = Thunar(headless, thunar.pid, thunar.folder)
-        state = await quiet.observe()
-        opened = await quiet.act(
-            state, {"action": "press", "ref": await quiet.ref(state, text="File", role="menu")}
-        )
-        menu = opened["stateId"]
-        item = await quiet.ref(menu, text="Create Folder...", role="menuitem")
-        acted = await quiet.act(menu, {"action": "press", "ref": item})
-        (step,) = acted["execution"]["steps"]
+        step = await _press_create_folder(Thunar(headless, thunar.pid, thunar.folder))
         assert step["outcome"] == "didnt" and step["error"]["code"] == "coordinate_blocked", step
     finally:
         await headless.close()

@@ -229,6 +229,11 @@ class ActionDelivery:
             reason=reason,
         )
 
+    def _sent_nothing(self, request: ActionRequest, basics: Basics, reason: str) -> ActionResult:
+        """``didnt`` for a step refused before anything was sent."""
+        evidence = {"states": sorted(basics.states - NOISE)}
+        return self._result(request, "didnt", "none", evidence, reason)
+
     async def _until(
         self, watch: EventWatch, check: Callable[[], Awaitable[bool]], budget_s: float = SETTLE_S
     ) -> bool:
@@ -308,11 +313,9 @@ class ActionDelivery:
         """DoAction ``index``; ``worked`` once the element, its app's windows or events show it."""
         if action_may_hold_call(request.root.toolkit, basics.name):
             if "showing" not in basics.states:
-                return self._result(
+                return self._sent_nothing(
                     request,
-                    "didnt",
-                    "none",
-                    {"states": sorted(basics.states - NOISE)},
+                    basics,
                     f"the {basics.role} is not on screen (its menu is closed) and "
                     f"{HELD_CALL_REASON}, so nothing was sent; open its menu first, then press it",
                 )
@@ -586,11 +589,9 @@ class ActionDelivery:
             return self._result(request, "worked", "none", {"already": "selected"})
         ways = await self._selection_ways(at, basics, click=False)
         if not ways:
-            return self._result(
+            return self._sent_nothing(
                 request,
-                "didnt",
-                "none",
-                {"states": sorted(basics.states - NOISE)},
+                basics,
                 f"the {basics.role} cannot be selected: no container with a Selection holds "
                 "it, it has no select action and cannot take focus; nothing was sent (an "
                 "activate or open is never used for select)",
