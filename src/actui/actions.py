@@ -10,7 +10,7 @@ it never renders text and never touches a platform API directly.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from actui.backends.base import ActionKind, ActionRequest, ActionResult, Backend, DeliveryPolicy
 from actui.contract import ActionStep
@@ -32,7 +32,7 @@ class Prepared:
     uses_current_focus: bool
     establishes_focus: bool
     physical_point: tuple[int, int] | None = None
-    """Where a press or toggle clicks if the backend can only do it physically."""
+    """Where a press, toggle or click lands if the backend can only do it physically."""
 
 
 MAX_SCROLL = 10_000
@@ -41,6 +41,32 @@ MAX_STEP_TIMEOUT_S = 120.0
 
 def _clamp_scroll(amount: float | None) -> int:
     return max(-MAX_SCROLL, min(MAX_SCROLL, round(amount or 0)))
+
+
+# Neutral roles whose click is their press (a button, a link, a menu item, a
+# tab): elsewhere a press action may open what a click would only select.
+CLICK_PRESSES = frozenset(
+    {"button", "toggle", "checkbox", "radio", "link", "menu", "menuitem", "tab", "combobox"}
+)
+ClickMeaning = Literal["press", "focus", "semantic", "pointer"]
+
+
+def click_meaning(node: Node) -> ClickMeaning:
+    """What a left click on ``node`` is, delivered without the pointer when possible.
+
+    ``press`` for controls whose click is their press; ``focus`` for a text
+    field; ``semantic`` for an element a backend may click semantically with
+    proof on the element (an item is selected, an action named click is
+    done), with a real click as the fallback; ``pointer`` for everything else.
+    Never another action: a table cell's ``activate`` opens its row.
+    """
+    if "press" in node.caps and node.role in CLICK_PRESSES:
+        return "press"
+    if "focus" in node.caps and {"setText", "typeText"} & node.caps:
+        return "focus"
+    if {"press", "select"} & node.caps:
+        return "semantic"
+    return "pointer"
 
 
 def can_retry_in_foreground(kind: str, outcome: str, headless: bool) -> bool:
@@ -69,11 +95,15 @@ def _screen_point(state: State, x: float, y: float, field: str) -> tuple[int, in
 
 
 def _node_point(state: State, node: Node, field: str) -> tuple[int, int]:
+    """The element's centre on screen; a state without an image keeps rects at scale 1."""
     if node.rect is None or node.rect.empty:
         raise InvalidParams(
             field, f"{node.ref} has no on-screen rectangle.", "Act on it by ref semantically."
         )
     cx, cy = node.rect.center
+    frame = state.root.frame
+    if state.image_size is None and frame is not None and not frame.empty:
+        return (frame.x + round(cx), frame.y + round(cy))
     return _screen_point(state, cx, cy, field)
 
 
@@ -111,21 +141,19 @@ def prepare(
         semantic_click = (
             kind == "click" and step.button in (None, "left") and step.clickCount in (None, 1)
         )
-        if kind == "click" and semantic_click and not page:
-            # A click presses what can be pressed and focuses a text field; anything
-            # else (a GTK 4 check box with no action) is clicked for real.
-            if "press" in node.caps:
-                kind = "press"
-            elif "focus" in node.caps and {"setText", "typeText"} & node.caps:
-                kind = "focus"
-        pointer = kind in ("drag", "moveMouse") or (kind == "click" and not page)
+        meaning = click_meaning(node) if semantic_click and not page else "pointer"
+        if kind == "click" and meaning in ("press", "focus"):
+            kind = meaning
+        pointer = kind in ("drag", "moveMouse") or (
+            kind == "click" and not page and meaning == "pointer"
+        )
         if pointer or node.picture_only or not node.wire:
             point = _node_point(state, node, f"{field}.ref")
             if kind == "click" and not node.picture_only:
                 target = node.wire  # aimed at: the click waits for it to be enabled
         else:
             target = node.wire
-            if kind in ("press", "toggle") and not page:
+            if kind in ("press", "toggle", "click") and not page:
                 physical_point = _center_if_known(state, node)
     elif step.x is not None and step.y is not None:
         point = _screen_point(state, step.x, step.y, field)
@@ -218,7 +246,7 @@ async def deliver(
             except ActuiError as retry_exc:
                 return _failed(trace, "foreground", retry_exc)
     except ForegroundRequired as exc:
-        if headless or initial in ("ax_only", "foreground"):
+        if headless or initial in ("ax_only", "foreground") or not _has_physical_form(prepared):
             return _failed(trace, initial, exc)
         trace.update(
             escalatedToForeground=True,
@@ -236,11 +264,19 @@ async def deliver(
     return trace
 
 
+def _has_physical_form(prepared: Prepared) -> bool:
+    """Whether the step can be sent as input: a pointer step needs a point on screen."""
+    request = prepared.request
+    pointer = request.kind in ("press", "toggle", "click")
+    return not pointer or request.point is not None or prepared.physical_point is not None
+
+
 def _physical(prepared: Prepared) -> ActionRequest:
-    """The step as physical input: a press or toggle becomes a click on the element."""
+    """The step as physical input: a press, toggle or click becomes a click on the element."""
     request = prepared.request
     if request.point is None and prepared.physical_point is not None:
-        return replace(request, kind="press", point=prepared.physical_point)
+        kind: ActionKind = "click" if request.kind == "click" else "press"
+        return replace(request, kind=kind, point=prepared.physical_point)
     return request
 
 

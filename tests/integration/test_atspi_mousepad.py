@@ -1,5 +1,5 @@
-"""AT-SPI backend against mousepad: type a document, save it from the menu, and the
-honest outcome of a menu item that opens a modal dialog (Save As)."""
+"""AT-SPI backend against mousepad: type a document, save it from the menu, and a menu
+item that opens a modal dialog (Save As) refused semantically before it can block the app."""
 
 from __future__ import annotations
 
@@ -67,11 +67,16 @@ async def test_typed_text_saved_from_the_file_menu_is_on_disk(editor: Editor) ->
     assert editor.path.read_text() == TEXT
 
 
-async def test_a_menu_item_opening_a_modal_dialog_reports_the_app_blocked(editor: Editor) -> None:
-    """GTK 3 runs Save As's dialog inside the AT-SPI call: the app stops answering."""
+async def test_a_menu_item_opening_a_dialog_is_refused_before_anything_is_sent(
+    editor: Editor,
+) -> None:
+    """GTK 3 would run Save As's dialog inside the AT-SPI call, leaving the app unable to
+    answer: a semantic press of a closed menu's "Save As..." sends nothing, and the app
+    still answers."""
     snapshot = await snap(editor.backend, editor.root)
     started = time.perf_counter()
     result = await editor.step("press", _menu_item(snapshot, "Save As..."))
-    assert result.outcome == "unknown", result
-    assert "modal dialog" in result.reason and result.evidence["answering"] is False
+    assert (result.outcome, result.mechanism) == ("didnt", "none"), result
+    assert "open its menu first" in result.reason
     assert time.perf_counter() - started < 5
+    assert (await snap(editor.backend, editor.root)).tree.children, "the app still answers"

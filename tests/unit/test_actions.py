@@ -7,7 +7,14 @@ from dataclasses import replace
 
 import pytest
 
-from actui.actions import aggregate, can_retry_in_foreground, deliver, prepare, reconcile
+from actui.actions import (
+    aggregate,
+    can_retry_in_foreground,
+    click_meaning,
+    deliver,
+    prepare,
+    reconcile,
+)
 from actui.backends.base import (
     ActionRequest,
     ActionResult,
@@ -349,3 +356,101 @@ def test_a_click_only_focuses_a_text_field_and_clicks_anything_else_for_real() -
         ActionStep(action="click", ref="@e2"), 0, _state(), headless=False, focus_established=False
     )
     assert focused.request.kind == "focus", "a text field is focused, not clicked"
+
+
+def _with_file_row() -> State:
+    """A file manager's list: a name cell (GTK 3: ``activate`` opens the row) and a button."""
+    cell = RawNode(
+        "cell",
+        "table cell",
+        name="notes.txt",
+        caps=frozenset({"press", "select", "focus"}),
+        rect=Rect(120, 100, 100, 20),
+    )
+    table = RawNode("table", "table", rect=Rect(110, 90, 300, 200), children=(cell,))
+    tree = RawNode("w", "frame", rect=ROOT.frame, children=(table,))
+    return replace(_state(), outline=build_outline(tree, ROOT.frame))
+
+
+@pytest.mark.parametrize(
+    ("role", "caps", "meaning"),
+    [
+        ("push button", {"press"}, "press"),
+        ("menu item", {"press", "select"}, "press"),
+        ("link", {"press", "focus"}, "press"),
+        ("text", {"setText", "typeText", "focus"}, "focus"),
+        ("table cell", {"press", "select", "focus"}, "semantic"),
+        ("list item", {"select"}, "semantic"),
+        ("section", {"press"}, "semantic"),
+        ("check box", {"focus"}, "pointer"),
+        ("label", set(), "pointer"),
+    ],
+)
+def test_a_click_means_a_press_only_for_controls_whose_click_is_their_press(
+    role: str, caps: set[str], meaning: str
+) -> None:
+    node = build_outline(RawNode("n", role, caps=frozenset(caps)), None).root_node
+    assert click_meaning(node) == meaning
+
+
+def test_a_click_on_a_file_row_stays_a_click_and_is_never_its_activate() -> None:
+    prepared = prepare(
+        ActionStep(action="click", ref="@e3"),
+        0,
+        _with_file_row(),
+        headless=False,
+        focus_established=False,
+    )
+    assert prepared.request.kind == "click", "a table cell's press would open the file"
+    assert (prepared.request.target, prepared.request.point) == ("cell", None)
+    assert not prepared.needs_foreground, "the semantic click comes first"
+    assert prepared.physical_point == (170, 110)
+    semantic = replace(_with_file_row(), image_size=None)  # semantic mode: rects at scale 1
+    without_image = prepare(
+        ActionStep(action="click", ref="@e3"), 0, semantic, headless=False, focus_established=False
+    )
+    assert without_image.physical_point == (170, 110)
+
+
+async def test_a_click_refused_semantically_becomes_a_real_click_unless_headless() -> None:
+    def answer(request: ActionRequest) -> ActionResult:
+        if request.policy != "foreground":
+            raise ForegroundRequired("the table cell cannot be selected semantically")
+        return _result("unknown", "foreground")
+
+    state = _with_file_row()
+    prepared = prepare(
+        ActionStep(action="click", ref="@e3"), 0, state, headless=False, focus_established=False
+    )
+    backend = ScriptedBackend(answer)
+    trace = await deliver(backend, prepared, headless=False, policy="background")
+    first, retry = backend.requests
+    assert (first.kind, first.point) == ("click", None)
+    assert (retry.kind, retry.point, retry.policy) == ("click", (170, 110), "foreground")
+    assert trace["escalatedToForeground"] is True
+    assert trace["escalationReason"] == "foreground_required"
+    headless = ScriptedBackend(answer)
+    quiet = prepare(
+        ActionStep(action="click", ref="@e3"), 0, state, headless=True, focus_established=False
+    )
+    headless_trace = await deliver(headless, quiet, headless=True, policy="background")
+    assert [(r.kind, r.policy) for r in headless.requests] == [("click", "ax_only")]
+    assert headless_trace["outcome"] == "didnt" and headless_trace["escalatedToForeground"] is False
+
+
+async def test_a_refused_click_on_an_element_with_no_place_on_screen_is_not_sent_blind() -> None:
+    """A row scrolled out of view has no rectangle: the refusal stands, nothing is clicked."""
+    cell = RawNode("cell", "table cell", name="far.txt", caps=frozenset({"select"}))
+    tree = RawNode("w", "frame", rect=ROOT.frame, children=(cell,))
+    state = replace(_state(), outline=build_outline(tree, ROOT.frame))
+
+    def answer(request: ActionRequest) -> ActionResult:
+        raise ForegroundRequired("the table cell cannot be selected semantically")
+
+    prepared = prepare(
+        ActionStep(action="click", ref="@e2"), 0, state, headless=False, focus_established=False
+    )
+    backend = ScriptedBackend(answer)
+    trace = await deliver(backend, prepared, headless=False, policy="background")
+    assert len(backend.requests) == 1, "no physical retry without a point"
+    assert trace["outcome"] == "didnt" and trace["error"]["code"] == "foreground_required"

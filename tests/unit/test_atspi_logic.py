@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
 from dbus_fast import Message, MessageType, Variant
 from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.atspi.address import Address
-from actui.backends.atspi.caps import derive_caps, normalize_action, press_index
+from actui.backends.atspi.caps import (
+    action_may_hold_call,
+    derive_caps,
+    normalize_action,
+    press_index,
+)
 from actui.backends.atspi.changes import OBJECT_EVENTS, WINDOW_EVENTS, ChangeCounters, concerned
 from actui.backends.atspi.events import evidence_label
 from actui.backends.atspi.mirror import (
@@ -473,3 +479,20 @@ def test_a_root_that_changed_size_has_every_rect_read_again() -> None:
     assert reuse is not None
     assert not reuse.sized(Rect(50, 60, 300, 200)).moves(root), "a move keeps relative rects"
     assert reuse.sized(Rect(10, 20, 420, 200)).moves(root)
+
+
+@pytest.mark.parametrize(
+    ("toolkit", "name", "held"),
+    [
+        ("GTK 3.24.38", "Create Folder...", True),
+        ("GTK 3.24.38", "  Save As...  ", True),
+        ("GTK 3.24.38", "Open With Other Application\u2026", True),
+        ("GTK 3.24.38", "Save", False),
+        ("GTK 4.8.3", "Save As...", False),
+        ("Qt 6.12.0", "Open...", False),
+    ],
+)
+def test_only_gtk3_commands_that_announce_a_dialog_would_hold_the_call(
+    toolkit: str, name: str, held: bool
+) -> None:
+    assert action_may_hold_call(toolkit, name) is held

@@ -7,10 +7,12 @@ element focused semantically, so the keys land where the agent meant, and a
 physical Enter waits (briefly) for the default button it activates to be
 enabled, and a click aimed at an element for that element, as a person would.
 Text typed into an element ends its step only once that element shows it (or
-a budget passes): keys reach a web page later than the next call. Roots
-are AT-SPI's, enriched with their X11 windows (id, stacking, activation), plus
-the X11 windows no accessible application describes: those are bare windows,
-read by their pixels (a one-node snapshot; visual mode adds OCR) and driven by
+a budget passes): keys reach a web page later than the next call. No key goes
+to an application held inside an earlier action's AT-SPI call (a modal dialog
+it runs there): its bridge would deadlock on the key. Roots are AT-SPI's,
+enriched with their X11 windows (id, stacking, activation), plus the X11
+windows no accessible application describes: those are bare windows, read by
+their pixels (a one-node snapshot; visual mode adds OCR) and driven by
 physical input only. This module only composes; each half owns its platform.
 """
 
@@ -55,6 +57,7 @@ UNPAIRED_GRACE_S = 1.5
 """How long a window of an accessible application may stay unpaired before it is listed
 on its own: its toolkit exposes a new window within milliseconds, or never."""
 _ENTER = (["return"], ["enter"])
+_KEYBOARD = ("typeText", "keypress", "setText")
 
 
 class LinuxBackend(Backend):
@@ -190,6 +193,12 @@ class LinuxBackend(Backend):
         await self._session()
         if bare:  # nothing to focus or wait for: the point is all there is
             return await self._input.deliver(replace(request, target=None), window_id)
+        if request.kind in _KEYBOARD and await self.atspi.stuck_in_call(request.root):
+            raise CoordinateBlocked(
+                f"{request.root.app_name} is held inside an earlier accessibility action (a "
+                "modal dialog it opened there) and answers nothing; a key press now would "
+                "deadlock it, so no key was sent. Close the dialog with a click first."
+            )
         aimed = request
         before = await self.atspi.text_before_typing(request)
         if request.target is not None and request.kind in ("typeText", "keypress", "setText"):

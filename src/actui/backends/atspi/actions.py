@@ -2,9 +2,11 @@
 
 Owns the step kinds AT-SPI can deliver without physical input (press, toggle,
 setText, typeText at the caret, setValue, select, focus, scroll into view,
-expand/collapse) and their evidence: a D-Bus ``true`` is never enough for
+expand/collapse, and a click that keeps its meaning: an item is selected, never
+activated) and their evidence: a D-Bus ``true`` is never enough for
 ``worked``; the element (or the application's windows, or its events) must
-show the effect. Kinds that need a pointer or keyboard are refused with
+show the effect, and a select (or a click on an item) counts only when the
+element itself reads back selected. Kinds that need a pointer or keyboard are refused with
 ``ForegroundRequired`` / ``CoordinateBlocked``; the X11 backend delivers them.
 Typed text is never echoed for password fields.
 """
@@ -21,7 +23,15 @@ from dbus_fast import Variant
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus
-from actui.backends.atspi.caps import EXPAND_WORDS, PRESS_ORDER, named_index, press_index
+from actui.backends.atspi.caps import (
+    CLICK_WORDS,
+    EXPAND_WORDS,
+    PRESS_ORDER,
+    SELECT_WORDS,
+    action_may_hold_call,
+    named_index,
+    press_index,
+)
 from actui.backends.atspi.events import NOISE, EventWatch
 from actui.backends.atspi.gecko import (
     EDITABLE_TEXT_IGNORED,
@@ -42,7 +52,13 @@ from actui.backends.atspi.reader import (
 )
 from actui.backends.atspi.scrollbars import scroll_bars, wheel_target
 from actui.backends.base import ActionRequest, ActionResult, Outcome
-from actui.errors import CallTimeout, CoordinateBlocked, ForegroundRequired, TargetGone
+from actui.errors import (
+    ActuiError,
+    CallTimeout,
+    CoordinateBlocked,
+    ForegroundRequired,
+    TargetGone,
+)
 
 SETTLE_S = 0.4  # GTK 4 emits ~250 ms after a button's DoAction
 TYPED_SETTLE_S = 1.0
@@ -68,12 +84,27 @@ SCROLL_ANYWHERE = 6
 TOGGLE_STATES = ("checked", "pressed", "indeterminate")
 # GTK 3 runs an action inside its AT-SPI message handler; a handler that opens a
 # modal dialog with gtk_dialog_run (mousepad's Save As) leaves the whole
-# application unable to answer AT-SPI until that dialog closes.
+# application unable to answer AT-SPI until that dialog closes (caps.py says
+# why, and why a key press then deadlocks it).
 MODAL_REASON = (
     "the application stopped answering accessibility calls right after the action, "
     "typically because it opened a modal dialog that blocks its accessibility until it "
-    "closes; that dialog can only be driven with physical input (foreground policy)"
+    "closes; only pointer input can reach that dialog now (a key press would deadlock "
+    "the application), so close it with a click"
 )
+HELD_CALL_REASON = (
+    "this command opens a dialog, and the toolkit would run that dialog inside the "
+    "accessibility call, leaving the application unable to answer until it closes (and "
+    "deadlocked by the next key press); it needs a real click"
+)
+# Climbing from an element to the container whose Selection holds it: GTK 3 tree
+# views put a row's name cell inside the row's first cell, under the table.
+MAX_SELECTION_CLIMB = 3
+PING_S = 0.5
+ROOT_PATH = "/org/a11y/atspi/accessible/root"
+ACCESSIBLE = IFACE_PREFIX + "Accessible"
+SELECTION = IFACE_PREFIX + "Selection"
+TABLE = IFACE_PREFIX + "Table"
 
 
 def _cap(text: str) -> str:
@@ -106,6 +137,8 @@ class ActionDelivery:
         """``known`` gives the object paths last read under a root (None when unknown)."""
         self._bus = bus
         self._known = known
+        self._stuck: dict[int, str] = {}
+        """Applications (pid → bus name) that stopped answering right after an action."""
 
     def _watch(self, request: ActionRequest, app: str) -> EventWatch:
         """Evidence from the acted-on window only (see ``events.evidence_label``)."""
@@ -128,7 +161,7 @@ class ActionDelivery:
         steps: Mapping[str, Callable[[ActionRequest, Address, Basics], Awaitable[ActionResult]]]
         steps = {
             "press": self._press,
-            "click": self._press,
+            "click": self._click,
             "toggle": self._toggle,
             "setText": self._set_text,
             "typeText": self._type_text,
@@ -150,6 +183,25 @@ class ActionDelivery:
                 f"{kind} did not finish within {request.timeout_s:g} s; the application may "
                 "be busy. Observe again before retrying."
             ) from exc
+
+    async def stuck_in_call(self, pid: int) -> bool:
+        """Whether ``pid``'s application is still held inside an action's call.
+
+        Only an application that stopped answering right after an action is
+        asked (a ping of at most ``PING_S``); one that answers again, or exited,
+        is forgotten.
+        """
+        app = self._stuck.get(pid)
+        if app is None:
+            return False
+        try:
+            await self._bus.call(app, ROOT_PATH, ACCESSIBLE, "GetRole", timeout_s=PING_S)
+        except CallTimeout:
+            return True
+        except ActuiError:
+            pass
+        del self._stuck[pid]
+        return False
 
     async def refusal_if_disabled(self, request: ActionRequest) -> ActionResult | None:
         """For physical input aimed at an element: wait for it to be enabled, as a
@@ -194,6 +246,11 @@ class ActionDelivery:
             reason=reason,
         )
 
+    def _sent_nothing(self, request: ActionRequest, basics: Basics, reason: str) -> ActionResult:
+        """``didnt`` for a step refused before anything was sent."""
+        evidence = {"states": sorted(basics.states - NOISE)}
+        return self._result(request, "didnt", "none", evidence, reason)
+
     async def _until(
         self, watch: EventWatch, check: Callable[[], Awaitable[bool]], budget_s: float = SETTLE_S
     ) -> bool:
@@ -234,7 +291,7 @@ class ActionDelivery:
 
     async def _observable(self, at: Address) -> dict[str, Any]:
         """What a press might change: the element's states and name, the app's windows."""
-        app = Address(at.bus, "/org/a11y/atspi/accessible/root")
+        app = Address(at.bus, ROOT_PATH)
         try:
             basics, windows = await asyncio.gather(
                 read_basics(self._bus, at), read_children(self._bus, app)
@@ -252,11 +309,34 @@ class ActionDelivery:
         return bool(body[0])
 
     async def _press(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
-        actions = await read_actions(self._bus, at) if "Action" in basics.interfaces else ()
+        actions = await self._actions(at, basics)
         index = press_index(actions)
         if index is None:
             refuse_physical(request, f"the {basics.role} has no accessible action to press")
             raise AssertionError  # unreachable: refuse_physical raises
+        return await self._do_press(request, at, basics, actions, index)
+
+    async def _actions(self, at: Address, basics: Basics) -> tuple[str, ...]:
+        return await read_actions(self._bus, at) if "Action" in basics.interfaces else ()
+
+    async def _do_press(
+        self,
+        request: ActionRequest,
+        at: Address,
+        basics: Basics,
+        actions: tuple[str, ...],
+        index: int,
+    ) -> ActionResult:
+        """DoAction ``index``; ``worked`` once the element, its app's windows or events show it."""
+        if action_may_hold_call(request.root.toolkit, basics.name):
+            if "showing" not in basics.states:
+                return self._sent_nothing(
+                    request,
+                    basics,
+                    f"the {basics.role} is not on screen (its menu is closed) and "
+                    f"{HELD_CALL_REASON}, so nothing was sent; open its menu first, then press it",
+                )
+            refuse_physical(request, HELD_CALL_REASON)
         mechanism = f"Action.DoAction({actions[index]})"
         before = await self._observable(at)
         with self._watch(request, at.bus) as watch:
@@ -272,6 +352,7 @@ class ActionDelivery:
             try:
                 seen_change = await self._until(watch, changed)
             except CallTimeout:
+                self._stuck[request.root.pid] = at.bus
                 blocked = {"events": list(watch.seen), "answering": False}
                 return self._result(request, "unknown", mechanism, blocked, MODAL_REASON)
         evidence: dict[str, object] = {"events": list(watch.seen)}
@@ -294,7 +375,7 @@ class ActionDelivery:
         watched: tuple[str, ...],
     ) -> ActionResult:
         """DoAction, then read the states back until ``done`` holds or the settle ends."""
-        actions = await read_actions(self._bus, at) if "Action" in basics.interfaces else ()
+        actions = await self._actions(at, basics)
         index = named_index(actions, wanted_actions)
         if index is None:
             index = press_index(actions)
@@ -489,10 +570,74 @@ class ActionDelivery:
         return self._result(request, outcome, "Value.CurrentValue", evidence)
 
     async def _parent(self, at: Address) -> tuple[Address, Basics | None]:
-        parent = Address.of(
-            await self._bus.get(at.bus, at.path, IFACE_PREFIX + "Accessible", "Parent")
-        )
+        parent = Address.of(await self._bus.get(at.bus, at.path, ACCESSIBLE, "Parent"))
         return parent, (await read_basics(self._bus, parent) if not parent.is_null else None)
+
+    async def _index_in_parent(self, at: Address) -> int:
+        return int((await self._bus.call(at.bus, at.path, ACCESSIBLE, "GetIndexInParent"))[0])
+
+    async def _container(self, at: Address) -> tuple[Address, Basics, int] | None:
+        """The nearest ancestor whose Selection holds the element, and the index there.
+
+        The climb passes only through selectable items (a row's cell holding the
+        name cell), never through a page or pane: selecting the tab that holds
+        a pane is not selecting the pane.
+        """
+        child = at
+        for _ in range(MAX_SELECTION_CLIMB):
+            parent, parent_basics = await self._parent(child)
+            if parent_basics is None:
+                return None
+            if "Selection" in parent_basics.interfaces:
+                return parent, parent_basics, await self._index_in_parent(child)
+            if "selectable" not in parent_basics.states:
+                return None
+            child = parent
+        return None
+
+    async def _selection_ways(
+        self, at: Address, basics: Basics, *, click: bool
+    ) -> list[tuple[str, Callable[[], Awaitable[bool]]]]:
+        """Every way this element can be selected semantically, in the order to try them.
+
+        None is an open, activate or press: in a file manager those launch files.
+        A click moves focus to what it clicks, and a GTK 3 tree view selects the
+        row it focuses (only that row), so a click tries GrabFocus first; a select
+        changes the selection only, so it tries the container first.
+        """
+        ways: list[tuple[str, Callable[[], Awaitable[bool]]]] = []
+
+        async def ask(where: Address, interface: str, member: str, *args: int) -> Any:
+            signature = "i" * len(args)
+            body = await self._bus.call(where.bus, where.path, interface, member, signature, args)
+            return body[0] if body else True
+
+        async def call(where: Address, interface: str, member: str, *args: int) -> bool:
+            return bool(await ask(where, interface, member, *args))
+
+        container = await self._container(at)
+        if container is not None:
+            box, box_basics, index = container
+            ways.append(
+                ("Selection.SelectChild", lambda: call(box, SELECTION, "SelectChild", index))
+            )
+            if "Table" in box_basics.interfaces:
+                # GTK 3 refuses SelectChild on a table of several columns; its rows
+                # are selected through the Table interface.
+                async def add_row() -> bool:
+                    row = int(await ask(box, TABLE, "GetRowAtIndex", index))
+                    return row >= 0 and await call(box, TABLE, "AddRowSelection", row)
+
+                ways.append(("Table.AddRowSelection", add_row))
+        actions = await self._actions(at, basics)
+        own = named_index(actions, SELECT_WORDS)
+        if own is not None:
+            ways.append((f"Action.DoAction({actions[own]})", lambda: self._do_action(at, own)))
+        if {"selectable", "focusable"} <= basics.states and "Component" in basics.interfaces:
+            # only an item can be selected by focusing it; a button never is
+            focus = ("Component.GrabFocus", lambda: call(at, COMPONENT, "GrabFocus"))
+            ways.insert(0 if click else len(ways), focus)
+        return ways
 
     async def _select(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
         parent, parent_basics = await self._parent(at)
@@ -502,38 +647,75 @@ class ActionDelivery:
                 return await self._select_in_combo(request, at, basics, combo, combo_basics)
         if "selected" in basics.states:
             return self._result(request, "worked", "none", {"already": "selected"})
-        if parent_basics is None or "Selection" not in parent_basics.interfaces:
-            return await self._state_step(
+        ways = await self._selection_ways(at, basics, click=False)
+        if not ways:
+            return self._sent_nothing(
                 request,
-                at,
                 basics,
-                ("select", *PRESS_ORDER),
-                lambda s: "selected" in s,
-                ("selected",),
+                f"the {basics.role} cannot be selected: no container with a Selection holds "
+                "it, it has no select action and cannot take focus; nothing was sent (an "
+                "activate or open is never used for select)",
             )
-        body = await self._bus.call(
-            at.bus, at.path, IFACE_PREFIX + "Accessible", "GetIndexInParent"
-        )
-        mechanism = "Selection.SelectChild"
+        return await self._select_by(request, at, basics, ways)
+
+    async def _click(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+        """A left click on the element, semantically, proven on the element itself.
+
+        An item of a list, table, icon view or tab list is selected (a click
+        there selects; its ``activate`` would open it); anything else needs an
+        action that is a click by name. Otherwise the click must be a real one.
+        """
+        if "selectable" in basics.states:
+            if {"selected", "focused"} <= basics.states:
+                return self._result(request, "worked", "none", {"already": "selected"})
+            ways = await self._selection_ways(at, basics, click=True)
+            if ways:
+                return await self._select_by(request, at, basics, ways)
+            refuse_physical(request, f"the {basics.role} cannot be selected semantically")
+        actions = await self._actions(at, basics)
+        index = named_index(actions, CLICK_WORDS)
+        if index is None:
+            refuse_physical(request, f"the {basics.role} has no accessible action that is a click")
+            raise AssertionError
+        return await self._do_press(request, at, basics, actions, index)
+
+    async def _select_by(
+        self,
+        request: ActionRequest,
+        at: Address,
+        basics: Basics,
+        ways: list[tuple[str, Callable[[], Awaitable[bool]]]],
+    ) -> ActionResult:
+        """Try ``ways`` in order until the element itself reads back as selected."""
         states = basics.states
-        with self._watch(request, at.bus) as watch:
-            await self._bus.call(
-                parent.bus,
-                parent.path,
-                IFACE_PREFIX + "Selection",
-                "SelectChild",
-                "i",
-                (int(body[0]),),
-            )
+        tried: list[str] = []
+        for mechanism, send in ways:
+            tried.append(mechanism)
+            with self._watch(request, at.bus) as watch:
+                if not await send():
+                    continue  # the toolkit refused: nothing changed, try the next way
 
-            async def check() -> bool:
-                nonlocal states
-                states = await read_states(self._bus, at)
-                return "selected" in states
+                async def check() -> bool:
+                    nonlocal states
+                    states = await read_states(self._bus, at)
+                    return "selected" in states
 
-            ok = await self._until(watch, check)
-        evidence = {"selected": "selected" in states, "events": watch.seen}
-        return self._result(request, "worked" if ok else "didnt", mechanism, evidence)
+                if await self._until(watch, check):
+                    evidence = {
+                        "selected": True,
+                        "focused": "focused" in states,
+                        "tried": tried,
+                        "events": watch.seen,
+                    }
+                    return self._result(request, "worked", mechanism, evidence)
+        evidence = {"selected": False, "states": sorted(states - NOISE), "tried": tried}
+        return self._result(
+            request,
+            "didnt",
+            " / ".join(tried),
+            evidence,
+            f"the {basics.role} is still not selected",
+        )
 
     async def _select_in_combo(
         self,

@@ -103,6 +103,11 @@ class AtspiBackend(Backend):
         """``sent`` as ``worked`` once the target's text shows what was typed."""
         return await self._actions.read_back_typing(request, before, sent)
 
+    async def stuck_in_call(self, root: RootInfo) -> bool:
+        """Whether the root's application is held inside an earlier action's call (a
+        modal dialog it runs there): a key press would then deadlock it."""
+        return await self._actions.stuck_in_call(root.pid)
+
     async def until_default_enabled(self, root: RootInfo) -> None:
         """Return once the window's default button (what Enter activates) is enabled.
 

@@ -15,6 +15,19 @@ from collections.abc import Iterable, Sequence
 PRESS_ORDER = ("activate", "click", "press", "invoke", "open")
 PRESS_WORDS = frozenset({*PRESS_ORDER, "jump", "toggle", "select", "switch"})
 EXPAND_WORDS = ("expand or contract", "expand or collapse", "expand", "collapse", "open", "toggle")
+# Action names that are a click by name. Others (a GTK 3 table cell's
+# ``activate`` opens the row) do what a double click or Enter does.
+CLICK_WORDS = ("click", "press")
+SELECT_WORDS = ("select",)
+# Toolkits whose bridge runs an action inside the AT-SPI call that asked for it
+# (the reply goes out first, then the handler runs): an action that opens a
+# modal dialog with a nested main loop (GTK 3's gtk_dialog_run) holds that
+# call, so the application answers nothing until the dialog closes, and once
+# any client listens to events the bridge forwards every key press
+# synchronously over the same held connection and deadlocks (gdb on Thunar:
+# gtk_dialog_run under dbus_connection_dispatch, then the key listener waiting
+# in dbus_connection_dispatch).
+ACTIONS_IN_CALL_TOOLKITS = ("gtk 3",)
 TOGGLE_ROLES = frozenset(
     {
         "check box",
@@ -63,6 +76,18 @@ def press_index(actions: Sequence[str]) -> int | None:
         if wanted in names:
             return names.index(wanted)
     return 0
+
+
+def action_may_hold_call(toolkit: str, name: str) -> bool:
+    """Whether acting on an element named ``name`` may open a dialog inside the AT-SPI
+    call, leaving the application unable to answer (see ACTIONS_IN_CALL_TOOLKITS).
+
+    A label ending in an ellipsis is the desktop convention for a command that
+    asks for more input in a dialog before it runs.
+    """
+    return toolkit.lower().startswith(ACTIONS_IN_CALL_TOOLKITS) and name.strip().endswith(
+        ("...", "\u2026")
+    )
 
 
 def named_index(actions: Sequence[str], wanted: Iterable[str]) -> int | None:

@@ -137,6 +137,14 @@ class _Mirror:
                 self.all_moved = True
             elif not self.records:
                 self.valued.add(at)
+        elif member == "StateChanged":
+            # GTK 3 announces a tree row's selection on the row's cells only: the
+            # cells a container cell holds (a file row's icon and name) change
+            # with no event of their own (Thunar: 8 StateChanged for two rows of
+            # four columns, none for the names).
+            record = self.records.get(at)
+            if record is not None and record.basics.role == "table cell" and record.children:
+                self.dirty.update(record.children)
         self.dirty.add(at)
 
 

@@ -207,14 +207,16 @@ class _Sender:
 
     def _preflight(self, point: tuple[int, int]) -> None:
         x, y = point
+        root = self.display.screen().root
+        child = root.translate_coords(root, x, y).child
+        child_id = child.id if child else 0
+        if self._own_popup(child_id):
+            return
         if not _inside(self.frame, x, y):
             raise CoordinateBlocked(
                 f"point ({x}, {y}) is outside window {self.window_id:#x} at "
                 f"{self.frame.x},{self.frame.y} {self.frame.w}×{self.frame.h}."
             )
-        root = self.display.screen().root
-        child = root.translate_coords(root, x, y).child
-        child_id = child.id if child else 0
         if child_id in self.chain:
             return
         if child_id and self.window_id in ewmh.ancestry(self.conn, child_id):
@@ -223,6 +225,21 @@ class _Sender:
             f"point ({x}, {y}) is occluded: the window there is {_hex(child_id)}, not "
             f"{self.window_id:#x} or one of its ancestors."
         )
+
+    def _own_popup(self, child_id: int) -> bool:
+        """Whether ``child_id`` is a popup (an open menu) of the target window's own client.
+
+        Popups are override-redirect top-level windows, outside the window's
+        tree and often outside its frame; the X server gives all windows of one
+        client the same resource-id base.
+        """
+        if not child_id:
+            return False
+        mask = self.display.display.info.resource_id_mask
+        if child_id & ~mask != self.window_id & ~mask:
+            return False
+        popup = self.display.create_resource_object("window", child_id)
+        return bool(popup.get_attributes().override_redirect)
 
     def _fake(self, event_type: int, detail: int = 0, point: tuple[int, int] | None = None) -> None:
         if point is None:
