@@ -9,6 +9,8 @@ content. The server speaks stdio only: it opens no network listener.
 from __future__ import annotations
 
 import base64
+import os
+import signal
 from typing import Any
 
 import anyio
@@ -25,6 +27,8 @@ INSTRUCTIONS = (
     "search_ui / expand_ui / inspect_ui on the returned stateId → act_ui with @e refs and an "
     "`expect` postcondition → use the new stateId from the result. Refs belong to one state."
 )
+
+_SIGTERM_CLEANUP_S = 15.0
 
 
 def _to_mcp(result: ToolResult) -> types.CallToolResult:
@@ -67,10 +71,28 @@ async def serve() -> None:
     computer = Computer()
     server = build_server(computer)
     try:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with anyio.create_task_group() as group:
+            group.start_soon(_end_on_sigterm, computer)
+            async with stdio_server() as (read_stream, write_stream):
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+            group.cancel_scope.cancel()
     finally:
         await computer.close()
+
+
+async def _end_on_sigterm(computer: Computer) -> None:
+    """SIGTERM shuts down as EOF on stdin does: browsers closed, temp dirs removed.
+
+    The stdin reader is a thread blocked in ``readline`` that cancellation
+    cannot interrupt, so rather than wait for it the server cleans up and then
+    ends by the signal itself, as whoever sent it expects.
+    """
+    with anyio.open_signal_receiver(signal.SIGTERM) as signals:
+        async for _ in signals:
+            with anyio.CancelScope(shield=True), anyio.move_on_after(_SIGTERM_CLEANUP_S):
+                await computer.close()
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
 
 
 def main() -> None:
