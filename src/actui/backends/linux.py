@@ -5,8 +5,9 @@ runtime sends with the ``foreground`` (or ``default``) policy needs physical
 input and goes to XTEST; keyboard input aimed at an element first gets that
 element focused semantically, so the keys land where the agent meant, and a
 physical Enter waits (briefly) for the default button it activates to be
-enabled, and a click aimed at an element for that element, as a person would. Roots
-are AT-SPI's, enriched with their X11 windows (id, stacking, activation).
+enabled, and a click aimed at an element for that element, as a person would.
+Physically typed text is not done until it has arrived (``arrival``). Roots are
+AT-SPI's, enriched with their X11 windows (id, stacking, activation).
 This module only composes; each half owns its platform.
 """
 
@@ -16,6 +17,7 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import replace
 
+from actui.backends.arrival import ArrivingText
 from actui.backends.atspi.backend import AtspiBackend
 from actui.backends.base import (
     ActionRequest,
@@ -45,6 +47,7 @@ class LinuxBackend(Backend):
         display = (env or {}).get("DISPLAY", "")
         self._x11 = X11Session(display) if display else None
         self._input = X11Input(self._x11) if self._x11 else None
+        self._typing = ArrivingText(self.atspi, self._input) if self._input else None
         self._x11_started = False
         self._x11_starting = asyncio.Lock()
 
@@ -84,13 +87,17 @@ class LinuxBackend(Backend):
 
     async def act(self, request: ActionRequest) -> ActionResult:
         if request.policy not in _PHYSICAL_POLICIES:
-            return await self.atspi.act(request)
+            result = await self.atspi.act(request)
+            if request.kind == "focus" and request.target and result.outcome == "worked":
+                self.atspi.note_focused(request.target)
+            return result
         window_id = request.root.window_id
         if self._input is None or not window_id:
             raise CoordinateBlocked(
                 "physical input needs an X11 window for this root, and none is known."
             )
         await self._session()
+        aimed = request.target
         if request.target is not None and request.kind in ("typeText", "keypress"):
             focused = await self.atspi.act(replace(request, kind="focus", policy="background"))
             if focused.outcome == "didnt":
@@ -98,13 +105,17 @@ class LinuxBackend(Backend):
                     "the target could not be focused, so typed keys would land elsewhere; "
                     "click it first or act on a focusable element."
                 )
+            self.atspi.note_focused(request.target)
             request = replace(request, target=None)
         if request.kind == "keypress" and [k.lower() for k in request.keys] in _ENTER:
             await self.atspi.until_default_enabled(request.root)
         refusal = await self.atspi.refusal_if_disabled(request)
         if refusal is not None:
             return refusal
-        result = await self._input.deliver(request, window_id)
+        if request.kind == "typeText" and self._typing is not None:
+            result = await self._typing.type(request, window_id, aimed)
+        else:
+            result = await self._input.deliver(request, window_id)
         self.atspi.note_input(request.root)  # GTK4's events lag physical input too
         return result
 
