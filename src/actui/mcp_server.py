@@ -8,7 +8,9 @@ content. The server speaks stdio only: it opens no network listener.
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 import os
 import signal
 from typing import Any
@@ -29,6 +31,8 @@ INSTRUCTIONS = (
 )
 
 _SIGTERM_CLEANUP_S = 15.0
+_ENDING: set[asyncio.Task[None]] = set()
+"""The shutdown a SIGTERM started, kept referenced until the process ends."""
 
 
 def _to_mcp(result: ToolResult) -> types.CallToolResult:
@@ -69,30 +73,35 @@ def build_server(computer: Computer) -> Server[Any]:
 
 async def serve() -> None:
     computer = Computer()
+    _close_on_sigterm(computer)
     server = build_server(computer)
     try:
-        async with anyio.create_task_group() as group:
-            group.start_soon(_end_on_sigterm, computer)
-            async with stdio_server() as (read_stream, write_stream):
-                await server.run(read_stream, write_stream, server.create_initialization_options())
-            group.cancel_scope.cancel()
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
         await computer.close()
 
 
-async def _end_on_sigterm(computer: Computer) -> None:
+def _close_on_sigterm(computer: Computer) -> None:
     """SIGTERM shuts down as EOF on stdin does: browsers closed, temp dirs removed.
 
     The stdin reader is a thread blocked in ``readline`` that cancellation
     cannot interrupt, so rather than wait for it the server cleans up and then
     ends by the signal itself, as whoever sent it expects.
     """
-    with anyio.open_signal_receiver(signal.SIGTERM) as signals:
-        async for _ in signals:
-            with anyio.CancelScope(shield=True), anyio.move_on_after(_SIGTERM_CLEANUP_S):
-                await computer.close()
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGTERM)
+    loop = asyncio.get_running_loop()
+
+    async def close_then_end() -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(computer.close(), _SIGTERM_CLEANUP_S)
+        loop.remove_signal_handler(signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    def on_sigterm() -> None:
+        if not _ENDING:  # a second SIGTERM changes nothing: the shutdown is under way
+            _ENDING.add(loop.create_task(close_then_end()))
+
+    loop.add_signal_handler(signal.SIGTERM, on_sigterm)
 
 
 def main() -> None:
