@@ -11,8 +11,11 @@ JSON-RPC error instead of nothing.
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 import os
+import signal
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
 
@@ -33,6 +36,10 @@ INSTRUCTIONS = (
     "search_ui / expand_ui / inspect_ui on the returned stateId → act_ui with @e refs and an "
     "`expect` postcondition → use the new stateId from the result. Refs belong to one state."
 )
+
+_SIGTERM_CLEANUP_S = 15.0
+_ENDING: set[asyncio.Task[None]] = set()
+"""The shutdown a SIGTERM started, kept referenced until the process ends."""
 
 
 def _to_mcp(result: ToolResult) -> types.CallToolResult:
@@ -91,6 +98,7 @@ async def _forward(replies: MemoryObjectReceiveStream[SessionMessage], write_str
 
 async def serve() -> None:
     computer = Computer()
+    _close_on_sigterm(computer)
 
     async def the_computer(_ctx: Any) -> Computer:
         return computer
@@ -108,6 +116,28 @@ async def serve() -> None:
                 tasks.cancel_scope.cancel()
     finally:
         await computer.close()
+
+
+def _close_on_sigterm(computer: Computer) -> None:
+    """SIGTERM shuts down as EOF on stdin does: browsers closed, temp dirs removed.
+
+    The stdin reader is a thread blocked in ``readline`` that cancellation
+    cannot interrupt, so rather than wait for it the server cleans up and then
+    ends by the signal itself, as whoever sent it expects.
+    """
+    loop = asyncio.get_running_loop()
+
+    async def close_then_end() -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(computer.close(), _SIGTERM_CLEANUP_S)
+        loop.remove_signal_handler(signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    def on_sigterm() -> None:
+        if not _ENDING:  # a second SIGTERM changes nothing: the shutdown is under way
+            _ENDING.add(loop.create_task(close_then_end()))
+
+    loop.add_signal_handler(signal.SIGTERM, on_sigterm)
 
 
 def main() -> None:

@@ -12,7 +12,8 @@ private bus, grandchildren that left their group, commands the caller ran with `
 Each app ``launch`` starts keeps its output in a log file under the runtime directory's
 ``apps/``, and gets an exit record there (:mod:`actui.exit_records`, directory in
 ``ACTUI_SANDBOX_APPS``), so a tool in the sandbox can say how an app ended and where its
-output is.
+output is. If the owner dies without a teardown, a reaper process
+(:mod:`actui.sandbox_reaper`) stops them and removes the run dir.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import secrets
 import select
 import shutil
 import signal
+import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Iterator, Mapping, Sequence
@@ -36,11 +38,11 @@ from typing import Any, TypeVar
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
-from actui import exit_records
+from actui import exit_records, sandbox_reaper
 from actui.backends.exits import from_returncode
+from actui.sandbox_reaper import TOKEN_VAR, tagged_pids
 from actui.views import exit_text
 
-TOKEN_VAR = "ACTUI_SANDBOX_ID"
 START_TIMEOUT_S = 30.0
 STOP_GRACE_S = 2.0
 CALL_TIMEOUT_S = 2.0
@@ -121,6 +123,8 @@ class Sandbox:
         self.startup_s = 0.0
         self._token = secrets.token_hex(8)
         self._rundir: Path | None = None
+        self._lifeline: int | None = None
+        self._reaper: asyncio.subprocess.Process | None = None
         self._children: list[_Child] = []
         self._session: MessageBus | None = None
         self._a11y: MessageBus | None = None
@@ -254,9 +258,14 @@ class Sandbox:
 
     async def _start(self) -> None:
         self._rundir = Path(tempfile.mkdtemp(prefix="actui-sandbox-"))
+        await self._start_reaper()
         self.env["XDG_RUNTIME_DIR"] = str(self._rundir)
         self.apps_dir.mkdir()
         self.env[exit_records.RECORDS_VAR] = str(self.apps_dir)
+        # Temp files (a browser profile, stored output) go where teardown, or the reaper after
+        # a killed owner, deletes them, even when the process that made them was killed.
+        (self._rundir / "tmp").mkdir()
+        self.env["TMPDIR"] = str(self._rundir / "tmp")
         # A private home: apps keep settings, recent files and session state there, so one
         # run (or a killed app's leftovers) never changes how the next run's apps start.
         home = self._rundir / "home"
@@ -280,6 +289,25 @@ class Sandbox:
         if wm is not None:
             self._step = "waiting for openbox to manage the screen"
             await self._ready(wm, asyncio.to_thread(_wait_for_wm, self.display, START_TIMEOUT_S))
+
+    async def _start_reaper(self) -> None:
+        """The process that finishes the teardown if this one dies first (sandbox_reaper)."""
+        assert self._rundir is not None
+        reads, self._lifeline = os.pipe()
+        try:
+            self._reaper = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-I",
+                sandbox_reaper.__file__,
+                self._token,
+                str(self._rundir),
+                stdin=reads,
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL,
+                start_new_session=True,
+            )
+        finally:
+            os.close(reads)
 
     async def _start_x(self) -> None:
         """Claim a display race-free: Xvfb's own lock file decides, ``-displayfd`` says ready."""
@@ -485,6 +513,17 @@ class Sandbox:
             if self._rundir is not None:
                 shutil.rmtree(self._rundir, ignore_errors=True)
             _LIVE.discard(self)
+            await self._release_reaper()
+
+    async def _release_reaper(self) -> None:
+        """Close the lifeline: with nothing left to reap, the reaper exits at once."""
+        if self._lifeline is not None:
+            os.close(self._lifeline)
+            self._lifeline = None
+        if self._reaper is not None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._reaper.wait(), STOP_GRACE_S)
+            self._reaper = None
 
     def _live_pids(self) -> set[int]:
         """Every live process of this sandbox: its token in their environment, or its child."""
@@ -532,22 +571,6 @@ def _kill_leftovers() -> None:
 def _taken_note_of(ended: asyncio.Future[None]) -> None:
     if not ended.cancelled():
         ended.exception()
-
-
-def tagged_pids(token: str) -> set[int]:
-    """The live processes whose environment carries this sandbox token (zombies excluded)."""
-    entry = f"{TOKEN_VAR}={token}".encode()
-    found: set[int] = set()
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            environ = (proc / "environ").read_bytes()
-        except OSError:
-            continue
-        if entry in environ.split(b"\0"):
-            found.add(int(proc.name))
-    return found
 
 
 def _free_displays(first: int, count: int) -> Iterator[int]:

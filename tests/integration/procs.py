@@ -58,3 +58,25 @@ def listening_tcp_ports(pids: set[int]) -> list[int]:
             if fields[3] == _LISTEN and fields[9] in owned:
                 ports.append(int(fields[1].rsplit(":", 1)[1], 16))
     return ports
+
+
+def command_name(pid: int) -> str:
+    """The process's name (``comm``), "" once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/comm").read_text().strip()
+    except OSError:
+        return ""
+
+
+def argv(pid: int) -> list[str]:
+    """The process's command line, [] once it is gone."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return []
+    return raw.decode(errors="replace").split("\0")[:-1]
+
+
+def display_locked(display: str) -> bool:
+    """Whether an X server still holds the lock file of ``display`` (":N")."""
+    return Path(f"/tmp/.X{display.lstrip(':')}-lock").exists()

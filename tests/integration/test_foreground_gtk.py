@@ -130,7 +130,7 @@ async def test_a_refused_background_insert_is_retried_in_the_foreground_and_stay
 ) -> None:
     """zenity --text-info shows a read-only text view: EditableText.InsertText changes
     nothing (checked ``didnt``), so the side-effect-free retry runs; the keys change
-    nothing either, and the outcome stays ``unknown`` rather than ``worked``."""
+    nothing either, and the view's read-back says so: ``didnt``, never ``worked``."""
     text = tmp_path / "notes.txt"
     text.write_text("read only text\n")
     viewer = await module_sandbox.launch(
@@ -145,7 +145,7 @@ async def test_a_refused_background_insert_is_retried_in_the_foreground_and_stay
     assert trace["escalationReason"] == "side_effect_free_didnt"
     assert trace["backgroundAttempt"]["outcome"] == "didnt"
     assert trace["steps"][0]["deliveryPolicy"] == "foreground"
-    assert acted["outcome"] == "unknown"
+    assert acted["outcome"] == "didnt"
     read = await computer.call("read_text", {"stateId": acted["stateId"], "ref": view.ref})
     assert read.details["text"] == "read only text\n"
 

@@ -6,10 +6,11 @@ input and goes to XTEST; keyboard input aimed at an element first gets that
 element focused semantically, so the keys land where the agent meant, and a
 physical Enter waits (briefly) for the default button it activates to be
 enabled, and a click aimed at an element for that element, as a person would.
-Text typed into an element ends its step only once that element shows it (or
-a budget passes): keys reach a web page later than the next call. No key goes
-to an application held inside an earlier action's AT-SPI call (a modal dialog
-it runs there): its bridge would deadlock on the key. Roots are AT-SPI's,
+Typed text is not done until it has arrived (``arrival``); text set physically
+into an element ends its step only once that element shows it (or a budget
+passes): keys reach a web page later than the next call. No key goes to an
+application held inside an earlier action's AT-SPI call (a modal dialog it
+runs there): its bridge would deadlock on the key. Roots are AT-SPI's,
 enriched with their X11 windows (id, stacking, activation), plus the X11
 windows no accessible application describes: those are bare windows, read by
 their pixels (a one-node snapshot; visual mode adds OCR) and driven by
@@ -24,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from actui.backends.arrival import ArrivingText
 from actui.backends.atspi.backend import AtspiBackend
 from actui.backends.base import (
     ActionRequest,
@@ -70,6 +72,7 @@ class LinuxBackend(Backend):
         display = (env or {}).get("DISPLAY", "")
         self._x11 = X11Session(display) if display else None
         self._input = X11Input(self._x11) if self._x11 else None
+        self._typing = ArrivingText(self.atspi, self._input) if self._input else None
         self._x11_started = False
         self._x11_starting = asyncio.Lock()
         self._unpaired_since: dict[int, float] = {}
@@ -184,7 +187,10 @@ class LinuxBackend(Backend):
                     "this window has no accessibility tree, so only physical input at x/y "
                     "reaches it (observe it with mode 'visual' to see where)."
                 )
-            return await self.atspi.act(request)
+            result = await self.atspi.act(request)
+            if request.kind == "focus" and request.target and result.outcome == "worked":
+                self.atspi.note_focused(request.target)
+            return result
         window_id = request.root.window_id
         if self._input is None or not window_id:
             raise CoordinateBlocked(
@@ -200,7 +206,8 @@ class LinuxBackend(Backend):
                 "deadlock it, so no key was sent. Close the dialog with a click first."
             )
         aimed = request
-        before = await self.atspi.text_before_typing(request)
+        # typed text is confirmed by its arrival; text set by keys, by reading the target back
+        before = await self.atspi.text_before_typing(request) if request.kind == "setText" else None
         if request.target is not None and request.kind in ("typeText", "keypress", "setText"):
             focused = await self.atspi.act(replace(request, kind="focus", policy="background"))
             if focused.outcome == "didnt":
@@ -208,13 +215,17 @@ class LinuxBackend(Backend):
                     "the target could not be focused, so typed keys would land elsewhere; "
                     "click it first or act on a focusable element."
                 )
+            self.atspi.note_focused(request.target)
             request = replace(request, target=None)
         if request.kind == "keypress" and [k.lower() for k in request.keys] in _ENTER:
             await self.atspi.until_default_enabled(request.root)
         refusal = await self.atspi.refusal_if_disabled(request)
         if refusal is not None:
             return refusal
-        result = await self._input.deliver(request, window_id)
+        if request.kind == "typeText" and self._typing is not None:
+            result = await self._typing.type(request, window_id, aimed.target)
+        else:
+            result = await self._input.deliver(request, window_id)
         self.atspi.note_input(request.root)  # GTK4's events lag physical input too
         if before is not None:
             result = await self.atspi.read_back_typing(aimed, before, result)

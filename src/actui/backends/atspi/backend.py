@@ -21,6 +21,7 @@ from actui.backends.atspi.actions import ENABLE_WAIT_S, ActionDelivery
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
 from actui.backends.atspi.changes import ChangeCounters
+from actui.backends.atspi.fields import FieldText, FocusTracker, read_field, read_length
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import Listing, RootLister
@@ -69,6 +70,8 @@ class AtspiBackend(Backend):
         self._changes.listen(self._mirrors.on_event)
         self._changes.listen(self._roots.on_event)
         self._snapshots = SnapshotReader(self._bus, self._mirrors)
+        self._focus = FocusTracker()
+        self._bus.subscribe(self._focus.on_signal)
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
         return (await self.listing(pid)).roots
@@ -189,6 +192,21 @@ class AtspiBackend(Backend):
             return await self._actions.act(request)
         finally:
             self.note_input(request.root)
+
+    def focused_field(self, root: RootInfo) -> str | None:
+        """The element of ``root``'s application that last took the keyboard focus."""
+        return self._focus.focused(Address.parse(root.native_id).bus)
+
+    def note_focused(self, native_id: str) -> None:
+        """actui focused ``native_id`` (an element already focused announces nothing)."""
+        self._focus.note(native_id)
+
+    async def read_field(self, native_id: str) -> FieldText | None:
+        """The focused text field's content and typing position (None if it is none)."""
+        return await read_field(self._bus, native_id)
+
+    async def field_length(self, native_id: str) -> int:
+        return await read_length(self._bus, native_id)
 
     def note_input(self, root: RootInfo) -> None:
         """Input was just delivered to ``root``'s application (also physical input).

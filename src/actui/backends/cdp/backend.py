@@ -93,6 +93,7 @@ class CdpBackend(Backend):
             self._browser = browser
             self._browser_conn = CdpConnection(browser.pipe, "the browser")
             await _answering(self._browser_conn, browser)
+            browser.note_singleton_dir()
             root = await self._first_page()
             if url != "about:blank":
                 root = await self.navigate(root, url)

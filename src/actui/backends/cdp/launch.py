@@ -3,10 +3,10 @@
 This module owns the browser process: picking the executable, building the
 command line, handing Chromium the two ends of its debugging pipe on fds 3
 and 4 (``--remote-debugging-pipe``: no TCP port, so no other local process can
-reach the browser), keeping everything it writes inside the profile directory
-(its temp files and singleton dirs, its crash database) and tearing it all
-down (process group, profile directory). It must not speak CDP; connections
-live in ``connection.py``.
+reach the browser), keeping its crash database inside the profile directory
+and tearing it all down (process group, profile directory, the singleton
+dir Chromium makes in the temp dir). It must not speak CDP; connections live
+in ``connection.py``.
 """
 
 from __future__ import annotations
@@ -102,32 +102,55 @@ class BrowserProcess:
     profile: Path
     pipe: PipeTransport
     """The parent's ends of the debugging pipe; the browser's connection owns it."""
+    singleton_dir: Path | None = None
+    """The temp dir holding Chromium's singleton socket, once it is known."""
 
     @property
     def alive(self) -> bool:
         return self.process.returncode is None
 
+    def note_singleton_dir(self) -> None:
+        """Remember where the singleton socket lives; call once the browser answers.
+
+        Chromium removes its profile's link to it on a clean close but leaves
+        the ``org.chromium.Chromium.*`` dir itself when it is killed.
+        """
+        self.singleton_dir = _singleton_dir(self.profile) or self.singleton_dir
+
     async def terminate(self) -> None:
-        """Let a closing browser exit, else kill the whole process group; delete the profile.
+        """Let a closing browser exit, else kill the whole process group; delete its dirs.
 
         Renderers and zygotes share the group and may outlive the main process.
         """
+        self.note_singleton_dir()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.process.wait(), EXIT_GRACE_S)
         await _kill_group(self.process)
+        if self.singleton_dir is not None:
+            shutil.rmtree(self.singleton_dir, ignore_errors=True)
         shutil.rmtree(self.profile, ignore_errors=True)
 
 
-def child_env(env: Mapping[str, str], profile: Path) -> dict[str, str]:
-    """The browser's environment: its temp files and config (the crash database) in the profile.
+def _singleton_dir(profile: Path) -> Path | None:
+    """The temp dir the profile's ``SingletonSocket`` link points into, if it is Chromium's."""
+    try:
+        target = Path(os.readlink(profile / "SingletonSocket")).parent
+    except OSError:
+        return None
+    return target if target.name.startswith("org.chromium.Chromium.") else None
 
-    Chromium leaves ``org.chromium.Chromium.*`` singleton dirs in the temp dir
-    even on a clean close, and keeps its crash database under the config
-    home, outside ``--user-data-dir``; both go where teardown deletes them.
+
+def child_env(env: Mapping[str, str], profile: Path) -> dict[str, str]:
+    """The browser's environment: its config and cache homes inside the profile.
+
+    Chromium keeps its crash database under ``$XDG_CONFIG_HOME/chromium``,
+    outside ``--user-data-dir`` (``--crash-dumps-dir`` does not move it), and
+    GLib's settings backend writes under ``$XDG_CACHE_HOME``.
     """
-    (profile / "tmp").mkdir()
-    (profile / "config").mkdir()
-    return {**env, "TMPDIR": str(profile / "tmp"), "XDG_CONFIG_HOME": str(profile / "config")}
+    homes = {"XDG_CONFIG_HOME": profile / "config", "XDG_CACHE_HOME": profile / "cache"}
+    for path in homes.values():
+        path.mkdir()
+    return {**env, **{name: str(path) for name, path in homes.items()}}
 
 
 async def spawn(env: Mapping[str, str], *, headed: bool) -> BrowserProcess:

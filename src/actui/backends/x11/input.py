@@ -3,9 +3,11 @@
 Owns the rules that decide whether synthetic pointer and keyboard events may be
 sent to a window (delivery policy, activation, "is it still the active window",
 "is the pointer really over it") and the sending itself, including typing any
-Unicode text through temporary keycode bindings. It must not decide what to
-click (the runtime maps image points to screen points) nor claim an effect:
-physical input proves nothing by itself, so every outcome is ``unknown``.
+Unicode text through temporary keycode bindings, kept until the application
+has consumed the keys typed with them. It must not decide what to click (the
+runtime maps image points to screen points) nor claim an effect: physical
+input proves nothing by itself, so every outcome is ``unknown``; whether typed
+text arrived is for the caller's ``consumed`` read-back to say.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import functools
 import itertools
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 
 from Xlib import X
 from Xlib.ext import xtest
@@ -55,6 +57,10 @@ DRAG_STEP_S = 0.008
 """Drags move in small steps with a pause so toolkits see a real motion, not a jump."""
 XTEST_VERSION = (2, 2)
 
+Consumed = Callable[[int], Awaitable[bool]]
+"""Awaited after each batch of keystrokes with how many characters have been sent so far;
+True once the application shows them all (its temporary bindings may then go at once)."""
+
 
 class X11Input:
     """XTEST delivery to the windows of one :class:`X11Session` (one step at a time)."""
@@ -64,10 +70,14 @@ class X11Input:
         self._conn = session.connection
         self._lock = asyncio.Lock()
 
-    async def deliver(self, request: ActionRequest, window_id: int) -> ActionResult:
+    async def deliver(
+        self, request: ActionRequest, window_id: int, consumed: Consumed | None = None
+    ) -> ActionResult:
         """Send ``request`` as synthetic input to ``window_id`` under its delivery policy.
 
-        ``request.point`` and ``request.path`` are screen pixels. Raises
+        ``request.point`` and ``request.path`` are screen pixels. Typed text
+        waits for ``consumed`` after each batch of keystrokes, so the next step
+        never overtakes keys the application has not handled yet. Raises
         :class:`CoordinateBlocked` (``ax_only``, occluded or outside point, hidden
         window), :class:`ForegroundRequired` (``background``; ``default`` with an
         inactive window; ``foreground`` when activation fails; focus lost midway).
@@ -75,8 +85,11 @@ class X11Input:
         async with self._lock:
             await self._gate(request, window_id)
             deadline = time.monotonic() + request.timeout_s
-            run = functools.partial(_deliver, self._conn, request, window_id, deadline)
-            evidence = await self._conn.call_within(request.timeout_s + 1.0, run)
+            if request.kind == "typeText":
+                evidence = await self._type(request, window_id, deadline, consumed)
+            else:
+                run = functools.partial(_deliver, self._conn, request, window_id, deadline)
+                evidence = await self._conn.call_within(request.timeout_s + 1.0, run)
         return ActionResult(
             outcome="unknown",
             delivery="hid",
@@ -85,6 +98,33 @@ class X11Input:
             evidence=evidence,
             reason="physical input was sent; only a read-back can show its effect",
         )
+
+    async def _type(
+        self,
+        request: ActionRequest,
+        window_id: int,
+        deadline: float,
+        consumed: Consumed | None,
+    ) -> dict[str, object]:
+        """Type segment by segment; each segment's bindings stay until its keys were consumed."""
+        budget = request.timeout_s + 1.0
+        start = functools.partial(_Typist, self._conn, window_id, deadline, request.text)
+        typist = await self._conn.call_within(budget, start)
+        for index in range(len(typist.segments)):
+            caught_up = False
+            try:
+                sent = await self._conn.call_within(budget, functools.partial(typist.send, index))
+                caught_up = consumed is not None and await consumed(sent)
+            finally:
+                release = functools.partial(typist.release, index, caught_up)
+                await self._conn.call_within(budget, release)
+        return {
+            "mechanism": "xtest",
+            "windowId": window_id,
+            "events": typist.events,
+            "chars": len(request.text),
+            "temporaryBindings": typist.bound,
+        }
 
     async def _gate(self, request: ActionRequest, window_id: int) -> None:
         policy = request.policy
@@ -149,9 +189,6 @@ def _operate(sender: _Sender, request: ActionRequest) -> dict[str, object]:
     if kind == "keypress":
         sender.chord(chord_keysyms(request.keys))
         return {"keys": [k if len(k) > 1 else "<char>" for k in request.keys]}
-    if kind == "typeText":
-        bound = sender.type_text(request.text)
-        return {"chars": len(request.text), "temporaryBindings": bound}
     if kind == "setText":
         # without a point the field was focused semantically beforehand (linux.py)
         placed: dict[str, object] = {}
@@ -342,26 +379,66 @@ class _Sender:
     @contextlib.contextmanager
     def _bound(self, segment: Segment) -> Iterator[None]:
         """Bind the segment's spare keycodes, then restore them once the app caught up."""
-        if not segment.bindings:
+        self.bind(segment)
+        try:
             yield
+        finally:
+            self.unbind(segment, caught_up=False)
+
+    def bind(self, segment: Segment) -> None:
+        if not segment.bindings:
             return
         width = len(self._keymap().rows[0])
         for keycode, keysym in segment.bindings:
             self.display.change_keyboard_mapping(keycode, [(keysym,) * width])
         self.display.sync()
-        try:
-            yield
-        finally:
-            self.display.sync()
+
+    def unbind(self, segment: Segment, *, caught_up: bool) -> None:
+        """Restore the segment's keycodes; unless the app is known to have caught up,
+        first give it :data:`CATCH_UP_S` to look them up."""
+        if not segment.bindings:
+            return
+        self.display.sync()
+        if not caught_up:
             time.sleep(CATCH_UP_S)
-            for keycode, _ in segment.bindings:
-                self.display.change_keyboard_mapping(keycode, [(0,) * width])
-            self.display.sync()
+        width = len(self._keymap().rows[0])
+        for keycode, _ in segment.bindings:
+            self.display.change_keyboard_mapping(keycode, [(0,) * width])
+        self.display.sync()
 
     def drain_events(self) -> None:
         """Drop the MappingNotify events our own rebinding caused, so none pile up."""
         while self.display.pending_events():
             self.display.next_event()
+
+
+class _Typist(_Sender):
+    """Text typed one segment at a time, so the caller can wait between segments."""
+
+    def __init__(self, conn: XConnection, window_id: int, deadline: float, text: str) -> None:
+        super().__init__(conn, window_id, deadline)
+        self.segments = plan_typing([keysym_for_char(c) for c in text], self._keymap())
+        self.bound = sum(len(segment.bindings) for segment in self.segments)
+        self._shift = self._shift_keycode()
+        self._sent = 0
+
+    def send(self, index: int) -> int:
+        """Bind and type segment ``index``; returns the characters sent so far.
+
+        Ends with XSync: the server has then turned every stroke into an event
+        for the focused client, so what remains is the client's own backlog.
+        """
+        segment = self.segments[index]
+        self.bind(segment)
+        for stroke in segment.strokes:
+            self._stroke(stroke, self._shift)
+            self._sent += 1
+        self.display.sync()
+        return self._sent
+
+    def release(self, index: int, caught_up: bool) -> None:
+        self.unbind(self.segments[index], caught_up=caught_up)
+        self.drain_events()
 
 
 def _steps(path: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:

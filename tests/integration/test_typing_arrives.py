@@ -1,0 +1,109 @@
+"""Typed text arrives whole before the next step runs, and typing reports its outcome.
+
+``focus`` → ``typeText`` (at the focus) → ``press OK`` in one act_ui on zenity: OK must
+not overtake keys GTK has not handled yet. zenity prints the entry's text when OK closes
+it, so its stdout is the application's own account of what arrived.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+import pytest_asyncio
+from computer_helpers import paired_root
+
+from actui.backends import arrival
+from actui.sandbox import Sandbox
+from actui.tools import Computer
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+ASCII = "".join(chr(33 + i % 94) for i in range(2000))
+MIXED = "".join("aé中Ω–✓ß b"[i % 9] for i in range(2000))
+SHORT = "abcdefgh" * 8
+# Keystrokes go at the rate GTK handles them (45–65 a second on a loaded 2-core machine),
+# so the non-ASCII keystroke case is shorter than the step's timeout allows for 2,000.
+MIXED_KEYS = MIXED[:500]
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
+    session = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+    yield session
+    await session.close()
+
+
+async def _type_and_press_ok(
+    computer: Computer, sandbox: Sandbox, text: str
+) -> tuple[dict[str, Any], str]:
+    """One act_ui: focus the entry, type ``text`` at the focus, press OK; zenity's output."""
+    dialog = await sandbox.launch(
+        ["zenity", "--entry", "--title=Typing", "--text=Type:"], stdout=asyncio.subprocess.PIPE
+    )
+    try:
+        await sandbox.wait_for_app(dialog.pid)
+        root = (await paired_root(computer, pid=dialog.pid))["windowRef"]
+        observed = await computer.call("observe_ui", {"root": root})
+        assert not observed.is_error, observed.text
+        state = observed.details["stateId"]
+        outline = computer.store.get(state).outline
+        entry = next(n for n in outline if n.role == "textbox")
+        ok = next(n for n in outline if n.role == "button" and n.name == "OK")
+        acted = await computer.call(
+            "act_ui",
+            {
+                "stateId": state,
+                "actions": [
+                    {"action": "focus", "ref": entry.ref},
+                    {"action": "typeText", "text": text},
+                    {"action": "press", "ref": ok.ref},
+                ],
+            },
+        )
+        assert not acted.is_error, acted.text
+        assert dialog.returncode is None or dialog.returncode == 0  # alive until OK
+        out, _ = await asyncio.wait_for(dialog.communicate(), timeout=30)
+        assert dialog.returncode == 0  # it exited by OK, not by a crash
+        return acted.details, out.decode().removesuffix("\n")
+    finally:
+        if dialog.returncode is None:
+            dialog.kill()
+            await dialog.wait()
+
+
+def _typing_step(details: dict[str, Any]) -> dict[str, Any]:
+    steps = details["execution"]["steps"]
+    assert [s["action"] for s in steps] == ["focus", "typeText", "press"], steps
+    return dict(steps[1])
+
+
+@pytest.fixture
+def physical_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Long text too goes in as keystrokes, as it does where no field takes an insert."""
+    monkeypatch.setattr(arrival, "SEMANTIC_TYPING_CHARS", 10**9)
+
+
+@pytest.mark.parametrize(
+    "text", [SHORT, ASCII, MIXED_KEYS], ids=["short", "ascii-2000", "mixed-500"]
+)
+async def test_keystrokes_arrive_whole_before_ok_is_pressed(
+    computer: Computer, module_sandbox: Sandbox, physical_only: None, text: str
+) -> None:
+    details, printed = await _type_and_press_ok(computer, module_sandbox, text)
+    typed = _typing_step(details)
+    assert typed["delivery"] == "hid" and typed["outcome"] == "worked", typed
+    assert printed == text
+
+
+@pytest.mark.parametrize("text", [ASCII, MIXED], ids=["ascii-2000", "mixed-2000"])
+async def test_long_text_at_the_focus_is_inserted_semantically(
+    computer: Computer, module_sandbox: Sandbox, text: str
+) -> None:
+    details, printed = await _type_and_press_ok(computer, module_sandbox, text)
+    assert printed == text
+    typed = _typing_step(details)
+    assert typed["outcome"] == "worked", typed
+    assert typed["mechanism"] == "EditableText.InsertText", typed
