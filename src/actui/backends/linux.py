@@ -137,5 +137,7 @@ class LinuxBackend(Backend):
 
     async def close(self) -> None:
         await self.atspi.close()
+        if self._input is not None:
+            await self._input.close()
         if self._x11 is not None:
             await self._x11.close()

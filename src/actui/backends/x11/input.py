@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterator, Sequence
 
 from Xlib import X
+from Xlib import display as xdisplay
 from Xlib.ext import xtest
 
 from actui.backends.base import ActionRequest, ActionResult, Rect
@@ -47,9 +48,12 @@ BUTTONS = {"left": 1, "middle": 2, "right": 3}
 WHEEL_UP, WHEEL_DOWN, WHEEL_LEFT, WHEEL_RIGHT = 4, 5, 6, 7
 MAX_WHEEL_CLICKS = 100
 CATCH_UP_S = 0.1
-"""How long temporary keycode bindings stay after their last stroke: applications
-look a keycode up when they handle the press, not when it is sent (measured:
-50–100 ms was always enough for GTK3)."""
+"""How long temporary keycode bindings stay after their last stroke when more text
+follows: applications look a keycode up when they handle the press, not when it
+is sent (measured: 50–100 ms was always enough for GTK3). The bindings of a
+text's last segment stay until the next typing or :meth:`X11Input.close`:
+Firefox on a loaded machine handled a key after 100 ms and typed nothing for
+it (its "✓" lost)."""
 DRAG_STEP_PX = 12
 DRAG_STEP_S = 0.008
 """Drags move in small steps with a pause so toolkits see a real motion, not a jump."""
@@ -63,6 +67,17 @@ class X11Input:
         self._session = session
         self._conn = session.connection
         self._lock = asyncio.Lock()
+        self._held: list[int] = []
+        """Spare keycodes still bound by the last typing (see :data:`CATCH_UP_S`)."""
+
+    async def close(self) -> None:
+        """Unbind the keycodes the last typing left bound, if the server is still there."""
+        async with self._lock:
+            if self._held:
+                with contextlib.suppress(BackendUnavailable, CallTimeout):
+                    display = self._conn.display
+                    held = self._held
+                    await self._conn.call_within(2.0, lambda: release_held(display, held))
 
     async def deliver(self, request: ActionRequest, window_id: int) -> ActionResult:
         """Send ``request`` as synthetic input to ``window_id`` under its delivery policy.
@@ -75,7 +90,7 @@ class X11Input:
         async with self._lock:
             await self._gate(request, window_id)
             deadline = time.monotonic() + request.timeout_s
-            run = functools.partial(_deliver, self._conn, request, window_id, deadline)
+            run = functools.partial(_deliver, self._conn, request, window_id, deadline, self._held)
             evidence = await self._conn.call_within(request.timeout_s + 1.0, run)
         return ActionResult(
             outcome="unknown",
@@ -114,10 +129,10 @@ class X11Input:
 
 
 def _deliver(
-    conn: XConnection, request: ActionRequest, window_id: int, deadline: float
+    conn: XConnection, request: ActionRequest, window_id: int, deadline: float, held: list[int]
 ) -> dict[str, object]:
     """Runs on the connection's worker thread; returns the evidence."""
-    sender = _Sender(conn, window_id, deadline)
+    sender = _Sender(conn, window_id, deadline, held)
     try:
         evidence = _operate(sender, request)
     finally:
@@ -173,8 +188,9 @@ def _required_point(request: ActionRequest) -> tuple[int, int]:
 class _Sender:
     """Synthetic events to one window, each preceded by the checks that make it safe."""
 
-    def __init__(self, conn: XConnection, window_id: int, deadline: float) -> None:
+    def __init__(self, conn: XConnection, window_id: int, deadline: float, held: list[int]) -> None:
         self.conn = conn
+        self.held = held
         self.display = conn.display
         self.window_id = window_id
         self.deadline = deadline
@@ -274,10 +290,11 @@ class _Sender:
 
     def chord(self, keysyms: Sequence[int]) -> None:
         """Press every key in order, release in reverse (Shift added where a character needs it)."""
+        release_held(self.display, self.held)
         segments = plan_typing(keysyms, self._keymap())
         if len(segments) != 1:
             raise UnsupportedAction("the chord needs more unmapped keys than spare keycodes.")
-        with self._bound(segments[0]):
+        with self._bound(segments[0], hold=True):
             shift = self._shift_keycode()
             pressed: list[int] = []
             for stroke in segments[0].strokes:
@@ -290,10 +307,11 @@ class _Sender:
 
     def type_text(self, text: str) -> int:
         """Type ``text`` exactly; returns how many temporary bindings it needed."""
+        release_held(self.display, self.held)  # an earlier step's keys are handled by now
         segments = plan_typing([keysym_for_char(c) for c in text], self._keymap())
         shift = self._shift_keycode()
-        for segment in segments:
-            with self._bound(segment):
+        for i, segment in enumerate(segments):
+            with self._bound(segment, hold=i == len(segments) - 1):
                 for stroke in segment.strokes:
                     self._stroke(stroke, shift)
         return sum(len(segment.bindings) for segment in segments)
@@ -323,8 +341,9 @@ class _Sender:
         return found[0]
 
     @contextlib.contextmanager
-    def _bound(self, segment: Segment) -> Iterator[None]:
-        """Bind the segment's spare keycodes, then restore them once the app caught up."""
+    def _bound(self, segment: Segment, *, hold: bool) -> Iterator[None]:
+        """Bind the segment's spare keycodes, then restore them once the app caught up,
+        or (``hold``) leave them bound until the next typing."""
         if not segment.bindings:
             yield
             return
@@ -332,19 +351,32 @@ class _Sender:
         for keycode, keysym in segment.bindings:
             self.display.change_keyboard_mapping(keycode, [(keysym,) * width])
         self.display.sync()
+        keycodes = [keycode for keycode, _ in segment.bindings]
         try:
             yield
         finally:
             self.display.sync()
-            time.sleep(CATCH_UP_S)
-            for keycode, _ in segment.bindings:
-                self.display.change_keyboard_mapping(keycode, [(0,) * width])
-            self.display.sync()
+            if hold:
+                self.held.extend(keycodes)
+            else:
+                time.sleep(CATCH_UP_S)
+                release_held(self.display, keycodes)
 
     def drain_events(self) -> None:
         """Drop the MappingNotify events our own rebinding caused, so none pile up."""
         while self.display.pending_events():
             self.display.next_event()
+
+
+def release_held(display: xdisplay.Display, keycodes: list[int]) -> None:
+    """Unbind temporary keycodes (and empty the list)."""
+    if not keycodes:
+        return
+    width = len(display.get_keyboard_mapping(keycodes[0], 1)[0])
+    for keycode in keycodes:
+        display.change_keyboard_mapping(keycode, [(0,) * width])
+    display.sync()
+    keycodes.clear()
 
 
 def _steps(path: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
