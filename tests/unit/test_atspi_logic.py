@@ -294,11 +294,17 @@ def test_gtk_type_names_are_blanked(name: str) -> None:
     assert clean_name(name, "Qt 6.12.0") == name
 
 
-@given(st.text(alphabet=st.characters(blacklist_characters="\ufffc"), min_size=1, max_size=20))
+@given(
+    st.text(alphabet=st.characters(blacklist_characters="\ufffc\ufeff"), min_size=1, max_size=20)
+)
 def test_gtk4_doubled_names_collapse_and_object_replacements_vanish(word: str) -> None:
     assert clean_name(f"{word} {word}", "GTK 4.8.3") == word
     assert clean_name(f"{word} {word}", "Chromium 156") == f"{word} {word}"
     assert clean_name(f"\ufffc{word}\ufffc", "Chromium 156") == word
+
+
+def test_gecko_fillers_after_characters_beyond_the_bmp_vanish() -> None:
+    assert clean_name("x😀\ufeffy\ufffc", "Gecko 153.8.0") == "x😀y"
 
 
 def test_names_that_only_look_doubled_are_kept() -> None:

@@ -2,8 +2,10 @@
 
 GTK 4 (4.8) names unlabelled widgets after their type (``GtkSourceView``,
 ``AdwLeaflet``, ``GtkMenuButton``) and names a button whose label child also
-carries the text twice (gnome-calculator's ``7 7``); Chromium leaves U+FFFC
-object-replacement characters where embedded objects sit. None of these is
+carries the text twice (gnome-calculator's ``7 7``); Chromium and Gecko leave
+U+FFFC object-replacement characters where embedded objects sit, and Gecko,
+whose offsets count UTF-16 units, answers the second unit of a character
+beyond the BMP with U+FEFF (``x😀y`` reads ``x😀\ufeffy``). None of these is
 text a person sees, so each is removed here. Pure string logic: no calls, no
 knowledge of trees.
 """
@@ -15,6 +17,7 @@ import re
 
 TYPE_NAME = re.compile(r"^(Gtk|Adw|Gdk)[A-Z]\w*$")
 OBJECT_REPLACEMENT = "\ufffc"
+UNSEEN = str.maketrans("", "", "\ufffc\ufeff")
 
 
 @functools.lru_cache(maxsize=8192)
@@ -34,5 +37,8 @@ def clean_name(name: str, toolkit: str) -> str:
 
 
 def clean_text(text: str) -> str:
-    """Text without object-replacement characters (embedded objects are children already)."""
-    return text.replace(OBJECT_REPLACEMENT, "") if OBJECT_REPLACEMENT in text else text
+    """Text without object-replacement characters (embedded objects are children
+    already) and without Gecko's U+FEFF fillers."""
+    if OBJECT_REPLACEMENT in text or "\ufeff" in text:
+        return text.translate(UNSEEN)
+    return text
