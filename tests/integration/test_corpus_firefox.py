@@ -150,9 +150,10 @@ async def browser(
         await computer.close()
 
 
-async def _observe(browser: Browser) -> ToolResult:
+async def _observe(browser: Browser, mode: str = "semantic") -> ToolResult:
     listed = await browser.details("find_roots", {"pid": browser.process.pid})
-    observed = await browser.call("observe_ui", {"root": listed["windows"][0]["windowRef"]})
+    root = listed["windows"][0]["windowRef"]
+    observed = await browser.call("observe_ui", {"root": root, "mode": mode})
     assert not observed.is_error, observed.text
     return observed
 
@@ -165,7 +166,7 @@ async def _only(browser: Browser, state: str, text: str, role: str) -> str:
 
 
 async def test_page_text_is_in_the_outline_and_found_by_search(browser: Browser) -> None:
-    observed = await _observe(browser)
+    observed = await _observe(browser, "fused")  # Firefox once aborted during a fused observe
     outline = observed.text
     assert 'paragraph "Not sent yet"' in outline, outline
     # Firefox's closed popups (23 empty menus on this page) are not listed
@@ -195,10 +196,12 @@ async def test_fields_filled_and_sent_reach_the_collector_and_the_page_says_so(
             "expect": {"ref": message, "value": "Hello ✓ from actui"},
         },
     )
-    assert acted["execution"]["verification"]["status"] == "verified", acted
+    assert acted["execution"]["verification"]["status"] == "verified", json.dumps(acted)
     state = acted["stateId"]
     # each step ends once its own field shows the text, so no keys land in the next field
-    assert [s["outcome"] for s in acted["execution"]["steps"]] == ["worked"] * 3, acted
+    assert [s["outcome"] for s in acted["execution"]["steps"]] == ["worked"] * 3, json.dumps(
+        acted["execution"]["steps"]
+    )
     for ref, text in ((name, "Ada Lovelace"), (city, "Zürich")):
         typed = await browser.details("read_text", {"stateId": state, "ref": ref})
         assert typed["text"] == text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 from dbus_fast import Message, MessageType, Variant
@@ -18,6 +19,7 @@ from actui.backends.atspi.caps import (
 )
 from actui.backends.atspi.changes import OBJECT_EVENTS, WINDOW_EVENTS, ChangeCounters, concerned
 from actui.backends.atspi.events import evidence_label
+from actui.backends.atspi.gecko import closed_popup, ignores_editable_text
 from actui.backends.atspi.mirror import (
     Assembled,
     Mirrors,
@@ -27,7 +29,7 @@ from actui.backends.atspi.mirror import (
     remembered,
 )
 from actui.backends.atspi.names import clean_name
-from actui.backends.atspi.reader import Basics, Details
+from actui.backends.atspi.reader import VALUE_CAP, Basics, Details, text_head_from
 from actui.backends.atspi.roots import keeps_roots, root_kind, touches_roots
 from actui.backends.atspi.scrollbars import Bar, wheel_target
 from actui.backends.atspi.snapshot import index_cache
@@ -298,11 +300,17 @@ def test_gtk_type_names_are_blanked(name: str) -> None:
     assert clean_name(name, "Qt 6.12.0") == name
 
 
-@given(st.text(alphabet=st.characters(blacklist_characters="\ufffc"), min_size=1, max_size=20))
+@given(
+    st.text(alphabet=st.characters(blacklist_characters="\ufffc\ufeff"), min_size=1, max_size=20)
+)
 def test_gtk4_doubled_names_collapse_and_object_replacements_vanish(word: str) -> None:
     assert clean_name(f"{word} {word}", "GTK 4.8.3") == word
     assert clean_name(f"{word} {word}", "Chromium 156") == f"{word} {word}"
     assert clean_name(f"\ufffc{word}\ufffc", "Chromium 156") == word
+
+
+def test_gecko_fillers_after_characters_beyond_the_bmp_vanish() -> None:
+    assert clean_name("x😀\ufeffy\ufffc", "Gecko 153.8.0") == "x😀y"
 
 
 def test_names_that_only_look_doubled_are_kept() -> None:
@@ -496,3 +504,53 @@ def test_only_gtk3_commands_that_announce_a_dialog_would_hold_the_call(
     toolkit: str, name: str, held: bool
 ) -> None:
     assert action_may_hold_call(toolkit, name) is held
+
+
+class _TextToolkit:
+    """Answers Text calls as a toolkit does: clamping an end past the text, or (Gecko) not."""
+
+    def __init__(self, text: str, *, clamps: bool) -> None:
+        self.text = text
+        self.clamps = clamps
+        self.calls = 0
+
+    def answer(self, start: int, end: int) -> str:
+        if end > len(self.text) and not self.clamps:
+            return ""
+        return self.text[start:end]
+
+    async def get(self, destination: str, path: str, interface: str, name: str) -> int:
+        self.calls += 1
+        assert (interface, name) == ("org.a11y.atspi.Text", "CharacterCount")
+        return len(self.text)
+
+    async def call(
+        self, destination: str, path: str, interface: str, member: str, sig: str, body: Any
+    ) -> list[Any]:
+        self.calls += 1
+        assert member == "GetText"
+        return [self.answer(*body)]
+
+
+@given(st.text(max_size=VALUE_CAP + 50), st.booleans())
+def test_the_text_head_is_read_whether_or_not_the_toolkit_clamps_the_end(
+    text: str, clamps: bool
+) -> None:
+    toolkit = _TextToolkit(text, clamps=clamps)
+
+    async def head() -> tuple[str, int]:
+        first: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
+        first.set_result([toolkit.answer(0, VALUE_CAP)])
+        return await text_head_from(toolkit, Address(":1.1", "/a"), first)  # type: ignore[arg-type]
+
+    assert asyncio.run(head()) == (text[:VALUE_CAP], len(text))
+    if clamps and 0 < len(text) < VALUE_CAP:
+        assert toolkit.calls == 0  # a short clamped answer is the whole text: one call
+
+
+def test_closed_gecko_popups_are_told_by_their_states_only_in_gecko() -> None:
+    closed = frozenset({"enabled", "sensitive"})
+    assert closed_popup("Gecko 153.8.0", closed)
+    assert not closed_popup("Gecko 153.8.0", closed | {"visible", "showing"})
+    assert not closed_popup("GTK 3.24.38", closed)
+    assert ignores_editable_text("Gecko 153.8.0") and not ignores_editable_text("Qt 5.15.8")

@@ -117,6 +117,11 @@ def test_value_is_shown_quoted_and_capped_with_its_full_length() -> None:
     assert line == f'  @e2 textbox "Notes" value="{"y" * 80}…" (5000 chars)'
 
 
+def test_a_value_that_repeats_the_name_is_not_shown_twice() -> None:
+    outline = outline_of(raw("frame", "Win", raw("heading", "Contact", value="Contact")))
+    assert render_fold(outline).text.splitlines()[1] == '  @e2 heading "Contact"'
+
+
 def test_a_password_value_never_renders() -> None:
     outline = outline_of(
         raw("frame", "Login", raw("password text", "", value="hunter2", secure=True))

@@ -100,12 +100,14 @@ def ordered_caps(node: Node) -> tuple[str, ...]:
 
 
 def _value_text(node: Node) -> str:
-    """`` value="…"`` unless the value is the label; never for a password field.
+    """`` value="…"`` unless the value is the label or repeats the name (Gecko's and
+    Chromium's headings, labels and buttons carry their text as both); never for a
+    password field.
 
     A value cut here (or by the backend) says its full length, so the agent
     knows to page it through read_text.
     """
-    if node.secure or not node.value:
+    if node.secure or not node.value or node.value == node.name:
         return ""
     text = "" if _label_is_value(node) else f" value={quoted(node.value, VALUE_CAP)}"
     total = max(node.value_length, len(node.value))

@@ -61,7 +61,7 @@ from actui.errors import (
 )
 
 SETTLE_S = 0.4  # GTK 4 emits ~250 ms after a button's DoAction
-TYPED_SETTLE_S = 1.0
+TYPED_SETTLE_S = 2.0
 TYPED_PER_CHAR_S = 0.02
 """How long physically typed text may take to show in its field."""
 # How long an action waits for a disabled target to accept input. Apps enable

@@ -2,8 +2,10 @@
 
 GTK 4 (4.8) names unlabelled widgets after their type (``GtkSourceView``,
 ``AdwLeaflet``, ``GtkMenuButton``) and names a button whose label child also
-carries the text twice (gnome-calculator's ``7 7``); Chromium leaves U+FFFC
-object-replacement characters where embedded objects sit. None of these is
+carries the text twice (gnome-calculator's ``7 7``); Chromium and Gecko leave
+U+FFFC object-replacement characters where embedded objects sit, and Gecko,
+whose offsets count UTF-16 units, answers the second unit of a character
+beyond the BMP with U+FEFF (``x😀y`` reads ``x😀\ufeffy``). None of these is
 text a person sees, so each is removed here. Pure string logic: no calls, no
 knowledge of trees.
 
@@ -25,6 +27,7 @@ OBJECT_REPLACEMENT = "\ufffc"
 CACHED_NAMES = 8192
 CACHED_NAME_CHARS = 256
 """Longer names are cleaned on every call: at most 8,192 × 256 characters are cached."""
+UNSEEN = str.maketrans("", "", "\ufffc\ufeff")
 
 
 def clean_name(name: str, toolkit: str) -> str:
@@ -52,6 +55,9 @@ _cached_clean_name = functools.lru_cache(maxsize=CACHED_NAMES)(_clean_name)
 
 
 def clean_text(text: str) -> str:
-    """Text without object-replacement characters (embedded objects are children already)."""
+    """Text without object-replacement characters (embedded objects are children
+    already) and without Gecko's U+FEFF fillers, cut at ``TEXT_CAP``."""
     text = text[:TEXT_CAP]
-    return text.replace(OBJECT_REPLACEMENT, "") if OBJECT_REPLACEMENT in text else text
+    if OBJECT_REPLACEMENT in text or "\ufeff" in text:
+        return text.translate(UNSEEN)
+    return text
