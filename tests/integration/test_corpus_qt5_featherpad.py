@@ -2,10 +2,9 @@
 non-ASCII text into an existing empty file, save with ctrl+s, and the file's bytes on
 disk are exactly that text; featherpad is alive after every tool call.
 
-The text is written with ``setText`` (the document is empty, so it is the same as typing):
-``typeText``'s ``EditableText.InsertText`` passes the text's length in UTF-8 bytes, and Qt
-resizes the inserted string to that many UTF-16 units, padding non-ASCII text with NULs
-(measured: 8 NULs after this text) while the step reports ``worked``.
+The text is typed with ``typeText`` (``EditableText.InsertText``): Qt takes the length in
+UTF-16 units, and the UTF-8 byte count actui once sent padded non-ASCII text with NULs
+(8 after this text) in the saved file.
 
 Qt 5.15 dies (SIGSEGV) of ``Properties.GetAll`` on any interface, the call the first
 ``find_roots`` used to send (``backends/atspi/toolkits.py``), so this module is the
@@ -78,7 +77,7 @@ async def test_typed_non_ascii_lines_saved_with_ctrl_s_are_the_file_bytes(editor
         computer,
         pid,
         "act_ui",
-        {"stateId": state, "actions": [{"action": "setText", "ref": document, "text": TEXT}]},
+        {"stateId": state, "actions": [{"action": "typeText", "ref": document, "text": TEXT}]},
     )
     (step,) = typed.details["execution"]["steps"]
     assert step["outcome"] == "worked", typed.text

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.atspi.bus import AtspiBus, CallWithheld
-from actui.backends.atspi.toolkits import RISKY, Toolkit, allowed, call_kind
+from actui.backends.atspi.toolkits import RISKY, Toolkit, allowed, call_kind, insert_length
 
 
 @pytest.mark.parametrize(
@@ -88,3 +88,11 @@ def test_a_roots_toolkit_label_parses_like_its_name_and_version() -> None:
     assert Toolkit.from_label("Qt 5.15.8") == Toolkit.parse("Qt", "5.15.8")
     assert Toolkit.from_label("Chromium") == Toolkit.parse("Chromium", "")
     assert Toolkit.from_label("").family == "unknown"
+
+
+def test_insert_text_lengths_are_in_the_toolkits_own_unit() -> None:
+    text = "Grüße ✓ 😀"
+    assert insert_length("Qt 5.15.8", text) == 10  # UTF-16 units: the emoji is two
+    assert insert_length("Qt 6.12.0", text) == 10
+    assert insert_length("GTK 3.24.38", text) == len(text.encode())
+    assert insert_length("", text) == len(text.encode())

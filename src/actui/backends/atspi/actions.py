@@ -51,6 +51,7 @@ from actui.backends.atspi.reader import (
     read_value,
 )
 from actui.backends.atspi.scrollbars import scroll_bars, wheel_target
+from actui.backends.atspi.toolkits import insert_length
 from actui.backends.base import ActionRequest, ActionResult, Outcome
 from actui.errors import (
     ActuiError,
@@ -530,7 +531,12 @@ class ActionDelivery:
         current = before
         with self._watch(request, at.bus) as watch:
             await self._bus.call(
-                at.bus, at.path, EDITABLE, "InsertText", "isi", (caret, text, len(text.encode()))
+                at.bus,
+                at.path,
+                EDITABLE,
+                "InsertText",
+                "isi",
+                (caret, text, insert_length(request.root.toolkit, text)),
             )
 
             async def check() -> bool:
