@@ -11,7 +11,8 @@ SYSTEM_PACKAGES=(
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 libegl1 libgl1
   chromium
   # The real-app corpus: ordinary Debian apps none of us wrote (Qt 5, Qt 6, GTK 3, GTK 4, Gecko, plain X11).
-  featherpad designer-qt6 thunar galculator gnome-text-editor firefox-esr x11-apps
+  featherpad designer-qt6 thunar galculator gnome-text-editor firefox-esr x11-apps xterm
+  libreoffice-calc libreoffice-gtk3
 )
 
 missing=()

@@ -1,0 +1,89 @@
+"""LibreOffice Calc (VCL over its GTK 3 plugin) is never killed or wedged by a look.
+
+Its sheet is a table that manages its own descendants and claims 2^31 cells;
+asking for all of them grew soffice from 0.5 to 2.2 GB and no observation
+ever returned. actui leaves such a container's children unread (marked
+truncated), so observing Calc returns, soffice's memory stays put, and Calc
+keeps answering.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from computer_helpers import assert_alive, call_alive
+
+from actui.sandbox import Sandbox
+from actui.tools import Computer
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+GROWTH_MB = 100
+
+
+@dataclass
+class Calc:
+    computer: Computer
+    pid: int
+    root: str
+
+
+def _soffice_rss_mb() -> float:
+    """Resident memory of every soffice process (the launcher execs soffice.bin)."""
+    total = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if b"soffice" not in (entry / "cmdline").read_bytes():
+                continue
+            found = re.search(r"^VmRSS:\s+(\d+) kB", (entry / "status").read_text(), re.M)
+        except OSError:
+            continue
+        total += int(found.group(1)) if found else 0
+    return total / 1024
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def calc(module_sandbox: Sandbox) -> AsyncIterator[Calc]:
+    await module_sandbox.launch(["soffice", "--calc", "--norestore", "--nologo"])
+    computer = Computer(env=module_sandbox.env)
+    try:
+        windows: list[dict[str, object]] = []
+        for _ in range(240):  # a cold LibreOffice start takes seconds
+            found = await computer.call("find_roots", {"text": "LibreOffice Calc"})
+            windows = found.details.get("windows", [])
+            if windows:
+                break
+            await asyncio.sleep(0.25)
+        assert windows, "LibreOffice Calc showed no window"
+        yield Calc(computer, int(str(windows[0]["pid"])), str(windows[0]["windowRef"]))
+    finally:
+        await computer.close()
+
+
+async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(calc: Calc) -> None:
+    await asyncio.sleep(2)  # let the start-up settle before the baseline
+    before = _soffice_rss_mb()
+    observed = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
+    state = observed.details["stateId"]
+    sheet = await call_alive(
+        calc.computer, calc.pid, "search_ui", {"stateId": state, "role": "table"}
+    )
+    assert sheet.details["matches"], observed.text
+    ref = sheet.details["matches"][0]["ref"]
+    details = await call_alive(
+        calc.computer, calc.pid, "inspect_ui", {"stateId": state, "ref": ref}
+    )
+    assert "truncated" in details.text, details.text
+    again = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
+    assert again.details["nodeCount"] == observed.details["nodeCount"]
+    assert _soffice_rss_mb() - before < GROWTH_MB
+    assert_alive(calc.pid)
+    roots = await call_alive(calc.computer, calc.pid, "find_roots", {"pid": calc.pid})
+    assert roots.details["windows"], "Calc still answers for its window"
