@@ -3,6 +3,7 @@ changes every 20 ms, 200 times, grows the session by a few MB, not by every name
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import os
 from pathlib import Path
@@ -16,6 +17,8 @@ from actui.tools import Computer
 APP = str(Path(__file__).parents[1] / "apps" / "gtk_hostile.py")
 CHURN_KB = 400
 WARM_UP, OBSERVES = 30, 200
+CHURN_S = 0.025
+"""A little longer than the app's 20 ms between names."""
 MAX_GROWTH_MB = 25
 """Unbounded, each new name is kept: 200 × 400 KB = 80 MB."""
 
@@ -43,6 +46,7 @@ async def test_observing_a_churning_huge_name_keeps_memory_flat(sandbox: Sandbox
             details = await computer.call("inspect_ui", {"stateId": state, "ref": ticker["ref"]})
             assert details.details["target"]["nameLength"] == TEXT_CAP  # cut by the backend
             assert len(details.details["target"]["name"]) < 1024
+            await asyncio.sleep(CHURN_S)  # a warm observe takes a few ms: let the name move on
 
         for _ in range(WARM_UP):
             await observe()
