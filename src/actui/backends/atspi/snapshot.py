@@ -113,17 +113,24 @@ MAX_CHILDREN = 4096
 ``GetChildren`` of 30,000 GTK 3 list cells outlasts the call timeout."""
 
 
+def _uncounted(basics: Basics) -> bool:
+    """A container that makes its children on demand and has not said how many."""
+    return basics.child_count < 0 and "manages_descendants" in basics.states
+
+
 def _wants_children(visit: _Visit, basics: Basics, max_depth: int) -> bool:
     """Whether to read the element's children; where they stay unread it is marked truncated.
 
-    Never those of an element that manages its descendants: LibreOffice's sheet
-    makes an object for each cell asked for (it claims 2^31 children), so asking
-    for them all grows soffice by gigabytes and answers nothing in time.
+    Not those of a container that manages its descendants and, asked directly,
+    still will not say how many it has: LibreOffice's sheet answers
+    ``ChildCount`` -1 for its 2^31 cells and makes an object for each one asked
+    for, so asking for them all grew soffice by gigabytes and never answered in
+    time. (GTK 3 tree views manage their descendants too, and are uncounted in
+    the cache, but answer the direct question.)
     """
     if basics.child_count == 0:
         return False
-    unbounded = "manages_descendants" in basics.states or basics.child_count > MAX_CHILDREN
-    if visit.depth >= max_depth or unbounded:
+    if visit.depth >= max_depth or _uncounted(basics) or basics.child_count > MAX_CHILDREN:
         visit.truncated = True
         return False
     return True
@@ -463,6 +470,9 @@ class SnapshotReader:
                 await parent.settled.wait()
             visit.unseen = plan.unseen(parent)
             basics = await self._basics(visit, entry, known, plan)
+            if _uncounted(basics):
+                count = await self._bus.get(visit.at.bus, visit.at.path, ACCESSIBLE, "ChildCount")
+                basics = replace(basics, child_count=int(count))
             wants_children = _wants_children(visit, basics, max_depth)
             listed = _listed_children(entry, known, wants_children)
             if listed is None:
