@@ -3,19 +3,11 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 from typing import Any
 
+from computer_helpers import process_alive
+
 from actui.tools import Computer, ToolResult
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs and is not a zombie (procfs state ``Z``/``X``)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[1].split()[0] not in ("Z", "X")
 
 
 class Driven:
@@ -30,7 +22,7 @@ class Driven:
     async def call(self, tool: str, args: dict[str, Any] | None = None) -> ToolResult:
         result = await self.computer.call(tool, args or {})
         self.texts.append(result.text + repr(result.details))
-        assert alive(self.pid), f"the app (pid {self.pid}) died during {tool} {args}"
+        assert process_alive(self.pid), f"the app (pid {self.pid}) died during {tool} {args}"
         return result
 
     async def ok(self, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from computer_helpers import process_alive
 from dbus_fast.aio import MessageBus
 
 from actui.backends.atspi.status import read_enabled
@@ -25,14 +26,6 @@ async def _flag(desktop: Sandbox) -> bool | None:
         return await read_enabled(session)
     finally:
         session.disconnect()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
 
 
 async def test_actui_switches_accessibility_on_for_chromium_and_off_again(
@@ -67,11 +60,11 @@ async def test_actui_switches_accessibility_on_for_chromium_and_off_again(
                     )
                     matches = found.details.get("matches", [])
             assert nodes > 50
-            assert _alive(browser.pid)
+            assert process_alive(browser.pid)
         finally:
             await computer.close()
         assert await _flag(desktop) is False, "and back off, as it found it"
-        assert _alive(browser.pid)
+        assert process_alive(browser.pid)
 
 
 async def test_a_flag_already_on_is_left_on() -> None:

@@ -21,6 +21,7 @@ from urllib.parse import parse_qs
 
 import pytest
 import pytest_asyncio
+from computer_helpers import process_alive
 
 from actui.tools import Computer
 
@@ -105,14 +106,6 @@ async def users_browser(
         await process.wait()
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
-
-
 async def test_an_attached_browser_is_driven_and_left_running(
     users_browser: UsersBrowser, collector: Collector
 ) -> None:
@@ -155,7 +148,7 @@ async def test_an_attached_browser_is_driven_and_left_running(
     finally:
         await computer.close()
     # actui is gone; the person's browser and profile are as they were
-    assert _alive(users_browser.process.pid)
+    assert process_alive(users_browser.process.pid)
     assert (users_browser.profile / "DevToolsActivePort").exists()
     assert (users_browser.profile / "Default").is_dir()
 

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import pytest
 import pytest_asyncio
-from corpus_helpers import Driven, alive
+from computer_helpers import process_alive
+from corpus_helpers import Driven
 
 from actui.sandbox import Sandbox
 from actui.tools import Computer
@@ -97,5 +98,5 @@ async def test_each_field_found_by_its_label_and_filled_prints_exactly_the_enter
     assert form.process.stdout is not None
     out = await asyncio.wait_for(form.process.stdout.read(), 15)
     assert out.decode() == "Alice|s3cret|Paris\n"
-    assert await asyncio.wait_for(form.process.wait(), 15) == 0 and not alive(app.pid)
+    assert await asyncio.wait_for(form.process.wait(), 15) == 0 and not process_alive(app.pid)
     assert not [text for text in app.texts if SECRET in text]

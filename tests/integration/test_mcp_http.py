@@ -21,6 +21,7 @@ import httpx2
 import mcp_types as types
 import pytest
 import pytest_asyncio
+from computer_helpers import process_alive
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
@@ -147,16 +148,10 @@ async def _answer_probe(session: ClientSession, phrase: str) -> tuple[str, int]:
             "actions": [{"action": "press", "ref": ok["matches"][0]["ref"]}],
         },
     )
-    await _eventually(lambda: _gone(int(window["pid"])), "zenity exits when OK is pressed")
+    await _eventually(
+        lambda: not process_alive(int(window["pid"])), "zenity exits when OK is pressed"
+    )
     return str(state["stateId"]), int(window["pid"])
-
-
-def _gone(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat[stat.rindex(")") + 2] == "Z"
 
 
 async def _eventually(check: Callable[[], Awaitable[bool] | bool], what: str) -> None:
@@ -247,5 +242,5 @@ async def test_sigterm_stops_the_server_and_tears_every_desktop_down(server: Ser
     with contextlib.suppress(Exception):  # the server is gone: ending the session fails
         await task
     assert code == 0
-    assert [pid for pid in children if not _gone(pid)] == []
+    assert [pid for pid in children if process_alive(pid)] == []
     assert server.leftovers() == []

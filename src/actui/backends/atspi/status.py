@@ -9,6 +9,8 @@ it on keeps it on.
 
 from __future__ import annotations
 
+from typing import Any
+
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
@@ -17,36 +19,32 @@ _STATUS = "org.a11y.Status"
 _PROPERTIES = "org.freedesktop.DBus.Properties"
 
 
-async def read_enabled(session: MessageBus) -> bool | None:
-    """The flag, or None when the launcher does not answer for it."""
-    reply = await session.call(
-        Message(
-            destination=_BUS[0],
-            path=_BUS[1],
-            interface=_PROPERTIES,
-            member="Get",
-            signature="ss",
-            body=[_STATUS, "IsEnabled"],
-        )
+async def _properties(session: MessageBus, member: str, signature: str, body: list[Any]) -> Any:
+    """One ``Properties`` call on the launcher's Status; None when it fails or is unanswered."""
+    message = Message(
+        destination=_BUS[0],
+        path=_BUS[1],
+        interface=_PROPERTIES,
+        member=member,
+        signature=signature,
+        body=body,
     )
+    reply = await session.call(message)
     if reply is None or reply.message_type == MessageType.ERROR:
         return None
-    return bool(reply.body[0].value)
+    return reply.body
+
+
+async def read_enabled(session: MessageBus) -> bool | None:
+    """The flag, or None when the launcher does not answer for it."""
+    body = await _properties(session, "Get", "ss", [_STATUS, "IsEnabled"])
+    return None if body is None else bool(body[0].value)
 
 
 async def write_enabled(session: MessageBus, value: bool) -> bool:
     """Set the flag; whether the launcher took it."""
-    reply = await session.call(
-        Message(
-            destination=_BUS[0],
-            path=_BUS[1],
-            interface=_PROPERTIES,
-            member="Set",
-            signature="ssv",
-            body=[_STATUS, "IsEnabled", Variant("b", value)],
-        )
-    )
-    return reply is not None and reply.message_type != MessageType.ERROR
+    body = [_STATUS, "IsEnabled", Variant("b", value)]
+    return await _properties(session, "Set", "ssv", body) is not None
 
 
 async def switch_on(session: MessageBus) -> bool:
