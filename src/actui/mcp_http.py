@@ -486,17 +486,30 @@ def http_main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
     """``actui mcp --http ...``; returns the exit code."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="actui mcp --http", description=__doc__)
-    parser.add_argument("--http", action="store_true", required=True)
-    parser.add_argument("--host", default="127.0.0.1")
-    parser.add_argument("--port", type=int, default=8765)
-    parser.add_argument("--token-file", metavar="PATH")
-    parser.add_argument("--desktop-per-session", action="store_true")
-    parser.add_argument("--app", action="append", default=[], metavar="CMD")
-    parser.add_argument("--max-desktops", type=int, default=4)
-    parser.add_argument("--idle-timeout", type=float, default=IDLE_S, metavar="SECONDS")
-    parser.add_argument("--allowed-host", action="append", default=[], metavar="HOST[:PORT|:*]")
-    parser.add_argument("--allowed-origin", action="append", default=[], metavar="ORIGIN")
+    parser = argparse.ArgumentParser(
+        prog="actui mcp",
+        description="Serve the tools over MCP's Streamable HTTP transport (docs/deploy.md).",
+    )
+    parser.add_argument("--http", action="store_true", required=True, help="serve over HTTP")
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (loopback)")
+    parser.add_argument("--port", type=int, default=8765, help="port (0: any free one)")
+    parser.add_argument("--token-file", metavar="PATH", help=f"the bearer token (or {TOKEN_VAR})")
+    parser.add_argument(
+        "--desktop-per-session", action="store_true", help="a private desktop per MCP session"
+    )
+    parser.add_argument(
+        "--app", action="append", default=[], metavar="CMD", help="an app each desktop starts"
+    )
+    parser.add_argument("--max-desktops", type=int, default=4, help="desktops at once (4)")
+    parser.add_argument(
+        "--idle-timeout", type=float, default=IDLE_S, metavar="SECONDS", help="end idle sessions"
+    )
+    parser.add_argument(
+        "--allowed-host", action="append", default=[], metavar="HOST", help="also accept Host"
+    )
+    parser.add_argument(
+        "--allowed-origin", action="append", default=[], metavar="ORIGIN", help="also accept Origin"
+    )
     args = parser.parse_args(list(argv))
     try:
         options = resolve_options(
