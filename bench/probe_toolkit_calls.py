@@ -122,7 +122,7 @@ class Node:
 
     @property
     def showing(self) -> bool:
-        """Showing, or visible: GTK 4 never sets ``showing`` (linux-stack.md)."""
+        """Showing, or visible: GTK 4 never sets ``showing``."""
         return bool(self.states & (SHOWING | VISIBLE))
 
     @property
