@@ -15,7 +15,8 @@ fold by itself (it asks ``fold`` for full views), search, or talk to a backend.
 from __future__ import annotations
 
 import json
-from collections.abc import Hashable, Mapping
+from collections import Counter
+from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass
 
 from actui.outline.fold import (
@@ -268,9 +269,11 @@ def _field_text(name: str, old: object, new: object) -> str:
 _UNPRINTED = frozenset({"rect", "actions", "valueLength"})
 
 
-def _updated_line(change: Updated, successor: Outline) -> str:
+def _updated_line(change: Updated, successor: Outline, ambiguous: Collection[str]) -> str:
+    """``~ @e5 textbox "hi": value="hi"``; the ancestor path only where the name is not unique."""
     node = successor.nodes[change.ref]
-    path = " > ".join(change.path) or "root"
+    shown = display_name(node)
+    where = f" ({' > '.join(change.path) or 'root'})" if shown in ambiguous else ""
     printable = [name for name in change.fields if name not in _UNPRINTED]
     parts = [
         _field_text(name, change.previous.get(name), change.fields[name])
@@ -280,20 +283,34 @@ def _updated_line(change: Updated, successor: Outline) -> str:
         parts.append(f"actions=[{', '.join(quote(a) for a in node.actions)}]")
     if not parts:
         parts.append("changed: " + ", ".join(name for name in change.fields))
-    return f"~ {change.ref} ({path}) {display_name(node)}: {', '.join(parts)}"
+    return f"~ {change.ref}{where} {shown}: {', '.join(parts)}"
+
+
+def _ambiguous(changes: Changes, successor: Outline) -> set[str]:
+    """Display names an updated element shares with another element of the successor."""
+    wanted = {display_name(successor.nodes[u.ref]) for u in changes.updated}
+    if not wanted:
+        return set()
+    seen = Counter(name for node in successor if (name := display_name(node)) in wanted)
+    return {name for name, count in seen.items() if count > 1}
 
 
 def _described(node: Node) -> str:
     return display_name(node) + node_details(node)
 
 
+SHORT_DIFF_CHARS = 400
+"""A diff this short is kept without folding the successor to compare: views are longer."""
+
+
 def render_changes(changes: Changes, successor: Outline, base_state_id: str, state_id: str) -> str:
-    """The diff text of an act or a repeated observe, or the full view it asks for."""
-    footer = f"Use stateId {state_id} from now on."
+    """The diff text of an act or a repeated observe, or the full view it asks for.
+
+    The successor's id is named once, in the first line. A diff longer than
+    the folded view of the successor is not worth reading: the view is given.
+    """
     if changes.full_view_reason:
-        fold = render_fold(successor)
-        header = fold_header(fold, state_id, changes.full_view_reason)
-        return f"{header}\n{fold.text}\n{footer}"
+        return _full_view(successor, state_id, changes.full_view_reason)
     lines = [
         f"changes: {changes.count} ({len(changes.added)} added, {len(changes.updated)} "
         f"updated, {len(changes.removed)} removed) from stateId {base_state_id} "
@@ -305,10 +322,19 @@ def render_changes(changes: Changes, successor: Outline, base_state_id: str, sta
         f"+ {a.ref} under {a.parent or 'root'} {_described(successor.nodes[a.ref])}"
         for a in changes.added
     )
-    lines.extend(_updated_line(u, successor) for u in changes.updated)
+    ambiguous = _ambiguous(changes, successor)
+    lines.extend(_updated_line(u, successor, ambiguous) for u in changes.updated)
     lines.extend(f"- {r.ref} from {r.parent or 'root'} (was {r.name})" for r in changes.removed)
-    lines.append(footer)
-    return "\n".join(lines)
+    text = "\n".join(lines)
+    if len(text) <= SHORT_DIFF_CHARS:
+        return text
+    view = _full_view(successor, state_id, "diff_longer_than_view")
+    return view if len(text) > len(view) else text
+
+
+def _full_view(successor: Outline, state_id: str, reason: str) -> str:
+    fold = render_fold(successor)
+    return f"{fold_header(fold, state_id, reason)}\n{fold.text}"
 
 
 def changes_json(changes: Changes) -> list[dict[str, object]]:
