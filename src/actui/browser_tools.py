@@ -77,7 +77,7 @@ async def _page_successor(
         body, view, extra = session.diff_text(state, successor)
     details = session.observation_details(successor, view)
     details.update(extra)
-    head = page_header(tool, successor.root_ref, snapshot.root)
+    head = page_header(tool, session.named(successor.root_ref, snapshot.root))
     text = "\n".join([head, *extra_text, *session.console_lines(root, details), body])
     return ToolResult(text, details)
 

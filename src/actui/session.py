@@ -45,6 +45,7 @@ from actui.views import (
     reach_note,
     root_delta_lines,
     root_json,
+    root_label,
 )
 from actui.visual import add_visual_evidence
 
@@ -136,6 +137,8 @@ class Session:
         self._config = load_config(self.env)
         self._ocr_slot = asyncio.Semaphore(1)  # two cores: one OCR at a time
         self._browser_problem = ""
+        self._labels: dict[str, str] = {}
+        """The label each root ref was last named with (``named``)."""
 
     def notices(self) -> list[str]:
         """What the backends in use say about their health (see ``Backend.notices``)."""
@@ -329,7 +332,7 @@ class Session:
         if image is not None and mode == "visual":
             outline = await self._with_ocr(outline, image.png, details)
         state = self.save(snapshot, outline, epoch, mode=mode)
-        head = observation_header(tool, mode, state.root_ref, root)
+        head = observation_header(tool, mode, self.named(state.root_ref, root))
         details.update(self.observation_details(state, "full"))
         details["timingsMs"] = dict(snapshot.timings_ms)
         details["source"] = snapshot.source
@@ -368,6 +371,19 @@ class Session:
             "pictureOnly": len(enriched) - len(outline),
         }
         return enriched
+
+    def named(self, ref: str, root: RootInfo) -> str:
+        """``@r1 app — "title"`` where this session has not shown that label yet, else ``@r1``.
+
+        The agent read the label in the last result that named the root; saying
+        it again on every call costs tokens and tells nothing. A changed title
+        or URL is said again.
+        """
+        label = root_label(root)
+        if self._labels.get(ref) == label:
+            return ref
+        self._labels[ref] = label
+        return f"{ref} {label}"
 
     def console_lines(self, root: RootInfo, details: dict[str, Any]) -> list[str]:
         """Drain a page's console messages into the result (nothing for desktop roots)."""

@@ -12,7 +12,6 @@ steps opened (a dialog), and say which window met them.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from dataclasses import dataclass, replace
 from typing import Any
@@ -36,7 +35,6 @@ from actui.views import (
     root_delta_lines,
     root_json,
     trace_summary,
-    window_label,
 )
 
 Trace = dict[str, Any]
@@ -253,7 +251,7 @@ class Transaction:
         }
         shown = verification.get("shownIn")
         if shown is not None:
-            title = json.dumps(shown["title"], ensure_ascii=False)
+            title = quote(str(shown["title"]), TITLE_CAP)
             verification["closest"] = [f"{shown['ref']} {shown['kind']} {title} still shows it"]
         elif status == "failed":
             verification["closest"] = closest(expect, waited.outline)
@@ -350,12 +348,11 @@ class Transaction:
         check = f"; check {verification['status']}" if verification else ""
         met = (verification or {}).get("satisfiedIn")
         if met and met["ref"] != session.roots.ref_for(root):
-            title = json.dumps(met["title"], ensure_ascii=False)
-            check += f" in {met['ref']} {met['kind']} {title}"
+            check += f" in {met['ref']} {met['kind']} {quote(str(met['title']), TITLE_CAP)}"
         details = session.observation_details(successor, view)
         head = [
             f"act_ui: {len(self.steps)} of {len(self.p.actions)} steps run in "
-            f"{window_label(root)}; outcome {outcome}{check}",
+            f"{session.named(session.roots.ref_for(root), root)}; outcome {outcome}{check}",
             trace_summary(trace),
             *session.window_news(root.pid, details),
             *root_delta_lines(deltas),

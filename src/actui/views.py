@@ -32,15 +32,21 @@ def window_label(root: RootInfo) -> str:
     return f"{inline(root.app_name, TITLE_CAP)} — {quote(root.title, TITLE_CAP)}"
 
 
-def observation_header(tool: str, mode: str, ref: str, root: RootInfo) -> str:
-    """The first line of a full observation (observe_ui)."""
-    head = f"{tool} {mode} {ref} {window_label(root)}"
-    return head + (f" {quote(root.url, URL_CAP)}" if root.url else "")
+def root_label(root: RootInfo) -> str:
+    """How a header names a root: app and title (a page: its title), then any URL."""
+    label = quote(root.title, TITLE_CAP) if root.kind == "browser_page" else window_label(root)
+    return label + (f" {quote(root.url, URL_CAP)}" if root.url else "")
 
 
-def page_header(tool: str, ref: str, root: RootInfo) -> str:
+def observation_header(tool: str, mode: str, named: str) -> str:
+    """The first line of a full observation (observe_ui); ``named`` is the root's ref and
+    its label where the agent has not seen it (``Session.named``)."""
+    return f"{tool} {mode} {named}"
+
+
+def page_header(tool: str, named: str) -> str:
     """The first line of a browser tool's successor observation."""
-    return f"{tool} {ref} {quote(root.title, TITLE_CAP)} {quote(root.url, URL_CAP)}"
+    return f"{tool} {named}"
 
 
 def console_line(message: str) -> str:
