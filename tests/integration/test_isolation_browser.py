@@ -29,12 +29,17 @@ async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
     await computer.close()
 
 
-async def test_a_killed_browser_drops_its_pages_and_the_desktop_is_still_listed(
-    module_sandbox: Sandbox, computer: Computer
-) -> None:
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def app(module_sandbox: Sandbox, computer: Computer) -> asyncio.subprocess.Process:
     app = await module_sandbox.launch(["zenity", "--entry", "--title=Beside", "--text=Name"])
     await module_sandbox.wait_for_app(app.pid)
     await paired_root(computer, pid=app.pid, title="Beside")
+    return app
+
+
+async def test_a_killed_browser_drops_its_pages_and_the_desktop_is_still_listed(
+    app: asyncio.subprocess.Process, computer: Computer
+) -> None:
     launched = await computer.call("launch_browser", {"url": "data:text/html,<p>hello</p>"})
     assert not launched.is_error, launched.text
     before = await computer.call("find_roots", {})
@@ -72,6 +77,32 @@ async def test_a_killed_browser_drops_its_pages_and_the_desktop_is_still_listed(
     assert_alive(app.pid)
     seen = await computer.call("observe_ui", {"root": paired_root_ref(listed, "Beside")})
     assert not seen.is_error, seen.text
+
+
+async def test_a_stopped_browser_leaves_its_pages_out_with_a_notice(
+    app: asyncio.subprocess.Process, computer: Computer
+) -> None:
+    """SIGSTOP: the listing does not fail for the desktop; SIGCONT: the pages are back."""
+    launched = await computer.call("launch_browser", {"url": "data:text/html,<p>paused</p>"})
+    assert not launched.is_error, launched.text
+    process = computer.browser.browser_process
+    assert process is not None
+    os.kill(process.process.pid, signal.SIGSTOP)
+    try:
+        listed = await computer.call("find_roots", {})
+        assert not listed.is_error, listed.text
+        kinds = {w["windowTitle"]: w["kind"] for w in listed.details["windows"]}
+        assert kinds == {"Beside": "dialog"}, listed.text
+        (notice,) = [n for n in listed.details["notices"] if "not listed" in n]
+        assert "browser" in notice and "note: " in listed.text, listed.text
+    finally:
+        os.kill(process.process.pid, signal.SIGCONT)
+    again = await computer.call("find_roots", {})
+    kinds = {w["windowTitle"]: w["kind"] for w in again.details["windows"]}
+    assert "browser_page" in kinds.values() and kinds.get("Beside") == "dialog", again.text
+    assert not again.details["notices"], again.text
+    assert process.alive
+    assert_alive(app.pid)
 
 
 def paired_root_ref(listed: object, title: str) -> str:
