@@ -156,7 +156,12 @@ class Computer(Session):
 
     # -------------------------------------------------------------- discovery
 
-    async def _all_roots(self, p: contract.FindRoots, cfg: Config) -> list[RootInfo]:
+    async def _all_roots(self, p: contract.FindRoots, cfg: Config) -> tuple[list[RootInfo], str]:
+        """The roots, and why the browser's pages are missing from them, if they are.
+
+        A browser that fails to list (hung, stopped) is its own failure while a
+        desktop is listed: its pages are left out with a notice.
+        """
         await self.attach_configured_browser()
         pages_wanted = (
             cfg.browser_use
@@ -169,12 +174,18 @@ class Computer(Session):
         if self.has_desktop() or not pages_wanted:
             roots += await self.desktop.list_roots(pid=p.pid)
         if pages_wanted and self._browser is not None:
-            roots += await self._browser.list_roots()
-        return roots
+            try:
+                roots += await self._browser.list_roots()
+            except ActuiError as exc:
+                if not self.has_desktop():
+                    raise
+                return roots, f"the browser's pages are not listed: {exc.message}"
+        return roots, ""
 
     async def _tool_find_roots(self, p: contract.FindRoots) -> ToolResult:
         cfg = self.config()
-        listed = roots = await self._all_roots(p, cfg)
+        listed, unlisted = await self._all_roots(p, cfg)
+        roots = listed
         if p.app:
             wanted = p.app.strip().lower()
             roots = [r for r in roots if r.app_name.strip().lower() == wanted]
@@ -215,7 +226,7 @@ class Computer(Session):
                 if (p.text or p.app or p.pid or p.kind)
                 else "no windows are open on this desktop."
             ]
-        notices = self.notices()
+        notices = [*self.notices(), *([unlisted] if unlisted else [])]
         return ToolResult(
             "\n".join([*lines, *(f"note: {inline(n)}" for n in notices)]),
             {

@@ -187,13 +187,18 @@ def discard(futures: list[asyncio.Future[list[Any]]]) -> None:
             future.exception()
 
 
-async def read_children(bus: AtspiBus, at: Address) -> list[Address]:
+async def read_children(
+    bus: AtspiBus, at: Address, *, timeout_s: float | None = None
+) -> list[Address]:
     await bus.a11y()
-    return children_of(await request_children(bus, at))
+    return children_of(await request_children(bus, at, timeout_s=timeout_s))
 
 
-def request_children(bus: AtspiBus, at: Address) -> asyncio.Future[list[Any]]:
-    return bus.request(at.bus, at.path, ACCESSIBLE, "GetChildren")
+def request_children(
+    bus: AtspiBus, at: Address, *, timeout_s: float | None = None
+) -> asyncio.Future[list[Any]]:
+    """``timeout_s``: the bus's call timeout unless given."""
+    return bus.request(at.bus, at.path, ACCESSIBLE, "GetChildren", timeout_s=timeout_s)
 
 
 def children_of(body: list[Any]) -> list[Address]:

@@ -44,6 +44,17 @@ ROOT_STATES = frozenset(
 )
 DIALOG_ROLES = frozenset({"dialog", "alert", "file chooser", "color chooser", "font chooser"})
 MENU_ROLES = frozenset({"menu", "popup menu", "menu bar", "menu item"})
+PROBE_TIMEOUT_S = 0.3
+"""How long an application last seen not answering gets to answer a listing.
+
+A stopped or hung application would otherwise cost every listing the bus's
+full call timeout (3 s), and an ``act_ui`` on any other application lists
+twice. An answering GTK application replies to ``GetChildren`` in
+milliseconds; 0.3 s leaves room for a loaded machine's scheduling while
+keeping the two listings of an act_ui within 0.6 s. An application that misses it is
+served from its kept listing, still marked not answering, and probed again by
+the next listing; one that answers is read in full as before.
+"""
 
 
 @dataclass(frozen=True)
@@ -127,6 +138,8 @@ class RootLister:
         self._kept: dict[str, _Kept] = {}
         self._listed: dict[str, list[RootInfo]] = {}
         """Each application's last listing, for when it does not answer."""
+        self._silent: set[str] = set()
+        """Applications that did not answer the last listing: probed with a short timeout."""
         self._unread: frozenset[int] = frozenset()
         """Pids of the last listing's applications that did not say who they are in time."""
         self._generations: defaultdict[str, int] = defaultdict(int)
@@ -151,6 +164,7 @@ class RootLister:
             self._apps.clear()
             self._kept.clear()
             self._listed.clear()
+            self._silent.clear()
             self._epoch = self._bus.connection_epoch
         found = await read_children(self._bus, Address(REGISTRY, REGISTRY_ROOT))
         fresh = [at for at in found if at not in self._apps]
@@ -165,6 +179,7 @@ class RootLister:
             del self._apps[gone]
             self._kept.pop(gone.bus, None)
             self._listed.pop(gone.bus, None)
+            self._silent.discard(gone.bus)
         apps = (self._apps.get(at) for at in found)
         return [a for a in apps if a is not None and (pid is None or a.pid == pid)]
 
@@ -222,22 +237,28 @@ class RootLister:
         A busy or stopped application (a long handler, a modal loop, SIGSTOP)
         still has its windows on screen: listing none would report them closed,
         and end the transaction that acted on one as if its target had gone.
+        Once it has not answered, it gets :data:`PROBE_TIMEOUT_S` to answer.
         """
         bus = app.address.bus
+        probe = PROBE_TIMEOUT_S if bus in self._silent else None
         try:
-            self._listed[bus] = await self._read_app_roots(app)
+            self._listed[bus] = await self._read_app_roots(app, probe)
+            self._silent.discard(bus)
         except CallTimeout:
+            self._silent.add(bus)
             kept = self._listed.get(bus, [])
             return [replace(r, accessibility="not_answering") for r in kept], False
         except ActuiError:
             self._listed.pop(bus, None)  # exited: nothing to keep
+            self._silent.discard(bus)
             return [], True
         return self._listed.get(bus, []), True
 
-    async def _read_app_roots(self, app: AppInfo) -> list[RootInfo]:
+    async def _read_app_roots(self, app: AppInfo, probe_s: float | None) -> list[RootInfo]:
+        """``probe_s``: the timeout of the first call, when shorter than the bus's."""
         generation = self._generations[app.address.bus]
         kept = self._kept.get(app.address.bus)
-        children = tuple(await read_children(self._bus, app.address))
+        children = tuple(await read_children(self._bus, app.address, timeout_s=probe_s))
         if kept is not None and kept.children == children:
             roots = await asyncio.gather(*(self._moved(app, r, raw) for r, raw in kept.roots))
             if self._generations[app.address.bus] == generation and None not in roots:

@@ -51,6 +51,10 @@ from actui.errors import (
 
 _SNAPSHOT_TIMEOUT_S = 15.0
 _CLOSE_TIMEOUT_S = 2.0
+_REAP_WAIT_S = 2.0
+"""How long a browser whose pipe closed is given to be reaped, so that the notice of
+its death can say how it ended (the pipe closes as the process dies, the exit
+status arrives a moment later)."""
 
 
 @dataclass(frozen=True)
@@ -144,6 +148,36 @@ class CdpBackend(Backend):
             browser, self._browser = self._browser, None
             await browser.terminate()
 
+    def notices(self) -> list[str]:
+        ended = self._ended()
+        return [ended] if ended else []
+
+    def _ended(self) -> str:
+        """Why the launched browser's pages are gone, or "" while it runs and answers.
+
+        Its death is its own failure: the desktop's windows are listed as before.
+        """
+        browser, conn = self._browser, self._browser_conn
+        if browser is None or conn is None:
+            return ""
+        if not browser.alive:
+            how = f"exited ({browser.ending})"
+        elif conn.closed:
+            how = "closed its debugging pipe"
+        else:
+            return ""
+        return (
+            f"the browser actui launched {how}; its pages are gone; launch_browser starts a new one"
+        )
+
+    async def _settled_end(self) -> str:
+        """:meth:`_ended`, once a browser whose pipe closed has been reaped (or not in time)."""
+        browser, conn = self._browser, self._browser_conn
+        if browser is not None and browser.alive and conn is not None and conn.closed:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(browser.process.wait(), _REAP_WAIT_S)
+        return self._ended()
+
     @property
     def browser_process(self) -> BrowserProcess | None:
         return self._browser
@@ -156,9 +190,14 @@ class CdpBackend(Backend):
     # -- roots and sessions -----------------------------------------------
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
-        if self._browser_conn is None or pid not in (None, 0):
+        if self._browser_conn is None or pid not in (None, 0) or await self._settled_end():
             return []
-        targets = await self._browser_conn.send("Target.getTargets")
+        try:
+            targets = await self._browser_conn.send("Target.getTargets")
+        except TargetGone:
+            if await self._settled_end():
+                return []  # it died just now: the notice says so
+            raise
         return [
             _root_info(t["targetId"], t.get("title", ""), t.get("url", ""))
             for t in targets.get("targetInfos", ())
@@ -174,8 +213,10 @@ class CdpBackend(Backend):
             session = self._sessions.get(target_id)
             if session is not None and not session.gone:
                 return session
-            launched_gone = self._browser is not None and not self._browser.alive
-            if self._browser_conn is None or self._browser_conn.closed or launched_gone:
+            ended = await self._settled_end()
+            if ended:
+                raise TargetGone(f"{root.native_id}: {ended}.")
+            if self._browser_conn is None or self._browser_conn.closed:
                 raise TargetGone(f"{root.native_id}: the browser is not running; launch it again.")
             if target_id not in {_target_id(r) for r in await self.list_roots()}:
                 raise TargetGone(f"{root.native_id}: the page was closed.")

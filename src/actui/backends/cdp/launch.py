@@ -109,6 +109,18 @@ class BrowserProcess:
     def alive(self) -> bool:
         return self.process.returncode is None
 
+    @property
+    def ending(self) -> str:
+        """How the process ended (``signal SIGKILL``, ``code 1``); empty while it runs."""
+        code = self.process.returncode
+        if code is None:
+            return ""
+        if code < 0:
+            with contextlib.suppress(ValueError):
+                return f"signal {signal.Signals(-code).name}"
+            return f"signal {-code}"
+        return f"code {code}"
+
     def note_singleton_dir(self) -> None:
         """Remember where the singleton socket lives; call once the browser answers.
 
