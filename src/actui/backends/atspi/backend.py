@@ -65,6 +65,7 @@ class AtspiBackend(Backend):
         self._roots = RootLister(self._bus, self._origins)
         self._changes = ChangeCounters()
         self._bus.subscribe(self._changes.on_signal)
+        self._bus.when_lost(self._changes.lose)
         self._mirrors = Mirrors()
         self._actions = ActionDelivery(self._bus, self._mirrors.paths)
         self._changes.listen(self._mirrors.on_event)

@@ -116,6 +116,7 @@ class AtspiBus:
         self._backlog: deque[_Pending] = deque()
         self._sweep: asyncio.TimerHandle | None = None
         self._listeners: list[Signal] = []
+        self._on_lost: list[Callable[[Exception], None]] = []
         self._watch: asyncio.Future[None] | None = None
         self._events_registered = False
         self._no_get_all: set[tuple[str, str]] = set()
@@ -310,6 +311,14 @@ class AtspiBus:
         self._backlog.clear()
         for pending in calls:
             _fail(pending.future, BackendUnavailable(BUS_GONE))
+        if not self._closing:
+            for lost in tuple(self._on_lost):
+                lost(BackendUnavailable(BUS_GONE))
+
+    def when_lost(self, callback: Callable[[Exception], None]) -> None:
+        """Call ``callback`` with the error when the connection goes away without ``close``:
+        waits blocked on events that will never come end then, not at their timeout."""
+        self._on_lost.append(callback)
 
     def identify(self, destination: str, toolkit: Toolkit) -> None:
         """The toolkit behind ``destination`` is known: from now on its row decides."""
@@ -461,6 +470,7 @@ class AtspiBus:
         self._a11y = None
         self._outbox = None
         self._listeners.clear()
+        self._on_lost.clear()
 
     async def _switch_back_off(self) -> None:
         """Leave ``IsEnabled`` as it was found; a vanished session bus has nothing to restore."""

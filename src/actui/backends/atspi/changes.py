@@ -70,6 +70,14 @@ class ChangeCounters:
                 if not waiter.done():
                     waiter.set_result(None)
 
+    def lose(self, error: Exception) -> None:
+        """The connection the events came over is gone: every wait ends now with ``error``."""
+        waiters = [w for ws in self._waiters.values() for w in ws]
+        self._waiters.clear()
+        for waiter in waiters:
+            if not waiter.done():
+                waiter.set_exception(error)
+
     def listen(self, listener: Callable[[str, Message], None]) -> None:
         """Also hand every counted signal to ``listener`` (the live mirror)."""
         self._listeners.append(listener)

@@ -1,0 +1,51 @@
+"""A running wait_for ends promptly when the accessibility bus dies, instead of waiting
+out its timeout on events that can no longer come."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+
+from atspi_helpers import launch_app
+
+from actui.sandbox import Sandbox, tagged_pids
+from actui.tools import Computer
+
+
+async def test_a_wait_is_woken_when_the_accessibility_bus_dies(sandbox: Sandbox) -> None:
+    dialog = await launch_app(sandbox, ["zenity", "--entry", "--text=waiting"])
+    computer = Computer(env=sandbox.env)
+    try:
+        listed = await computer.call("find_roots", {"pid": dialog.pid})
+        window = listed.details["windows"][0]["windowRef"]
+        observed = await computer.call("observe_ui", {"root": window})
+        assert not observed.is_error, observed.text
+        state = observed.details["stateId"]
+        waiting = asyncio.ensure_future(
+            computer.call(
+                "wait_for", {"stateId": state, "text": "never shown here", "timeoutMs": 20000}
+            )
+        )
+        await asyncio.sleep(1.0)
+        assert not waiting.done(), "the condition never holds: the wait must still be running"
+        token = sandbox.env["ACTUI_SANDBOX_ID"]
+        (bus,) = [pid for pid in tagged_pids(token) if b"accessibility.conf" in _cmdline(pid)]
+        killed = time.perf_counter()
+        os.kill(bus, signal.SIGKILL)
+        waited = await asyncio.wait_for(waiting, 10.0)
+        took = time.perf_counter() - killed
+        assert waited.is_error and "accessibility bus went away" in waited.text, waited.text
+        assert took < 2.0, f"the wait ended {took:.1f} s after the bus died"
+        assert dialog.returncode is None, "the app itself lives on"
+    finally:
+        await computer.close()
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as file:
+            return file.read()
+    except OSError:
+        return b""
