@@ -192,13 +192,7 @@ class CdpConnection:
 
     def add_listener(self, listener: EventListener) -> Callable[[], None]:
         """Subscribe to every event; returns the function that unsubscribes."""
-        self._listeners.append(listener)
-
-        def remove() -> None:
-            with contextlib.suppress(ValueError):
-                self._listeners.remove(listener)
-
-        return remove
+        return _subscribe(self._listeners, listener)
 
     async def send(
         self,
@@ -327,13 +321,7 @@ class CdpSession:
 
     def add_listener(self, listener: EventListener) -> Callable[[], None]:
         """Subscribe to this target's and its children's events; returns the unsubscriber."""
-        self._listeners.append(listener)
-
-        def remove() -> None:
-            with contextlib.suppress(ValueError):
-                self._listeners.remove(listener)
-
-        return remove
+        return _subscribe(self._listeners, listener)
 
     async def send(
         self,
@@ -431,3 +419,14 @@ class CdpChannel:
         timeout_s: float = COMMAND_TIMEOUT_S,
     ) -> JsonObject:
         return await self.conn.send(method, params, timeout_s=timeout_s, session_id=self.session_id)
+
+
+def _subscribe(listeners: list[EventListener], listener: EventListener) -> Callable[[], None]:
+    """Add ``listener``; returns the function that removes it (a second call does nothing)."""
+    listeners.append(listener)
+
+    def remove() -> None:
+        with contextlib.suppress(ValueError):
+            listeners.remove(listener)
+
+    return remove
