@@ -18,8 +18,9 @@ arrived meanwhile, falls back to a full read of that application.
 
 The registry's list of applications is bookkeeping of its own: one that
 restarts knows only those that register again (GTK 3's bridge does when it
-sees the registry's name owned again; others may not) and lists none of them
-in the moment before they do. So applications listed before a restart, and
+sees the registry's name owned again; GTK 4.8's gtk4-demo and Qt 5's
+featherpad had not 2 s after a restart) and lists none of them in the moment
+before they do. So applications listed before a restart, and
 still connected, go on being read directly at their own bus names ("carried")
 until the registry lists them again or their connection closes; an
 application is never reported gone because the registry forgot it.
