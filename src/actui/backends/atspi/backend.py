@@ -168,6 +168,11 @@ class AtspiBackend(Backend):
             return self._changes.mark(app) + 1
         return await self._changes.wait(app, since, timeout_s)
 
+    def end_waits(self, error: Exception) -> None:
+        """Every wait on events ends now with ``error``: the events can no longer come
+        (the display the applications drew on is gone)."""
+        self._changes.lose(error)
+
     def notices(self) -> list[str]:
         lost = self._bus.lost_at
         if lost is not None:
