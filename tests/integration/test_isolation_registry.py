@@ -186,3 +186,23 @@ async def _set_text_from_outside(sandbox: Sandbox, pid: int, text: str) -> None:
         raise AssertionError(f"no text field of pid {pid} on the accessibility bus")
     finally:
         bus.disconnect()
+
+
+async def test_a_registry_killed_during_a_listing_leaves_the_known_apps_listed(
+    module_sandbox: Sandbox, computer: Computer
+) -> None:
+    app = await _entry(module_sandbox, "Listed while it dies")
+    await paired_root(computer, pid=app.pid)
+    (registry,) = _registry_pids(module_sandbox)
+    os.kill(registry, signal.SIGSTOP)  # the listing's call to it waits
+    listing = asyncio.ensure_future(computer.call("find_roots", {"pid": app.pid}))
+    await asyncio.sleep(0.5)
+    await _killed(registry)  # the bus answers the waiting call: no reply will come
+    listed = await asyncio.wait_for(listing, 10)
+    assert not listed.is_error, listed.text
+    assert [w["accessibility"] for w in listed.details["windows"]] == ["full"], listed.text
+    assert "registry (org.a11y.atspi.Registry) is not running" in listed.text, listed.text
+    assert "gone" not in listed.text, listed.text
+    again = await computer.call("find_roots", {"pid": app.pid})  # the bus starts it again
+    assert [w["accessibility"] for w in again.details["windows"]] == ["full"], again.text
+    assert_alive(app.pid)
