@@ -203,10 +203,10 @@ class LinuxBackend(Backend):
         return Snapshot(fresh, tree, time.time(), node_count=1, source="x11-window")
 
     async def capture(self, root: RootInfo, *, max_dimension: int) -> Image | None:
-        x11 = await self._session()
-        if x11 is None or not root.window_id:
-            return None
         with self._on_display():
+            x11 = await self._session()
+            if x11 is None or not root.window_id:
+                return None
             shot = await x11.capture(root.window_id, max_dimension=max_dimension)
         return Image(shot.png, shot.width, shot.height, shot.scale, shot.source, shot.warnings)
 
