@@ -14,16 +14,15 @@ import signal
 import time
 from typing import Any
 
-from computer_helpers import assert_alive, paired_root
+from computer_helpers import assert_alive, desktop_pids, entry_dialog, paired_root
 
-from actui.sandbox import Sandbox, tagged_pids
+from actui.sandbox import Sandbox
 from actui.tools import Computer
 
 
 async def _dialog(sandbox: Sandbox) -> tuple[asyncio.subprocess.Process, Computer, dict[str, Any]]:
     """A zenity entry, observed: its pid, the computer, and the refs an agent holds."""
-    app = await sandbox.launch(["zenity", "--entry", "--text=Name"])
-    await sandbox.wait_for_app(app.pid)
+    app = await entry_dialog(sandbox, "Display test")
     computer = Computer(env=sandbox.env)
     root = (await paired_root(computer, pid=app.pid))["windowRef"]
     seen = await computer.call("observe_ui", {"root": root})
@@ -38,18 +37,8 @@ async def _dialog(sandbox: Sandbox) -> tuple[asyncio.subprocess.Process, Compute
 
 
 def _xvfb(sandbox: Sandbox) -> int:
-    (pid,) = [
-        p for p in tagged_pids(sandbox.env["ACTUI_SANDBOX_ID"]) if _cmd(p).startswith(b"Xvfb")
-    ]
+    (pid,) = desktop_pids(sandbox, b"Xvfb")
     return pid
-
-
-def _cmd(pid: int) -> bytes:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as file:
-            return file.read()
-    except OSError:
-        return b""
 
 
 def _assert_display_gone(sandbox: Sandbox, tool: str, result: Any) -> None:

@@ -18,11 +18,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive, paired_root
+from computer_helpers import assert_alive, desktop_pids, entry_dialog, kill_and_wait, paired_root
 from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
-from actui.sandbox import Sandbox, tagged_pids
+from actui.sandbox import Sandbox
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -39,12 +39,6 @@ async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
     await computer.close()
 
 
-async def _entry(sandbox: Sandbox, title: str) -> asyncio.subprocess.Process:
-    app = await sandbox.launch(["zenity", "--entry", f"--title={title}", "--text=Name"])
-    await sandbox.wait_for_app(app.pid)
-    return app
-
-
 async def _observed_field(computer: Computer, root: str) -> tuple[str, str]:
     seen = await computer.call("observe_ui", {"root": root})
     assert not seen.is_error, seen.text
@@ -54,42 +48,20 @@ async def _observed_field(computer: Computer, root: str) -> tuple[str, str]:
 
 
 def _registry_pids(sandbox: Sandbox) -> list[int]:
-    return [p for p in tagged_pids(sandbox.env["ACTUI_SANDBOX_ID"]) if b"registryd" in _cmd(p)]
-
-
-async def _killed(pid: int) -> None:
-    """SIGKILL ``pid`` and return once it has exited (by pidfd, not polling)."""
-    fd = os.pidfd_open(pid)
-    loop = asyncio.get_running_loop()
-    ended = loop.create_future()
-    loop.add_reader(fd, lambda: ended.done() or ended.set_result(None))
-    try:
-        os.kill(pid, signal.SIGKILL)
-        await asyncio.wait_for(ended, 5)
-    finally:
-        loop.remove_reader(fd)
-        os.close(fd)
-
-
-def _cmd(pid: int) -> bytes:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as file:
-            return file.read()
-    except OSError:
-        return b""
+    return desktop_pids(sandbox, b"registryd")
 
 
 async def test_a_restarted_registry_is_reattached_and_its_apps_relisted(
     module_sandbox: Sandbox, computer: Computer
 ) -> None:
-    before = await _entry(module_sandbox, "Before restart")
+    before = await entry_dialog(module_sandbox, "Before restart")
     qt = await module_sandbox.launch(["featherpad"])  # Qt 5: does not register again
     await module_sandbox.wait_for_app(qt.pid)
     await paired_root(computer, pid=qt.pid)
     root = (await paired_root(computer, pid=before.pid))["windowRef"]
     state, field = await _observed_field(computer, root)
     (registry,) = _registry_pids(module_sandbox)
-    await _killed(registry)
+    await kill_and_wait(registry)
 
     # at once: the new registry may not have heard from the app yet, actui has
     listed = await computer.call("find_roots", {"pid": before.pid})
@@ -116,7 +88,7 @@ async def test_a_restarted_registry_is_reattached_and_its_apps_relisted(
     qt_seen = await computer.call("observe_ui", {"root": listed.details["windows"][0]["windowRef"]})
     assert not qt_seen.is_error and 'menuitem "File"' in qt_seen.text, qt_seen.text
 
-    after = await _entry(module_sandbox, "After restart")
+    after = await entry_dialog(module_sandbox, "After restart")
     state_after, _ = await _observed_field(
         computer, (await paired_root(computer, pid=after.pid))["windowRef"]
     )
@@ -191,13 +163,13 @@ async def _set_text_from_outside(sandbox: Sandbox, pid: int, text: str) -> None:
 async def test_a_registry_killed_during_a_listing_leaves_the_known_apps_listed(
     module_sandbox: Sandbox, computer: Computer
 ) -> None:
-    app = await _entry(module_sandbox, "Listed while it dies")
+    app = await entry_dialog(module_sandbox, "Listed while it dies")
     await paired_root(computer, pid=app.pid)
     (registry,) = _registry_pids(module_sandbox)
     os.kill(registry, signal.SIGSTOP)  # the listing's call to it waits
     listing = asyncio.ensure_future(computer.call("find_roots", {"pid": app.pid}))
     await asyncio.sleep(0.5)
-    await _killed(registry)  # the bus answers the waiting call: no reply will come
+    await kill_and_wait(registry)  # the bus answers the waiting call: no reply will come
     listed = await asyncio.wait_for(listing, 10)
     assert not listed.is_error, listed.text
     assert [w["accessibility"] for w in listed.details["windows"]] == ["full"], listed.text
