@@ -6,11 +6,12 @@ buffer fills: 800 small calls at once did, 400 did not; a cold
 gtk4-widget-factory walk took 753 ms with 64 and 612 ms with 256; calls leave
 through an ``Outbox``, one socket write per loop turn), the per-call timeout,
 the event registration (once per connection, counted by ``connection_epoch``
-so event consumers know when they may have missed some, and again whenever the
-registry restarts, counted by ``registry_epoch``: a new registry knows no
+so event consumers know when they may have missed some, and again whenever
+the registry restarts, counted by ``registry_epoch``: a new registry knows no
 registration, and applications started after it ask it whom to send events
-to) and the signal fan-out, and the per-toolkit call table (``toolkits.py``): a call of a kind
-the destination's toolkit is not known to survive is never sent. It
+to) and the signal fan-out, and the per-toolkit call table (``toolkits.py``):
+a call of a kind the destination's toolkit is not known to survive is never
+sent. It
 translates every D-Bus failure into an
 ``actui.errors`` class, telling a whole application gone (``AppGone``) from
 one element gone, so no dbus-fast exception leaves this module. It knows

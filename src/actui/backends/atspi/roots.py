@@ -20,10 +20,11 @@ The registry's list of applications is bookkeeping of its own: one that
 restarts knows only those that register again (GTK 3's bridge does when it
 sees the registry's name owned again; GTK 4.8's gtk4-demo and Qt 5's
 featherpad had not 2 s after a restart) and lists none of them in the moment
-before they do. So applications listed before a restart, and
-still connected, go on being read directly at their own bus names ("carried")
-until the registry lists them again or their connection closes; an
-application is never reported gone because the registry forgot it.
+before they do. So applications listed before a restart (or before the
+registry left the bus), and still connected, go on being read directly at
+their own bus names ("carried") until the registry lists them again or their
+connection closes: an application is never reported gone because the
+registry forgot it.
 """
 
 from __future__ import annotations
