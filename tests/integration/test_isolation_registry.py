@@ -102,6 +102,7 @@ async def test_a_restarted_registry_is_reattached_and_its_apps_relisted(
     await _set_text_from_outside(module_sandbox, after.pid, "from outside")
     waited = await asyncio.wait_for(waiting, 15)
     took = time.perf_counter() - changed
+    print(f"the wait woke {1000 * took:.0f} ms after the change")
     assert not waited.is_error and "appeared" in waited.text, waited.text
     assert took < 2.0, f"woken {took:.1f} s after the change: no event reached the wait"
 
