@@ -119,6 +119,23 @@ class BackendUnavailable(ActuiError):
     code = "backend_unavailable"
 
 
+class DisplayGone(BackendUnavailable):
+    """The X display itself is gone: the cause to name above any bus or registry error.
+
+    Its applications went with it (or cannot draw), so find_roots cannot help:
+    only a new desktop can.
+    """
+
+    def __init__(self, display: str) -> None:
+        super().__init__(
+            f"the X display {display} is gone (its X server exited or closed the "
+            "connection): nothing on it can be observed or operated any more. Start a "
+            "new desktop (for example `actui sandbox run -- <command>`) and launch the "
+            "apps again there."
+        )
+        self.display = display
+
+
 class CallTimeout(ActuiError):
     code = "timeout"
 

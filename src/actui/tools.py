@@ -65,7 +65,8 @@ class Computer(Session):
             if ended is not None:
                 return self.exited_result(tool, exc.message, ended)
             # "gone" or "unavailable" may have a cause a backend knows: say it
-            why = self.notices() if isinstance(exc, (TargetGone, BackendUnavailable)) else []
+            known = self.notices() if isinstance(exc, (TargetGone, BackendUnavailable)) else []
+            why = [notice for notice in known if notice not in exc.message]
             # an error may quote what an app controls: it stays on one line
             return self.error_result(tool, exc.code, inline(" ".join([exc.message, *why])))
         except Exception as exc:  # a bug must not reach the agent as a traceback

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from pathlib import Path
 from typing import Any
 
+from actui.sandbox import Sandbox, tagged_pids
 from actui.session import ToolResult
 from actui.tools import Computer
 
@@ -53,3 +56,36 @@ async def call_alive(
     assert_alive(pid)
     assert not result.is_error, result.text
     return result
+
+
+def desktop_pids(sandbox: Sandbox, marker: bytes) -> list[int]:
+    """The sandbox's processes whose command line contains ``marker`` (``b"Xvfb"``)."""
+    return [p for p in tagged_pids(sandbox.env["ACTUI_SANDBOX_ID"]) if marker in _cmdline(p)]
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
+async def kill_and_wait(pid: int, timeout_s: float = 5.0) -> None:
+    """SIGKILL ``pid`` and return once it has exited (by pidfd, not polling)."""
+    fd = os.pidfd_open(pid)
+    loop = asyncio.get_running_loop()
+    ended = loop.create_future()
+    loop.add_reader(fd, lambda: ended.done() or ended.set_result(None))
+    try:
+        os.kill(pid, signal.SIGKILL)
+        await asyncio.wait_for(ended, timeout_s)
+    finally:
+        loop.remove_reader(fd)
+        os.close(fd)
+
+
+async def entry_dialog(sandbox: Sandbox, title: str) -> asyncio.subprocess.Process:
+    """A ``zenity --entry`` titled ``title`` (GTK 3), once it shows on the accessibility bus."""
+    app = await sandbox.launch(["zenity", "--entry", f"--title={title}", "--text=Name"])
+    await sandbox.wait_for_app(app.pid)
+    return app

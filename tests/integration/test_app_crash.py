@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import paired_root
+from computer_helpers import entry_dialog, paired_root
 
 from actui.sandbox import Sandbox
 from actui.session import ToolResult
@@ -29,12 +29,6 @@ async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
     computer = Computer(env=module_sandbox.env)
     yield computer
     await computer.close()
-
-
-async def _entry(sandbox: Sandbox, title: str) -> asyncio.subprocess.Process:
-    app = await sandbox.launch(["zenity", "--entry", f"--title={title}", "--text=Name"])
-    await sandbox.wait_for_app(app.pid)
-    return app
 
 
 async def _visual(computer: Computer, root: str) -> ToolResult:
@@ -59,7 +53,7 @@ async def _observed(computer: Computer, pid: int, title: str) -> tuple[str, str,
 async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(
     module_sandbox: Sandbox, computer: Computer
 ) -> None:
-    app = await _entry(module_sandbox, "Crash one")
+    app = await entry_dialog(module_sandbox, "Crash one")
     _, state, ok = await _observed(computer, app.pid, "Crash one")
     os.kill(app.pid, signal.SIGSEGV)
     assert await asyncio.wait_for(app.wait(), 10) == -signal.SIGSEGV
@@ -79,7 +73,7 @@ async def test_a_crash_during_a_transaction_ends_it_as_app_exited(
     module_sandbox: Sandbox, computer: Computer
 ) -> None:
     """The app dies while a step runs: the result is the crash, not a closed window."""
-    app = await _entry(module_sandbox, "Crash mid")
+    app = await entry_dialog(module_sandbox, "Crash mid")
     _, state, _ = await _observed(computer, app.pid, "Crash mid")
     acting = asyncio.ensure_future(
         computer.call("act_ui", {"stateId": state, "actions": [{"action": "wait", "ms": 1500}]})

@@ -9,8 +9,9 @@ import signal
 import time
 
 from atspi_helpers import launch_app
+from computer_helpers import desktop_pids
 
-from actui.sandbox import Sandbox, tagged_pids
+from actui.sandbox import Sandbox
 from actui.tools import Computer
 
 
@@ -30,8 +31,7 @@ async def test_a_wait_is_woken_when_the_accessibility_bus_dies(sandbox: Sandbox)
         )
         await asyncio.sleep(1.0)
         assert not waiting.done(), "the condition never holds: the wait must still be running"
-        token = sandbox.env["ACTUI_SANDBOX_ID"]
-        (bus,) = [pid for pid in tagged_pids(token) if b"accessibility.conf" in _cmdline(pid)]
+        (bus,) = desktop_pids(sandbox, b"accessibility.conf")
         killed = time.perf_counter()
         os.kill(bus, signal.SIGKILL)
         waited = await asyncio.wait_for(waiting, 10.0)
@@ -41,11 +41,3 @@ async def test_a_wait_is_woken_when_the_accessibility_bus_dies(sandbox: Sandbox)
         assert dialog.returncode is None, "the app itself lives on"
     finally:
         await computer.close()
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as file:
-            return file.read()
-    except OSError:
-        return b""

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.atspi.address import Address
+from actui.backends.atspi.bus import REGISTRY, registry_owned
 from actui.backends.atspi.caps import (
     action_may_hold_call,
     derive_caps,
@@ -154,6 +155,24 @@ def test_events_are_credited_to_their_app_and_registry_news_to_the_announced_app
         ":1.5", WINDOW_EVENTS, "activate", "siiva{sv}", ["", 0, 0, Variant("s", "0"), {}]
     )
     assert concerned(window) == (":1.5",)
+
+
+def test_only_the_registry_name_getting_an_owner_reads_as_a_registry_restart() -> None:
+    def owner_changed(name: str, old: str, new: str) -> Message:
+        return _signal(
+            "org.freedesktop.DBus",
+            "org.freedesktop.DBus",
+            "NameOwnerChanged",
+            "sss",
+            [name, old, new],
+        )
+
+    assert registry_owned(owner_changed(REGISTRY, "", ":1.7"))
+    assert not registry_owned(owner_changed(REGISTRY, ":1.3", ""))  # lost, not yet back
+    assert not registry_owned(owner_changed(":1.7", "", ":1.7"))
+    assert not registry_owned(
+        _signal(":1.5", OBJECT_EVENTS, "StateChanged", "siiva{sv}", ["focused", 1, 0, 0, {}])
+    )
 
 
 async def test_counters_wake_only_the_changed_app_and_time_out_quietly() -> None:

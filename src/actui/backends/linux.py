@@ -14,14 +14,18 @@ runs there): its bridge would deadlock on the key. Roots are AT-SPI's,
 enriched with their X11 windows (id, stacking, activation), plus the X11
 windows no accessible application describes: those are bare windows, read by
 their pixels (a one-node snapshot; visual mode adds OCR) and driven by
-physical input only. This module only composes; each half owns its platform.
+physical input only. When the X display is gone, that is the error of every
+call, whatever the accessibility bus or the registry said first (they go with
+the display or fail oddly after it), and waits on events end at once. This
+module only composes; each half owns its platform.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -48,6 +52,7 @@ from actui.errors import (
     ActuiError,
     CallTimeout,
     CoordinateBlocked,
+    DisplayGone,
     ForegroundRequired,
     TargetGone,
     UnsupportedAction,
@@ -73,6 +78,8 @@ class LinuxBackend(Backend):
         self._x11 = X11Session(display) if display else None
         self._input = X11Input(self._x11) if self._x11 else None
         self._typing = ArrivingText(self.atspi, self._input) if self._input else None
+        if self._x11 is not None:
+            self._x11.lifeline.when_gone(self.atspi.end_waits)
         self._x11_started = False
         self._x11_starting = asyncio.Lock()
         self._unpaired_since: dict[int, float] = {}
@@ -88,10 +95,34 @@ class LinuxBackend(Backend):
                     self._x11_started = True
         return self._x11
 
+    @contextlib.contextmanager
+    def _on_display(self) -> Iterator[None]:
+        """Run one call of this backend; once its display is gone, that is the error."""
+        gone = self._display_gone()
+        if gone is not None:
+            raise gone
+        try:
+            yield
+        except ActuiError as exc:
+            gone = self._display_gone()
+            if gone is None or isinstance(exc, DisplayGone):
+                raise
+            raise gone from None
+
+    def _display_gone(self) -> DisplayGone | None:
+        return self._x11.lifeline.gone() if self._x11 is not None else None
+
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
+        with self._on_display():
+            return await self._list_roots(pid)
+
+    async def _list_roots(self, pid: int | None) -> list[RootInfo]:
         """AT-SPI's roots paired with X11's windows (both listed at once), then the
         windows no answering accessible application describes."""
         listing, windows = await asyncio.gather(self.atspi.listing(pid), self._windows())
+        gone = self._display_gone()  # the X listing's failure is not an empty screen
+        if gone is not None:
+            raise gone
         if windows is None:
             return listing.roots
         paired = pair_windows(listing.roots, windows)
@@ -129,6 +160,10 @@ class LinuxBackend(Backend):
             return None
 
     async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
+        with self._on_display():
+            return await self._snapshot(root, max_nodes=max_nodes, max_depth=max_depth)
+
+    async def _snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
         if is_window_only(root):
             return await self._window_snapshot(root)
         try:
@@ -168,13 +203,18 @@ class LinuxBackend(Backend):
         return Snapshot(fresh, tree, time.time(), node_count=1, source="x11-window")
 
     async def capture(self, root: RootInfo, *, max_dimension: int) -> Image | None:
-        x11 = await self._session()
-        if x11 is None or not root.window_id:
-            return None
-        shot = await x11.capture(root.window_id, max_dimension=max_dimension)
+        with self._on_display():
+            x11 = await self._session()
+            if x11 is None or not root.window_id:
+                return None
+            shot = await x11.capture(root.window_id, max_dimension=max_dimension)
         return Image(shot.png, shot.width, shot.height, shot.scale, shot.source, shot.warnings)
 
     async def act(self, request: ActionRequest) -> ActionResult:
+        with self._on_display():
+            return await self._act(request)
+
+    async def _act(self, request: ActionRequest) -> ActionResult:
         bare = is_window_only(request.root)
         if request.policy not in _PHYSICAL_POLICIES:
             if bare and request.policy == "ax_only":
@@ -237,15 +277,17 @@ class LinuxBackend(Backend):
                 "this window has no accessibility tree, so it has no live text; "
                 "observe it with mode 'visual' to read its text from the picture."
             )
-        return await self.atspi.read_text(root, node_id, offset, limit)
+        with self._on_display():
+            return await self.atspi.read_text(root, node_id, offset, limit)
 
     def change_mark(self, root: RootInfo) -> int:
         return super().change_mark(root) if is_window_only(root) else self.atspi.change_mark(root)
 
     async def wait_for_change(self, root: RootInfo, since: int, timeout_s: float) -> int:
-        if is_window_only(root):  # no events: the seam's declared polling
-            return await super().wait_for_change(root, since, timeout_s)
-        return await self.atspi.wait_for_change(root, since, timeout_s)
+        with self._on_display():
+            if is_window_only(root):  # no events: the seam's declared polling
+                return await super().wait_for_change(root, since, timeout_s)
+            return await self.atspi.wait_for_change(root, since, timeout_s)
 
     def waits_are_event_driven(self, root: RootInfo) -> bool:
         return not is_window_only(root) and self.atspi.waits_are_event_driven(root)
@@ -257,7 +299,8 @@ class LinuxBackend(Backend):
         return await process_exit(pid, self._exit_records)
 
     def notices(self) -> list[str]:
-        return self.atspi.notices()
+        gone = self._display_gone()  # what the accessibility side says follows from it
+        return [gone.message] if gone is not None else self.atspi.notices()
 
     def started_processes(self, root: RootInfo, since: float) -> list[int]:
         return started_by(root.pid, since) if root.pid > 0 else []

@@ -168,13 +168,31 @@ class AtspiBackend(Backend):
             return self._changes.mark(app) + 1
         return await self._changes.wait(app, since, timeout_s)
 
+    def end_waits(self, error: Exception) -> None:
+        """Every wait on events ends now with ``error``: the events can no longer come
+        (the display the applications drew on is gone)."""
+        self._changes.lose(error)
+
     def notices(self) -> list[str]:
         lost = self._bus.lost_at
-        if lost is None:
+        if lost is not None:
+            return [
+                f"the accessibility bus went away at {_clock(lost)}: applications connected "
+                "to it before then cannot be read until they are restarted."
+            ]
+        if self._roots.registry_missing:
+            return [
+                "the accessibility registry (org.a11y.atspi.Registry) is not running: "
+                "applications listed before it stopped are still read directly, but ones "
+                "started since cannot be found (their windows show with accessibility none)."
+            ]
+        restarted, carried = self._bus.registry_restarted_at, self._roots.carried
+        if restarted is None or not carried:
             return []
         return [
-            f"the accessibility bus went away at {time.strftime('%H:%M:%S', time.localtime(lost))}:"
-            " applications connected to it before then cannot be read until they are restarted."
+            f"the accessibility registry restarted at {_clock(restarted)}; {carried} "
+            "application(s) listed before are not (yet) registered with it and are read "
+            "directly; one never listed before the restart shows with accessibility none."
         ]
 
     def waits_are_event_driven(self, root: RootInfo) -> bool:
@@ -232,3 +250,7 @@ class AtspiBackend(Backend):
     async def close(self) -> None:
         await self._bus.close()
         await self._origins.close()
+
+
+def _clock(at: float) -> str:
+    return time.strftime("%H:%M:%S", time.localtime(at))

@@ -6,9 +6,12 @@ buffer fills: 800 small calls at once did, 400 did not; a cold
 gtk4-widget-factory walk took 753 ms with 64 and 612 ms with 256; calls leave
 through an ``Outbox``, one socket write per loop turn), the per-call timeout,
 the event registration (once per connection, counted by ``connection_epoch``
-so event consumers know when they may have missed some) and the signal
-fan-out, and the per-toolkit call table (``toolkits.py``): a call of a kind
-the destination's toolkit is not known to survive is never sent. It
+so event consumers know when they may have missed some, and again whenever
+the registry restarts, counted by ``registry_epoch``: a new registry knows no
+registration, and applications started after it ask it whom to send events
+to) and the signal fan-out, and the per-toolkit call table (``toolkits.py``):
+a call of a kind the destination's toolkit is not known to survive is never
+sent. It
 translates every D-Bus failure into an
 ``actui.errors`` class, telling a whole application gone (``AppGone``) from
 one element gone, so no dbus-fast exception leaves this module. It knows
@@ -32,7 +35,7 @@ from dbus_fast.aio import MessageBus
 from actui.backends.atspi import status
 from actui.backends.atspi.outbox import Outbox
 from actui.backends.atspi.toolkits import CONSERVATIVE, CallKind, Toolkit, allowed, call_kind
-from actui.errors import BackendUnavailable, CallTimeout, TargetGone
+from actui.errors import ActuiError, BackendUnavailable, CallTimeout, TargetGone
 
 MAX_IN_FLIGHT = 64
 SWEEP_S = 0.05
@@ -123,6 +126,11 @@ class AtspiBus:
         self._allowed: dict[str, frozenset[CallKind]] = {}
         self.connection_epoch = 0
         """Bumped on every (re)connection: events before it may have been missed."""
+        self.registry_epoch = 0
+        """Bumped whenever the registry gets a new owner (restarted, or activated again)."""
+        self.registry_restarted_at: float | None = None
+        """When (wall clock) the registry last got a new owner on this connection."""
+        self._reregistration: asyncio.Future[None] | None = None
         self.lost_at: float | None = None
         """When (wall clock) an established connection last went away without ``close``."""
         self._closing = False
@@ -395,17 +403,20 @@ class AtspiBus:
         return int(body[0])
 
     async def ensure_events(self) -> None:
-        """Register the events actui listens to, once per connection.
+        """Register the events actui listens to, once per connection and registry.
 
-        Registrations belong to the registering connection, so they end with it.
+        Registrations belong to the registering connection, so they end with it,
+        and to the registry that took them, so they end with it too.
         """
         await self.a11y()
         if self._events_registered:
             return
         async with self._registering:
-            if not self._events_registered:
+            while not self._events_registered:
+                epoch = self.registry_epoch
                 await self._register_events()
-                self._events_registered = True
+                # a registry that restarted meanwhile may have got them before it died
+                self._events_registered = epoch == self.registry_epoch
 
     async def _register_events(self) -> None:
         rules = (
@@ -451,13 +462,35 @@ class AtspiBus:
 
     def _dispatch(self, message: Message) -> bool:
         if message.message_type == MessageType.SIGNAL:
+            if registry_owned(message):
+                self._registry_restarted()
             for listener in tuple(self._listeners):
                 listener(message)
             return False
         return self._on_reply(message)
 
+    def _registry_restarted(self) -> None:
+        """The registry has a new owner: register the events with it again, at once.
+
+        Its predecessor's registrations died with it. Applications already
+        running keep sending what they were asked for, but one started from
+        now on asks the new registry, and would send nothing actui waits for.
+        Registering now, not at the next call, keeps that window to a round trip.
+        """
+        self.registry_epoch += 1
+        self.registry_restarted_at = time.time()
+        self._events_registered = False
+        if self._reregistration is None or self._reregistration.done():
+            self._reregistration = asyncio.ensure_future(self._register_again())
+
+    async def _register_again(self) -> None:
+        with contextlib.suppress(ActuiError):  # the next ensure_events tries again
+            await self.ensure_events()
+
     async def close(self) -> None:
         self._closing = True
+        if self._reregistration is not None:
+            self._reregistration.cancel()
         if self.switched_on:
             await self._switch_back_off()
         if self._a11y is not None and self._a11y.connected:
@@ -492,6 +525,14 @@ class _Pending:
     future: asyncio.Future[list[Any]]
     limit: float
     deadline: float = 0.0
+
+
+def registry_owned(message: Message) -> bool:
+    """Whether a signal says the registry's name just got an owner (it started again)."""
+    if message.interface != "org.freedesktop.DBus" or message.member != "NameOwnerChanged":
+        return False
+    name, _old, new = (str(v) for v in message.body[:3])
+    return name == REGISTRY and bool(new)
 
 
 def _fail(future: asyncio.Future[list[Any]], error: Exception) -> None:

@@ -52,7 +52,7 @@ application (the root's extents) and only then takes the dirty set; D-Bus
 delivers an application's signals in the order it sent them, so every event
 sent before that reply has been counted. An application whose connection
 closed loses its mirrors; a reconnected accessibility bus (events may have
-been missed) loses all of them. This module makes no calls.
+been missed) or a restarted registry loses all of them. This module makes no calls.
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ class Assembled:
 
 @dataclass
 class _Mirror:
-    key: tuple[int, int, int]
+    key: tuple[int, ...]
     records: dict[Address, NodeRecord]
     assembled: Assembled | None = None
     dirty: set[Address] = field(default_factory=set)
@@ -291,7 +291,7 @@ class Mirrors:
         for at in [a for a in self._bounds if a.bus == app]:
             del self._bounds[at]
 
-    def take(self, root_id: str, key: tuple[int, int, int], *, trusted: bool) -> Reuse | None:
+    def take(self, root_id: str, key: tuple[int, ...], *, trusted: bool) -> Reuse | None:
         """The root's mirror for a walk with the same caps and connection.
 
         Either way an empty mirror starts collecting dirt at once, so an event
@@ -313,7 +313,7 @@ class Mirrors:
     def store(
         self,
         root_id: str,
-        key: tuple[int, int, int],
+        key: tuple[int, ...],
         records: dict[Address, NodeRecord],
         assembled: Assembled | None = None,
     ) -> None:

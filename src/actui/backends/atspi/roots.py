@@ -15,6 +15,16 @@ children and each root for its extents (window moves send nothing reliable),
 all concurrently; those replies also prove every earlier event of the
 application has been counted, so an answer that differs, or an event that
 arrived meanwhile, falls back to a full read of that application.
+
+The registry's list of applications is bookkeeping of its own: one that
+restarts knows only those that register again (GTK 3's bridge does when it
+sees the registry's name owned again; GTK 4.8's gtk4-demo and Qt 5's
+featherpad had not 2 s after a restart) and lists none of them in the moment
+before they do. So applications listed before a restart (or before the
+registry left the bus), and still connected, go on being read directly at
+their own bus names ("carried") until the registry lists them again or their
+connection closes: an application is never reported gone because the
+registry forgot it.
 """
 
 from __future__ import annotations
@@ -27,7 +37,7 @@ from dataclasses import dataclass, replace
 from dbus_fast import Message
 
 from actui.backends.atspi.address import Address
-from actui.backends.atspi.bus import REGISTRY, REGISTRY_ROOT, AtspiBus
+from actui.backends.atspi.bus import REGISTRY, REGISTRY_ROOT, AppGone, AtspiBus
 from actui.backends.atspi.changes import WINDOW_EVENTS
 from actui.backends.atspi.names import clean_name
 from actui.backends.atspi.reader import Basics, read_basics, read_children, read_extents
@@ -144,12 +154,20 @@ class RootLister:
         """Pids of the last listing's applications that did not say who they are in time."""
         self._generations: defaultdict[str, int] = defaultdict(int)
         self._epoch = -1
+        self._registry_epoch = 0
+        self._carried: dict[Address, AppInfo] = {}
+        """Applications known before the registry restarted that it does not list (yet)."""
+        self.registry_missing = False
+        """Whether the last listing found no registry on the bus (known applications only)."""
 
     def on_event(self, app: str, message: Message) -> None:
         """A counted event about ``app`` (see ``changes.concerned``)."""
         if app != message.sender or message.member == "NameOwnerChanged":
             self._generations[app] += 1  # the registry (or the bus) announcing the app
             self._kept.pop(app, None)
+            if message.member == "NameOwnerChanged":  # its connection closed
+                for at in [at for at in self._carried if at.bus == app]:
+                    del self._carried[at]
             return
         kept = self._kept.get(app)
         if kept is None:
@@ -165,8 +183,17 @@ class RootLister:
             self._kept.clear()
             self._listed.clear()
             self._silent.clear()
+            self._carried.clear()
             self._epoch = self._bus.connection_epoch
-        found = await read_children(self._bus, Address(REGISTRY, REGISTRY_ROOT))
+            self._registry_epoch = self._bus.registry_epoch
+        found = await self._registered()
+        if self._registry_epoch != self._bus.registry_epoch:
+            self._carried.update(self._apps)  # the new registry may not know them
+            self._kept.clear()
+            self._registry_epoch = self._bus.registry_epoch
+        for at in found:
+            self._carried.pop(at, None)
+        found += [at for at in self._carried if at not in found]
         fresh = [at for at in found if at not in self._apps]
         read = await asyncio.gather(*(self._application(at) for at in fresh))
         for app in read:
@@ -182,6 +209,26 @@ class RootLister:
             self._silent.discard(gone.bus)
         apps = (self._apps.get(at) for at in found)
         return [a for a in apps if a is not None and (pid is None or a.pid == pid)]
+
+    async def _registered(self) -> list[Address]:
+        """The registry's applications; none when no registry is on the bus at all.
+
+        Without one (killed, and not started again) the applications listed
+        before are still read directly, as after a restart.
+        """
+        try:
+            found = await read_children(self._bus, Address(REGISTRY, REGISTRY_ROOT))
+        except AppGone:
+            self.registry_missing = True
+            self._carried.update(self._apps)
+            return []
+        self.registry_missing = False
+        return found
+
+    @property
+    def carried(self) -> int:
+        """How many listed applications the registry does not list (see the module doc)."""
+        return len(self._carried)
 
     async def _unread_pids(self, unread: list[Address], pid: int | None) -> frozenset[int]:
         """The pids of applications still on the bus whose identity could not be read:
@@ -251,6 +298,7 @@ class RootLister:
         except ActuiError:
             self._listed.pop(bus, None)  # exited: nothing to keep
             self._silent.discard(bus)
+            self._carried.pop(app.address, None)
             return [], True
         return self._listed.get(bus, []), True
 

@@ -299,7 +299,8 @@ class SnapshotReader:
         at = Address.parse(root.native_id)
         self._bus.identify_from_listing(at.bus, root.toolkit)
         max_nodes, max_depth = max(1, max_nodes), max(0, max_depth)
-        key = (max_nodes, max_depth, self._bus.connection_epoch)
+        # a restarted registry re-registered the events: what came before is walked again
+        key = (max_nodes, max_depth, self._bus.connection_epoch, self._bus.registry_epoch)
         keep = remembered(root.toolkit)
         trusted = self._mirrors.trusts(at.bus, root.toolkit)
         taken = self._mirrors.take(root.native_id, key, trusted=trusted) if keep else None

@@ -2,7 +2,8 @@
 
 One :class:`X11Session` holds one persistent connection (and so one worker
 thread) for its display, plus one for the window watch, whose events nobody
-else may take; the Linux backend asks it for the EWMH window list,
+else may take, and an idle one that tells when the display is gone
+(:mod:`~actui.backends.x11.lifeline`); the Linux backend asks it for the EWMH window list,
 activates windows and captures them. It must not pair windows with
 accessibility roots (:mod:`~actui.backends.x11.pairing`) or send input
 (:mod:`~actui.backends.x11.input`).
@@ -19,6 +20,7 @@ from actui.backends.x11.capture import Compositor, RawCapture
 from actui.backends.x11.connection import XConnection
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.image import downscale, encode_png, scaled_size, zpixmap_to_rgb
+from actui.backends.x11.lifeline import DisplayLifeline
 from actui.backends.x11.window_watch import WatchedWindows
 
 ACTIVATION_POLLS = 20
@@ -50,9 +52,11 @@ class X11Session:
         self.connection = XConnection(display)
         self._compositor = Compositor()
         self._windows = WatchedWindows(display)
+        self.lifeline = DisplayLifeline(display)
 
     async def start(self) -> None:
         """Connect and redirect windows for capture now, so later captures need not wait."""
+        await self.lifeline.start()
         await self.connection.call(self._compositor.redirect, self.connection)
 
     async def windows(self) -> list[XWindow]:
@@ -92,6 +96,7 @@ class X11Session:
         return await self.connection.call(_pointer, self.connection)
 
     async def close(self) -> None:
+        self.lifeline.close()
         await asyncio.gather(self.connection.close(), self._windows.close())
 
 
