@@ -1,6 +1,6 @@
 """Preparing transaction steps and delivering them under the delivery policy.
 
-Owns the reference's preparation rules (targets, ``establishesFocus``,
+Owns the preparation rules (docs/design-notes.md §3: targets, ``establishesFocus``,
 ``usesCurrentFocus``, ``needsForeground``) and the background-first rule with
 its one safe foreground retry (``can_retry_in_foreground``). It turns a
 contract step plus a stored state into a backend request and a trace entry;
@@ -125,7 +125,7 @@ def prepare(
     headless: bool,
     focus_established: bool,
 ) -> Prepared:
-    """Resolve one step's target against ``state`` (reference §5.2, SPEC §4)."""
+    """Resolve one step's target against ``state`` (docs/design-notes.md §3)."""
     field = f"actions[{index}]"
     assert step.action != "wait", "wait steps are not delivered"
     kind: ActionKind = step.action
@@ -214,8 +214,8 @@ async def deliver(
     """Deliver one step background-first and return its trace entry.
 
     Errors become a ``didnt`` entry with ``error{code,message}``: the
-    transaction stops there, and nothing falls through to physical input
-    silently (G32).
+    transaction stops there, and nothing falls through to physical input,
+    which could repeat an action the semantic call did perform.
     """
     request = prepared.request
     trace: dict[str, Any] = {"action": request.kind}
@@ -296,7 +296,11 @@ def aggregate(outcomes: list[str], stopped: bool) -> str:
 
 
 def reconcile(outcome: str, status: str | None, stopped: bool) -> str:
-    """Combine the steps' outcome with the postcondition (reference §12.6; fixes G18)."""
+    """Combine the steps' outcome with the postcondition (docs/design-notes.md §3).
+
+    ``verified`` never upgrades a transaction that stopped early: the steps that
+    never ran are not vouched for by a condition that happens to hold.
+    """
     if status == "failed":
         return "didnt"
     if status == "verified" and not stopped:

@@ -95,7 +95,7 @@ IMAGE_NOTES = {
 
 
 def image_reason(outline: Outline, mode: str) -> str | None:
-    """Why an observation shows its image, or None (reference §1.2)."""
+    """Why an observation shows its image, or None (docs/design-notes.md §2)."""
     if mode == "visual":
         return "fallback_recovery"
     if mode != "fused":

@@ -146,7 +146,7 @@ class Transaction:
                 gone = TargetGone(f"{state.root_ref} closed during the transaction")
                 return await self._terminal(outcome, gone, "target_closed")
             # Delivered, but the result could not be observed: say so, never a bare error
-            # that invites a retry (reference §5.9).
+            # that invites a retry (docs/design-notes.md §4).
             return await self._terminal(outcome, exc, "post_action_observation_failed")
         check = str(verification["status"]) if verification else None
         return self._result(root, reconcile(outcome, check, stopped), verification, deltas, seen)
@@ -371,7 +371,10 @@ class Transaction:
         return ToolResult("\n".join([*head, body]), details)
 
     async def _terminal(self, outcome: str, exc: ActuiError, status: str) -> ToolResult:
-        """No successor: the window closed, or the result could not be observed (§5.9)."""
+        """No successor: the window closed, or the result could not be observed.
+
+        See docs/design-notes.md §4.
+        """
         state, expect = self.state, self.expect
         closed = status == "target_closed"
         deltas = await self._closing_deltas() if closed else []

@@ -296,7 +296,7 @@ def test_transaction_outcomes_and_postcondition_reconciliation() -> None:
     assert reconcile("unknown", "verified", stopped=False) == "worked"
     assert reconcile("unknown", "preexisting", stopped=False) == "unknown"
     assert reconcile("worked", "failed", stopped=False) == "didnt"
-    # A verified postcondition never upgrades a transaction that stopped early (G18).
+    # A verified postcondition never upgrades a transaction that stopped early.
     assert reconcile("didnt", "verified", stopped=True) == "didnt"
 
 

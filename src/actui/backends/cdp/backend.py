@@ -436,7 +436,7 @@ class CdpBackend(Backend):
         """Go to ``url`` and wait for its load event, at most ``timeout_s``.
 
         Some pages never finish loading; at the deadline the page is returned
-        as it is (DOMContentLoaded has usually fired), as the reference does.
+        as it is (DOMContentLoaded has usually fired) rather than failing the call.
         """
         check_url(url)
         session = await self._session(root)
