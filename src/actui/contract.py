@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -27,7 +28,9 @@ from pydantic import (
 )
 
 from actui.backends.base import ActionKind
-from actui.errors import InvalidParams
+from actui.conditions import check_condition
+from actui.errors import FieldRule, InvalidParams
+from actui.urls import check_url
 
 TOOL_NAMES = (
     "find_roots",
@@ -114,6 +117,11 @@ class Condition(Params):
         None, description='Same as until: absent; with only ref: "this element no longer exists".'
     )
     timeoutMs: int | None = Field(None, ge=0, description="Default 10000; clamped to 100-60000.")
+
+    @model_validator(mode="after")
+    def _fields_fit_together(self) -> Condition:
+        check_condition(self)
+        return self
 
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
@@ -231,13 +239,16 @@ class WaitFor(Condition):
     stateId: StateId
 
 
+PageUrl = Annotated[str, Field(max_length=8192), AfterValidator(check_url)]
+
+
 class LaunchBrowser(Params):
-    url: str | None = Field(None, max_length=8192, description="Default about:blank.")
+    url: PageUrl | None = Field(None, description="Default about:blank.")
 
 
 class NavigateBrowser(Params):
     stateId: StateId
-    url: str = Field(max_length=8192, description="Absolute http(s), file: or data: URL.")
+    url: PageUrl = Field(description="Absolute http(s), file: or data: URL.")
 
 
 class EvaluateBrowser(Params):
@@ -467,6 +478,10 @@ def _invalid(tool: str, exc: ValidationError) -> InvalidParams:
     error = min(errors, key=lambda e: e["type"] != "extra_forbidden")
     field = _field_path(tuple(error["loc"]))
     kind = error["type"]
+    rule = (error.get("ctx") or {}).get("error")
+    if isinstance(rule, FieldRule):
+        at = (*error["loc"], rule.key) if rule.key else tuple(error["loc"])
+        return InvalidParams(_field_path(at), rule.problem, rule.fix)
     if kind == "extra_forbidden":
         allowed = ", ".join(_model_at(tool, tuple(error["loc"])).model_fields)
         return InvalidParams(field, "is not a parameter here.", f"Allowed: {allowed}.")
