@@ -2,9 +2,11 @@
 
 This is the single source for the MCP tool list, the exported OpenAI /
 Anthropic function schemas, the Python API's argument checking and the docs.
-It validates shapes, types and bounds and turns every violation into an
-:class:`~actui.errors.InvalidParams` naming the field; semantic rules that need
-a state (refs, scopes, coordinates) are checked where the state is known.
+It validates shapes, types and bounds, a condition's cross-field rules
+(``conditions.check_condition``) and the URL rule (``urls.check_url``), once,
+and turns every violation into an :class:`~actui.errors.InvalidParams` naming
+the field; semantic rules that need a state (refs, scopes, coordinates) are
+checked where the state is known.
 It must not touch a backend.
 """
 
