@@ -1,6 +1,6 @@
 """Preparing transaction steps and delivering them under the delivery policy.
 
-Owns the reference's preparation rules (targets, ``establishesFocus``,
+Owns the preparation rules (docs/design-notes.md §3: targets, ``establishesFocus``,
 ``usesCurrentFocus``, ``needsForeground``) and the background-first rule with
 its one safe foreground retry (``can_retry_in_foreground``). It turns a
 contract step plus a stored state into a backend request and a trace entry;
@@ -10,12 +10,13 @@ it never renders text and never touches a platform API directly.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import Literal
 
-from actui.backends.base import ActionKind, ActionRequest, ActionResult, Backend, DeliveryPolicy
+from actui.backends.base import ActionKind, ActionRequest, Backend, DeliveryPolicy
 from actui.contract import ActionStep
 from actui.errors import ActuiError, ForegroundRequired, InvalidParams
 from actui.outline.model import Node
+from actui.results import BackgroundAttempt, StepError, StepTrace
 from actui.runtime.store import State
 
 _KEYBOARD = ("typeText", "keypress")
@@ -125,7 +126,7 @@ def prepare(
     headless: bool,
     focus_established: bool,
 ) -> Prepared:
-    """Resolve one step's target against ``state`` (reference §5.2, SPEC §4)."""
+    """Resolve one step's target against ``state`` (docs/design-notes.md §3)."""
     field = f"actions[{index}]"
     assert step.action != "wait", "wait steps are not delivered"
     kind: ActionKind = step.action
@@ -197,71 +198,70 @@ def _with_policy(request: ActionRequest, policy: DeliveryPolicy) -> ActionReques
     return replace(request, policy=policy)
 
 
-def _result_json(result: ActionResult) -> dict[str, Any]:
-    out: dict[str, Any] = {"outcome": result.outcome, "delivery": result.delivery}
-    if result.mechanism:
-        out["mechanism"] = result.mechanism
-    if result.reason:
-        out["reason"] = result.reason
-    if result.evidence:
-        out["evidence"] = dict(result.evidence)
-    return out
-
-
 async def deliver(
     backend: Backend, prepared: Prepared, *, headless: bool, policy: DeliveryPolicy
-) -> dict[str, Any]:
-    """Deliver one step background-first and return its trace entry.
+) -> StepTrace:
+    """Deliver one step background-first and return its trace.
 
-    Errors become a ``didnt`` entry with ``error{code,message}``: the
-    transaction stops there, and nothing falls through to physical input
-    silently (G32).
+    Errors become a ``didnt`` step with an ``error``: the transaction stops
+    there, and nothing falls through to physical input, which could repeat an
+    action the semantic call did perform.
     """
     request = prepared.request
-    trace: dict[str, Any] = {"action": request.kind}
-    if prepared.ref:
-        trace["ref"] = prepared.ref
     if headless or policy == "ax_only":
         initial: DeliveryPolicy = "ax_only"
     elif policy == "foreground" or prepared.needs_foreground or prepared.uses_current_focus:
         initial = "foreground"
     else:
         initial = policy
-    trace["backgroundFirst"] = initial not in ("foreground",)
-    trace["escalatedToForeground"] = False
+    step = StepTrace(
+        action=request.kind,
+        outcome="didnt",
+        ref=prepared.ref,
+        background_first=initial != "foreground",
+        escalated=False,
+        policy=initial,
+    )
     try:
         result = await backend.act(_with_policy(request, initial))
-        trace["deliveryPolicy"] = initial
         if initial not in ("foreground", "ax_only") and can_retry_in_foreground(
             request.kind, result.outcome, headless
         ):
-            trace.update(
-                deliveryPolicy="foreground",
-                escalatedToForeground=True,
-                escalationReason="side_effect_free_didnt",
-                backgroundAttempt={"outcome": "didnt", "reason": result.reason},
+            step = replace(
+                step,
+                policy="foreground",
+                escalated=True,
+                escalation_reason="side_effect_free_didnt",
+                background_attempt=BackgroundAttempt("didnt", result.reason),
             )
             try:
                 result = await backend.act(_with_policy(request, "foreground"))
             except ActuiError as retry_exc:
-                return _failed(trace, "foreground", retry_exc)
+                return _failed(step, retry_exc)
     except ForegroundRequired as exc:
         if headless or initial in ("ax_only", "foreground") or not _has_physical_form(prepared):
-            return _failed(trace, initial, exc)
-        trace.update(
-            escalatedToForeground=True,
-            escalationReason="foreground_required",
-            backgroundAttempt={"outcome": "foreground_required", "reason": exc.message},
-            deliveryPolicy="foreground",
+            return _failed(step, exc)
+        step = replace(
+            step,
+            escalated=True,
+            escalation_reason="foreground_required",
+            background_attempt=BackgroundAttempt("foreground_required", exc.message),
+            policy="foreground",
         )
         try:
             result = await backend.act(_with_policy(_physical(prepared), "foreground"))
         except ActuiError as retry_exc:
-            return _failed(trace, "foreground", retry_exc)
+            return _failed(step, retry_exc)
     except ActuiError as exc:
-        return _failed(trace, initial, exc)
-    trace.update(_result_json(result))
-    return trace
+        return _failed(step, exc)
+    return replace(
+        step,
+        outcome=result.outcome,
+        delivery=result.delivery,
+        mechanism=result.mechanism,
+        reason=result.reason,
+        evidence=dict(result.evidence),
+    )
 
 
 def _has_physical_form(prepared: Prepared) -> bool:
@@ -280,10 +280,8 @@ def _physical(prepared: Prepared) -> ActionRequest:
     return request
 
 
-def _failed(trace: dict[str, Any], policy: DeliveryPolicy, exc: ActuiError) -> dict[str, Any]:
-    trace.setdefault("deliveryPolicy", policy)
-    trace.update(outcome="didnt", error={"code": exc.code, "message": exc.message})
-    return trace
+def _failed(step: StepTrace, exc: ActuiError) -> StepTrace:
+    return replace(step, outcome="didnt", error=StepError(exc.code, exc.message))
 
 
 def aggregate(outcomes: list[str], stopped: bool) -> str:
@@ -296,7 +294,11 @@ def aggregate(outcomes: list[str], stopped: bool) -> str:
 
 
 def reconcile(outcome: str, status: str | None, stopped: bool) -> str:
-    """Combine the steps' outcome with the postcondition (reference §12.6; fixes G18)."""
+    """Combine the steps' outcome with the postcondition (docs/design-notes.md §3).
+
+    ``verified`` never upgrades a transaction that stopped early: the steps that
+    never ran are not vouched for by a condition that happens to hold.
+    """
     if status == "failed":
         return "didnt"
     if status == "verified" and not stopped:

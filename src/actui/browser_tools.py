@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from actui import contract
 from actui.backends.base import RootInfo
-from actui.backends.cdp.urls import check_url
 from actui.errors import BackendUnavailable, InvalidParams
 from actui.quoting import inline, quote
 from actui.runtime.store import State
@@ -43,7 +42,7 @@ def _browser_state(session: Session, state_id: str) -> State:
 async def launch_browser(session: Session, p: contract.LaunchBrowser) -> ToolResult:
     if not session.config().browser_use:
         raise BackendUnavailable("browser use is turned off (browser_use = false).")
-    url = check_url(p.url or "about:blank", "url")
+    url = p.url or "about:blank"
     root = await session.browser.launch(url, headed=session.config().browser_headed or None)
     return await session.observe(root, "semantic", "launch_browser")
 
@@ -84,8 +83,7 @@ async def _page_successor(
 
 async def navigate_browser(session: Session, p: contract.NavigateBrowser) -> ToolResult:
     state = _browser_state(session, p.stateId)
-    url = check_url(p.url, "url")
-    browser = session.browser
+    url, browser = p.url, session.browser
 
     async def go(root: RootInfo) -> RootInfo:
         return await browser.navigate(root, url)

@@ -56,7 +56,8 @@ def _repl() -> int:
 
 
 def _schema(fmt: str) -> int:
-    from actui.contract import export_schemas, markdown_reference
+    from actui.contract import export_schemas
+    from actui.tool_docs import markdown_reference
 
     if fmt == "markdown":
         print(markdown_reference(), end="")

@@ -10,19 +10,19 @@ condition of only a ref with ``gone: true`` means "this element no longer
 exists": its anchor vanishing from the outline is what satisfies it.
 Password values are never read, so they are never matched or shown.
 
-This module validates and evaluates; it must not wait, observe or talk to a
-backend.
+This module owns the rules between a condition's fields (the contract runs
+them when it parses one) and evaluates conditions; it must not wait, observe
+or talk to a backend.
 """
 
 from __future__ import annotations
 
 import difflib
-import math
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, Protocol
 
-from actui.errors import InvalidParams
+from actui.errors import FieldRule, InvalidParams
 from actui.outline.model import Node, Outline
 from actui.outline.roles import neutral_role
 from actui.quoting import quote
@@ -32,8 +32,6 @@ Until = Literal["present", "absent"]
 DEFAULT_TIMEOUT_MS = 10_000
 MIN_TIMEOUT_MS = 100
 MAX_TIMEOUT_MS = 60_000
-FIELDS = ("ref", "scopeRef", "scopeExact", "text", "role", "value", "until", "gone", "timeoutMs")
-_MAX_CHARS = {"ref": 128, "scopeRef": 128, "text": 512, "role": 128, "value": 4096}
 _SHOWN_CHARS = 60
 _COMPARED_CHARS = 160
 _EXACT_RANKED = 48  # nodes whose exact likeness is computed when ranking the closest
@@ -80,125 +78,85 @@ def _at(field: str, key: str) -> str:
     return f"{field}.{key}" if field else key
 
 
-def _string(raw: Mapping[str, object], field: str, key: str) -> str | None:
-    """The trimmed string under ``key``; None when missing, null or blank."""
-    value = raw.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise InvalidParams(_at(field, key), f"must be a string, not {_json_type(value)}.")
-    limit = _MAX_CHARS[key]
-    if len(value) > limit:
-        raise InvalidParams(
-            _at(field, key), f"is {len(value)} characters long; at most {limit} are allowed."
-        )
-    return value.strip() or None
+class ConditionFields(Protocol):
+    """A condition as the contract parsed it: types and lengths already checked."""
+
+    ref: str | None
+    scopeRef: str | None
+    scopeExact: bool | None
+    text: str | None
+    role: str | None
+    value: str | None
+    until: Until | None
+    gone: bool | None
+    timeoutMs: int | None
 
 
-def _bool(raw: Mapping[str, object], field: str, key: str) -> bool | None:
-    value = raw.get(key)
-    if value is None or isinstance(value, bool):
-        return value
-    raise InvalidParams(_at(field, key), f"must be true or false, not {_json_type(value)}.")
+def _trimmed(value: str | None) -> str | None:
+    """None when missing or blank: a blank text constrains nothing."""
+    return None if value is None else value.strip() or None
 
 
-def _timeout(raw: Mapping[str, object], field: str) -> int:
-    value = raw.get("timeoutMs")
-    if value is None:
-        return DEFAULT_TIMEOUT_MS
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        raise InvalidParams(
-            _at(field, "timeoutMs"),
-            f"must be a number of milliseconds, not {_json_type(value)}.",
-            f"It is clamped to {MIN_TIMEOUT_MS}..{MAX_TIMEOUT_MS}.",
-        )
-    return int(min(max(value, MIN_TIMEOUT_MS), MAX_TIMEOUT_MS))
+def check_condition(c: ConditionFields) -> None:
+    """The rules between a condition's fields; each violation names its key.
 
-
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, list | tuple):
-        return "an array"
-    return type(value).__name__
-
-
-def parse_condition(raw: object, *, field: str) -> UiCondition:
-    """Validate a wire condition; every violation names its field (``field.key``)."""
-    if not isinstance(raw, Mapping):
-        raise InvalidParams(
-            field or "condition",
-            f"must be an object with {', '.join(FIELDS)}; got {_json_type(raw)}.",
-        )
-    for key in raw:
-        if key not in FIELDS:
-            near = difflib.get_close_matches(str(key), FIELDS, n=1, cutoff=0.6)
-            fix = f"Did you mean {near[0]}?" if near else f"Use only {', '.join(FIELDS)}."
-            raise InvalidParams(_at(field, str(key)), "is not a condition field.", fix)
-    ref = _string(raw, field, "ref")
-    scope_ref = _string(raw, field, "scopeRef")
-    text = _string(raw, field, "text")
-    role = _string(raw, field, "role")
-    raw_value = raw.get("value")
-    value = None if raw_value is None else (_string(raw, field, "value") or "")
-    scope_exact = _bool(raw, field, "scopeExact")
-    gone = _bool(raw, field, "gone")
-    until = raw.get("until")
-    if until is not None and until not in ("present", "absent"):
-        raise InvalidParams(_at(field, "until"), 'must be "present" or "absent".')
+    Run by the contract when it parses a condition (types, lengths and
+    unknown keys are its schema's), so a condition is validated once.
+    """
+    ref, scope_ref = _trimmed(c.ref), _trimmed(c.scopeRef)
+    text, role = _trimmed(c.text), _trimmed(c.role)
     if ref is not None and scope_ref is not None:
-        raise InvalidParams(
-            _at(field, "scopeRef"),
+        raise FieldRule(
+            "scopeRef",
             "cannot be combined with ref.",
             "Use ref for the element itself, or scopeRef for the element and its descendants.",
         )
-    if scope_exact and ref is None and scope_ref is None:
-        raise InvalidParams(
-            _at(field, "scopeExact"), "needs scopeRef.", "Name the element with scopeRef or ref."
-        )
-    absent = until == "absent" or bool(gone)
-    if text is None and role is None and value is None and not (absent and ref is not None):
-        raise InvalidParams(
-            _at(field, "text"),
+    if c.scopeExact and ref is None and scope_ref is None:
+        raise FieldRule("scopeExact", "needs scopeRef.", "Name the element with scopeRef or ref.")
+    absent = c.until == "absent" or bool(c.gone)
+    if text is None and role is None and c.value is None and not (absent and ref is not None):
+        raise FieldRule(
+            "text",
             "is missing: a condition needs at least one of text, role or value.",
             "To wait for one element to disappear, give its ref with gone: true.",
         )
-    exact = ref is not None or (scope_ref is not None and bool(scope_exact))
-    if text is None and value is None and ref is None and scope_ref is None:
-        raise InvalidParams(
-            _at(field, "role"),
+    if text is None and c.value is None and ref is None and scope_ref is None:
+        raise FieldRule(
+            "role",
             "alone would match any such element anywhere; it needs ref or scopeRef.",
             "Add text, or say where to look with ref or scopeRef.",
         )
-    if value is not None and not exact:
-        raise InvalidParams(
-            _at(field, "value"),
+    exact = ref is not None or (scope_ref is not None and bool(c.scopeExact))
+    if c.value is not None and not exact:
+        raise FieldRule(
+            "value",
             "needs ref (or scopeRef with scopeExact: true): a value belongs to one element.",
         )
-    if gone is not None and until is not None and gone != (until == "absent"):
-        raise InvalidParams(
-            _at(field, "gone"),
-            f'conflicts with until: "{until}".',
+    if c.gone is not None and c.until is not None and c.gone != (c.until == "absent"):
+        raise FieldRule(
+            "gone",
+            f'conflicts with until: "{c.until}".',
             'Give one of them: gone: true means until: "absent".',
         )
-    resolved: Until = "absent" if absent else "present"
+
+
+def condition_of(c: ConditionFields) -> UiCondition:
+    """The condition the contract validated, in the form the matcher uses.
+
+    Strings are trimmed (an empty ``value`` means "the element is empty"),
+    ``gone`` becomes ``until``, and the timeout is clamped.
+    """
+    timeout = DEFAULT_TIMEOUT_MS if c.timeoutMs is None else c.timeoutMs
+    absent = c.until == "absent" or bool(c.gone)
     return UiCondition(
-        ref=ref,
-        scope_ref=scope_ref,
-        scope_exact=bool(scope_exact),
-        text=text,
-        role=role,
-        value=value,
-        until=resolved,
-        timeout_ms=_timeout(raw, field),
+        ref=_trimmed(c.ref),
+        scope_ref=_trimmed(c.scopeRef),
+        scope_exact=bool(c.scopeExact),
+        text=_trimmed(c.text),
+        role=_trimmed(c.role),
+        value=None if c.value is None else c.value.strip(),
+        until="absent" if absent else "present",
+        timeout_ms=min(max(timeout, MIN_TIMEOUT_MS), MAX_TIMEOUT_MS),
     )
 
 

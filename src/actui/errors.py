@@ -31,6 +31,22 @@ class InvalidParams(ActuiError):
         self.field = field
 
 
+class FieldRule(ValueError):
+    """A contract rule a parameter broke, raised inside a parameter model's validation.
+
+    ``key`` names the offending key relative to the value being validated
+    (``""``: the value itself); :func:`actui.contract.validate` prefixes where
+    that value sits and turns it into :class:`InvalidParams`. A ``ValueError``
+    so that pydantic carries it to the contract with its location.
+    """
+
+    def __init__(self, key: str, problem: str, fix: str = "") -> None:
+        super().__init__(problem)
+        self.key = key
+        self.problem = problem
+        self.fix = fix
+
+
 class UnknownState(ActuiError):
     code = "unknown_state"
 

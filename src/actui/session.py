@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from actui import contract
 from actui.backends.base import Backend, ProcessExit, RootInfo, Snapshot
-from actui.conditions import UiCondition, check_scope, parse_condition
+from actui.conditions import UiCondition, check_scope, condition_of
 from actui.config import Config, load_config
 from actui.errors import (
     ActuiError,
@@ -95,7 +95,7 @@ IMAGE_NOTES = {
 
 
 def image_reason(outline: Outline, mode: str) -> str | None:
-    """Why an observation shows its image, or None (reference §1.2)."""
+    """Why an observation shows its image, or None (docs/design-notes.md §2)."""
     if mode == "visual":
         return "fallback_recovery"
     if mode != "fused":
@@ -405,7 +405,7 @@ class Session:
     ) -> UiCondition | None:
         if raw is None:
             return None
-        cond = parse_condition(raw.model_dump(exclude_none=True), field=field)
+        cond = condition_of(raw)
         check_scope(cond, state.outline, field=field)
         return cond
 

@@ -21,8 +21,8 @@ from actui.conditions import (
     check_scope,
     closest,
     condition_json,
+    condition_of,
     describe,
-    parse_condition,
 )
 from actui.config import Config
 from actui.errors import (
@@ -385,8 +385,7 @@ class Computer(Session):
 
     async def _tool_wait_for(self, p: contract.WaitFor) -> ToolResult:
         state = self.state(p.stateId)
-        raw = p.model_dump(exclude_none=True, exclude={"stateId"})
-        cond = parse_condition(raw, field="")
+        cond = condition_of(p)
         check_scope(cond, state.outline, field="")
         started = time.monotonic()
         try:

@@ -19,11 +19,12 @@ from typing import Any
 from actui import contract
 from actui.actions import Prepared, aggregate, deliver, prepare, reconcile
 from actui.backends.base import RootInfo, Snapshot
-from actui.conditions import UiCondition, closest, condition_json, describe, refuse_secrets
+from actui.conditions import UiCondition, closest, describe, refuse_secrets
 from actui.conditions import evaluate as evaluate_condition
 from actui.errors import ActuiError, PreconditionFailed, TargetGone
 from actui.outline.model import Outline
 from actui.quoting import inline, quote
+from actui.results import StepError, StepTrace, Verification, VerificationStatus, Where
 from actui.runtime.deltas import SETTLE_WINDOW_S, root_deltas, settle
 from actui.runtime.roots import match_root
 from actui.runtime.waiting import WaitResult, observed_outline
@@ -75,7 +76,7 @@ class Transaction:
         ]
         self.prepared = self._prepare()
         self._refuse_secrets()
-        self.steps: list[Trace] = []
+        self.steps: list[StepTrace] = []
         self.stopped_at: int | None = None
         self.root = self.state.root
         """The acted-on root as resolved just before the steps."""
@@ -129,7 +130,7 @@ class Transaction:
         )
         root = self.root
         stopped = self.stopped_at is not None
-        outcome = aggregate([s["outcome"] for s in self.steps], stopped)
+        outcome = aggregate([s.outcome for s in self.steps], stopped)
         try:
             verification, seen = await self._verify(root, stopped)
             deltas = await self._settle(verification)
@@ -146,9 +147,9 @@ class Transaction:
                 gone = TargetGone(f"{state.root_ref} closed during the transaction")
                 return await self._terminal(outcome, gone, "target_closed")
             # Delivered, but the result could not be observed: say so, never a bare error
-            # that invites a retry (reference §5.9).
+            # that invites a retry (docs/design-notes.md §4).
             return await self._terminal(outcome, exc, "post_action_observation_failed")
-        check = str(verification["status"]) if verification else None
+        check = verification.status if verification else None
         return self._result(root, reconcile(outcome, check, stopped), verification, deltas, seen)
 
     async def _closing(self, root: RootInfo) -> bool:
@@ -200,8 +201,8 @@ class Transaction:
                 try:
                     trace = await self._wait_step(root, step.ms, self.waits[index])
                 except ActuiError as exc:
-                    error = {"code": exc.code, "message": exc.message}
-                    trace = {"action": "wait", "outcome": "didnt", "error": error}
+                    error = StepError(exc.code, exc.message)
+                    trace = StepTrace(action="wait", outcome="didnt", error=error)
             else:
                 item = replace(item, request=replace(item.request, root=root))
                 self.last_sent = time.monotonic()
@@ -209,52 +210,51 @@ class Transaction:
                     backend, item, headless=self.headless, policy=self.config.delivery_policy
                 )
             self.steps.append(trace)
-            if trace["outcome"] == "didnt":
+            if trace.outcome == "didnt":
                 self.stopped_at = index
                 return
 
-    async def _wait_step(self, root: RootInfo, ms: int | None, cond: UiCondition | None) -> Trace:
+    async def _wait_step(
+        self, root: RootInfo, ms: int | None, cond: UiCondition | None
+    ) -> StepTrace:
         if cond is None:
             await asyncio.sleep((ms or 0) / 1000)
-            return {"action": "wait", "ms": ms, "outcome": "worked"}
+            return StepTrace(action="wait", outcome="worked", ms=ms)
         waited = await self.session.wait(self.state, root, cond, in_lane=True, opened=self._opened)
-        step: Trace = {
-            "action": "wait",
-            "until": condition_json(cond),
-            "outcome": "worked" if waited.satisfied else "didnt",
-            "elapsedMs": waited.elapsed_ms,
-            **self._where(root, waited),
-        }
-        if not waited.satisfied:
-            step["error"] = {
-                "code": "timeout",
-                "message": f"timed out waiting for {describe(cond)}",
-            }
-        return step
+        timeout = StepError("timeout", f"timed out waiting for {describe(cond)}")
+        return StepTrace(
+            action="wait",
+            outcome="worked" if waited.satisfied else "didnt",
+            until=cond,
+            elapsed_ms=waited.elapsed_ms,
+            where=self._where(root, waited),
+            error=None if waited.satisfied else timeout,
+        )
 
-    async def _verify(self, root: RootInfo, stopped: bool) -> tuple[Trace | None, Seen | None]:
+    async def _verify(
+        self, root: RootInfo, stopped: bool
+    ) -> tuple[Verification | None, Seen | None]:
         """The postcondition: verified, preexisting, failed — or skipped after a stop."""
         expect = self.expect
         if expect is None:
             return None, None
         if stopped:
-            return {"status": "skipped", **condition_json(expect)}, None
+            return Verification("skipped", expect), None
         preexisting = evaluate_condition(expect, self.state.outline).satisfied
         waited = await self.session.wait(self.state, root, expect, opened=self._opened)
         if waited.met_in is not None:
             preexisting = False  # the window that shows it is new
-        status = ("preexisting" if preexisting else "verified") if waited.satisfied else "failed"
-        verification: Trace = {
-            "status": status,
-            **condition_json(expect),
-            **self._where(root, waited),
-        }
-        shown = verification.get("shownIn")
-        if shown is not None:
-            title = quote(str(shown["title"]), TITLE_CAP)
-            verification["closest"] = [f"{shown['ref']} {shown['kind']} {title} still shows it"]
+        status: VerificationStatus = (
+            ("preexisting" if preexisting else "verified") if waited.satisfied else "failed"
+        )
+        where = self._where(root, waited)
+        instead: tuple[str, ...] | None = None
+        if where is not None and not where.held:
+            title = quote(where.title, TITLE_CAP)
+            instead = (f"{where.ref} {where.kind} {title} still shows it",)
         elif status == "failed":
-            verification["closest"] = closest(expect, waited.outline)
+            instead = tuple(closest(expect, waited.outline))
+        verification = Verification(status, expect, where, instead)
         return verification, Seen(waited.snapshot, waited.outline, waited.epoch)
 
     async def _opened(self) -> list[Snapshot]:
@@ -273,21 +273,20 @@ class Transaction:
                 continue
         return snapshots
 
-    def _where(self, root: RootInfo, waited: WaitResult) -> Trace:
-        """Which window decided a condition: ``satisfiedIn`` when it held, else ``shownIn``
-        for an absent condition an opened window still shows; refs and titles."""
+    def _where(self, root: RootInfo, waited: WaitResult) -> Where | None:
+        """Which window decided a condition: the one where it held, else the opened
+        window that still shows an absent condition; None when neither."""
         if not waited.satisfied and waited.met_in is None:
-            return {}
+            return None
         window = waited.met_in or root
-        key = "satisfiedIn" if waited.satisfied else "shownIn"
         ref = self.session.roots.ref_for(window)
-        return {key: {"ref": ref, "title": window.title, "kind": window.kind}}
+        return Where(waited.satisfied, ref, window.title, window.kind)
 
-    async def _settle(self, verification: Trace | None) -> list[Trace]:
+    async def _settle(self, verification: Verification | None) -> list[Trace]:
         """Root deltas; a verified check has already waited, so it needs no settle window."""
         root = self.state.root
         backend = self.session.backend_for(root)
-        settled = verification is not None and verification["status"] in ("verified", "preexisting")
+        settled = verification is not None and verification.status in ("verified", "preexisting")
         quiet_s = backend.settle_quiet_s(root)
 
         async def went_quiet(limit_s: float) -> bool:
@@ -310,34 +309,34 @@ class Transaction:
             raise TargetGone(f"{self.state.root_ref} closed during the transaction")
         return deltas
 
-    def _trace(self, outcome: str, verification: Trace | None, deltas: list[Trace]) -> Trace:
+    def _trace(self, outcome: str, verification: Verification | None, deltas: list[Trace]) -> Trace:
         steps = self.steps
         trace: Trace = {
             "outcome": outcome,
-            "steps": steps,
+            "steps": [s.to_wire() for s in steps],
             "actionCount": len(steps),
             "stoppedAt": self.stopped_at,
-            "backgroundFirst": all(s.get("backgroundFirst", True) for s in steps),
-            "escalatedToForeground": any(s.get("escalatedToForeground") for s in steps),
-            "verification": verification,
+            "backgroundFirst": all(s.background_first is not False for s in steps),
+            "escalatedToForeground": any(s.escalated for s in steps),
+            "verification": verification.to_wire() if verification else None,
             "rootDelta": deltas,
             "settledBy": self.settled_by,
         }
-        escalated = next((s for s in steps if s.get("escalatedToForeground")), None)
-        if escalated is not None:
-            trace["escalationReason"] = escalated["escalationReason"]
-            trace["backgroundAttempt"] = escalated["backgroundAttempt"]
-        delivered = [s for s in steps if "delivery" in s]
+        escalated = next((s for s in steps if s.escalated), None)
+        if escalated is not None and escalated.background_attempt is not None:
+            trace["escalationReason"] = escalated.escalation_reason
+            trace["backgroundAttempt"] = escalated.background_attempt.to_wire()
+        delivered = [s for s in steps if s.delivery is not None]
         if delivered:
-            trace["delivery"] = delivered[-1]["delivery"]
-            trace["deliveryPolicy"] = delivered[-1]["deliveryPolicy"]
+            trace["delivery"] = delivered[-1].delivery
+            trace["deliveryPolicy"] = delivered[-1].policy
         return trace
 
     def _result(
         self,
         root: RootInfo,
         outcome: str,
-        verification: Trace | None,
+        verification: Verification | None,
         deltas: list[Trace],
         seen: Seen,
     ) -> ToolResult:
@@ -345,10 +344,10 @@ class Transaction:
         trace = self._trace(outcome, verification, deltas)
         successor = session.save(seen.snapshot, seen.outline, seen.epoch, base=state)
         body, view, extra = session.diff_text(state, successor)
-        check = f"; check {verification['status']}" if verification else ""
-        met = (verification or {}).get("satisfiedIn")
-        if met and met["ref"] != session.roots.ref_for(root):
-            check += f" in {met['ref']} {met['kind']} {quote(str(met['title']), TITLE_CAP)}"
+        check = f"; check {verification.status}" if verification else ""
+        met = verification.where if verification else None
+        if met is not None and met.held and met.ref != session.roots.ref_for(root):
+            check += f" in {met.ref} {met.kind} {quote(met.title, TITLE_CAP)}"
         details = session.observation_details(successor, view)
         head = [
             f"act_ui: {len(self.steps)} of {len(self.p.actions)} steps run in "
@@ -361,8 +360,8 @@ class Transaction:
         told = {root.pid} | {int(d["pid"]) for d in deltas}
         session.announced.shown(self.after, told)
         details.update(extra, execution=trace, outcome=outcome)
-        if verification and verification["status"] == "failed" and self.expect is not None:
-            shown = verification.get("closest")
+        if verification and verification.status == "failed" and self.expect is not None:
+            shown = verification.closest
             message = f"postcondition_failed: expected {describe(self.expect)}" + (
                 "; the UI shows instead: " + "; ".join(shown) if shown else ""
             )
@@ -371,14 +370,17 @@ class Transaction:
         return ToolResult("\n".join([*head, body]), details)
 
     async def _terminal(self, outcome: str, exc: ActuiError, status: str) -> ToolResult:
-        """No successor: the window closed, or the result could not be observed (§5.9)."""
+        """No successor: the window closed, or the result could not be observed.
+
+        See docs/design-notes.md §4.
+        """
         state, expect = self.state, self.expect
         closed = status == "target_closed"
         deltas = await self._closing_deltas() if closed else []
         verification = None
         if expect is not None and closed:
-            check = "verified" if expect.until == "absent" else "failed"
-            verification = {"status": check, **condition_json(expect)}
+            check: VerificationStatus = "verified" if expect.until == "absent" else "failed"
+            verification = Verification(check, expect)
             outcome = reconcile(outcome, check, self.stopped_at is not None)
         trace = self._trace(outcome, verification, deltas)
         what = "closed" if closed else f"could not be observed afterwards ({exc.message})"

@@ -128,8 +128,9 @@ async def test_navigation_makes_old_states_stale() -> None:
             "act_ui", {"stateId": timer["stateId"], "actions": [{"action": "press", "ref": "@e2"}]}
         )
         assert moved.is_error and "navigated" in Agent.text(moved)
-        bad = await agent.call("navigate_browser", {"stateId": timer["stateId"], "url": "ftp://x"})
-        assert bad.is_error and Agent.text(bad).startswith("navigate_browser failed: url:")
+        for url in ("ftp://x", "javascript:alert(1)"):
+            bad = await agent.call("navigate_browser", {"stateId": timer["stateId"], "url": url})
+            assert bad.is_error and Agent.text(bad).startswith("navigate_browser failed: url:")
 
 
 async def test_a_visual_page_state_carries_a_screenshot_and_coordinates_click_there() -> None:

@@ -15,7 +15,7 @@ import pytest_asyncio
 
 from actui.backends.base import ActionKind, ActionRequest, ActionResult, RawNode, RootInfo, Snapshot
 from actui.backends.cdp import CdpBackend
-from actui.errors import InvalidParams, SecureTextUnreadable
+from actui.errors import SecureTextUnreadable
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),
@@ -320,8 +320,3 @@ async def test_navigate_advances_the_change_mark_and_refreshes_the_root(
     assert fresh.title == "second" and fresh.url.startswith("data:")
     assert browser.change_mark(page) > mark
     assert fresh.native_id == page.native_id
-
-
-async def test_navigate_refuses_other_schemes(browser: CdpBackend, page: RootInfo) -> None:
-    with pytest.raises(InvalidParams):
-        await browser.navigate(page, "javascript:alert(1)")

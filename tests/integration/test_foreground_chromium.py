@@ -2,7 +2,7 @@
 
 Headed Chromium exposes its pages over AT-SPI (``--force-renderer-accessibility``) but
 gives web inputs no EditableText, so a background typeText is refused and actui
-retries once in the foreground with XTEST, as reference §5.4 prescribes.
+retries once in the foreground with XTEST (docs/design-notes.md §3).
 """
 
 from __future__ import annotations

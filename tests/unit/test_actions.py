@@ -28,6 +28,7 @@ from actui.backends.base import (
 from actui.contract import ActionStep
 from actui.errors import ForegroundRequired, InvalidParams
 from actui.outline.model import build_outline
+from actui.results import BackgroundAttempt
 from actui.runtime.store import State
 
 ROOT = RootInfo(
@@ -207,11 +208,22 @@ async def test_a_keyboard_didnt_is_retried_in_the_foreground_with_the_trace_fiel
     )
     trace = await deliver(backend, prepared, headless=False, policy="background")
     assert [r.policy for r in backend.requests] == ["background", "foreground"]
-    assert trace["backgroundFirst"] is True
-    assert trace["escalatedToForeground"] is True
-    assert trace["escalationReason"] == "side_effect_free_didnt"
-    assert trace["backgroundAttempt"]["outcome"] == "didnt"
-    assert trace["deliveryPolicy"] == "foreground"
+    assert trace.background_first is True
+    assert trace.escalated is True
+    assert trace.escalation_reason == "side_effect_free_didnt"
+    assert trace.background_attempt.outcome == "didnt"
+    assert trace.policy == "foreground"
+    assert list(trace.to_wire()) == [  # the wire's key order, as agents have always had it
+        "action",
+        "ref",
+        "backgroundFirst",
+        "escalatedToForeground",
+        "deliveryPolicy",
+        "escalationReason",
+        "backgroundAttempt",
+        "outcome",
+        "delivery",
+    ]
 
 
 async def test_a_failed_foreground_retry_after_didnt_is_not_retried_again() -> None:
@@ -230,11 +242,11 @@ async def test_a_failed_foreground_retry_after_didnt_is_not_retried_again() -> N
     backend = ScriptedBackend(answer)
     trace = await deliver(backend, prepared, headless=False, policy="background")
     assert [r.policy for r in backend.requests] == ["background", "foreground"]
-    assert trace["escalationReason"] == "side_effect_free_didnt"
-    assert trace["backgroundAttempt"]["outcome"] == "didnt"
-    assert trace["deliveryPolicy"] == "foreground"
-    assert trace["outcome"] == "didnt"
-    assert trace["error"]["code"] == "foreground_required"
+    assert trace.escalation_reason == "side_effect_free_didnt"
+    assert trace.background_attempt.outcome == "didnt"
+    assert trace.policy == "foreground"
+    assert trace.outcome == "didnt"
+    assert trace.error.code == "foreground_required"
 
 
 async def test_foreground_required_is_retried_in_the_foreground_unless_headless() -> None:
@@ -252,16 +264,21 @@ async def test_foreground_required_is_retried_in_the_foreground_unless_headless(
     )
     backend = ScriptedBackend(answer)
     trace = await deliver(backend, prepared, headless=False, policy="background")
-    assert trace["escalationReason"] == "foreground_required"
-    assert trace["backgroundAttempt"] == {
+    assert trace.escalation_reason == "foreground_required"
+    assert trace.background_attempt == BackgroundAttempt(
+        "foreground_required", "web text fields need typing"
+    )
+    wire = trace.to_wire()
+    assert list(wire)[4:7] == ["escalationReason", "backgroundAttempt", "deliveryPolicy"]
+    assert wire["backgroundAttempt"] == {
         "outcome": "foreground_required",
         "reason": "web text fields need typing",
     }
     headless_backend = ScriptedBackend(answer)
     headless_trace = await deliver(headless_backend, prepared, headless=True, policy="background")
     assert [r.policy for r in headless_backend.requests] == ["ax_only"]
-    assert headless_trace["outcome"] == "didnt"
-    assert headless_trace["error"]["code"] == "foreground_required"
+    assert headless_trace.outcome == "didnt"
+    assert headless_trace.error.code == "foreground_required"
 
 
 async def test_an_unknown_pointer_outcome_is_never_replayed() -> None:
@@ -271,8 +288,8 @@ async def test_an_unknown_pointer_outcome_is_never_replayed() -> None:
     )
     trace = await deliver(backend, prepared, headless=False, policy="background")
     assert len(backend.requests) == 1
-    assert trace["backgroundFirst"] is False
-    assert trace["outcome"] == "unknown"
+    assert trace.background_first is False
+    assert trace.outcome == "unknown"
 
 
 async def test_delivery_policy_ax_only_never_escalates() -> None:
@@ -286,7 +303,7 @@ async def test_delivery_policy_ax_only_never_escalates() -> None:
     )
     trace = await deliver(backend, prepared, headless=False, policy="ax_only")
     assert [r.policy for r in backend.requests] == ["ax_only"]
-    assert trace["escalatedToForeground"] is False
+    assert trace.escalated is False
 
 
 def test_transaction_outcomes_and_postcondition_reconciliation() -> None:
@@ -296,7 +313,7 @@ def test_transaction_outcomes_and_postcondition_reconciliation() -> None:
     assert reconcile("unknown", "verified", stopped=False) == "worked"
     assert reconcile("unknown", "preexisting", stopped=False) == "unknown"
     assert reconcile("worked", "failed", stopped=False) == "didnt"
-    # A verified postcondition never upgrades a transaction that stopped early (G18).
+    # A verified postcondition never upgrades a transaction that stopped early.
     assert reconcile("didnt", "verified", stopped=True) == "didnt"
 
 
@@ -336,7 +353,7 @@ async def test_a_toggle_the_backend_can_only_do_physically_becomes_a_click_on_it
     first, retry = backend.requests
     assert (first.kind, first.target, first.point) == ("toggle", "box", None)
     assert (retry.kind, retry.point, retry.policy) == ("press", (210, 160), "foreground")
-    assert trace["escalationReason"] == "foreground_required" and trace["delivery"] == "hid"
+    assert trace.escalation_reason == "foreground_required" and trace.delivery == "hid"
 
 
 def test_a_click_only_focuses_a_text_field_and_clicks_anything_else_for_real() -> None:
@@ -427,15 +444,15 @@ async def test_a_click_refused_semantically_becomes_a_real_click_unless_headless
     first, retry = backend.requests
     assert (first.kind, first.point) == ("click", None)
     assert (retry.kind, retry.point, retry.policy) == ("click", (170, 110), "foreground")
-    assert trace["escalatedToForeground"] is True
-    assert trace["escalationReason"] == "foreground_required"
+    assert trace.escalated is True
+    assert trace.escalation_reason == "foreground_required"
     headless = ScriptedBackend(answer)
     quiet = prepare(
         ActionStep(action="click", ref="@e3"), 0, state, headless=True, focus_established=False
     )
     headless_trace = await deliver(headless, quiet, headless=True, policy="background")
     assert [(r.kind, r.policy) for r in headless.requests] == [("click", "ax_only")]
-    assert headless_trace["outcome"] == "didnt" and headless_trace["escalatedToForeground"] is False
+    assert headless_trace.outcome == "didnt" and headless_trace.escalated is False
 
 
 async def test_a_refused_click_on_an_element_with_no_place_on_screen_is_not_sent_blind() -> None:
@@ -453,4 +470,4 @@ async def test_a_refused_click_on_an_element_with_no_place_on_screen_is_not_sent
     backend = ScriptedBackend(answer)
     trace = await deliver(backend, prepared, headless=False, policy="background")
     assert len(backend.requests) == 1, "no physical retry without a point"
-    assert trace["outcome"] == "didnt" and trace["error"]["code"] == "foreground_required"
+    assert trace.outcome == "didnt" and trace.error.code == "foreground_required"

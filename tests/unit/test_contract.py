@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actui.contract import TOOL_NAMES, TOOLS, export_schemas, input_schema, markdown_reference
+from actui.contract import STEP_RULES, TOOL_NAMES, TOOLS, ActionStep, export_schemas, input_schema
 from actui.contract import validate as validate_call
 from actui.errors import InvalidParams
+from actui.tool_docs import STEP_DOCS, markdown_reference
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
 
@@ -46,6 +47,14 @@ def test_the_docs_are_generated_from_the_contract() -> None:
     assert DOCS.read_text(encoding="utf-8") == markdown_reference(), (
         "docs/tools.md is stale: run `actui schema --format markdown > docs/tools.md`"
     )
+
+
+def test_every_step_kind_is_documented_with_an_example_the_contract_accepts() -> None:
+    assert list(STEP_DOCS) == list(STEP_RULES)
+    for kind, doc in STEP_DOCS.items():
+        step = ActionStep.model_validate(doc.example)
+        assert step.action == kind
+        assert f"#### `{kind}`" in markdown_reference()
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Ref stabilization and successor diffs (reference §4, §12 items 2 and 3)."""
+"""Ref stabilization and successor diffs."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The folded outline, display names, label lines and paths (reference §3.2–3.5)."""
+"""The folded outline, display names, label lines and paths."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Ranked search: tiers, filters, ordering and rendering (reference §3.6, §1.3)."""
+"""Ranked search: tiers, filters, ordering and rendering."""
 
 from __future__ import annotations
 

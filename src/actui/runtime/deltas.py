@@ -2,8 +2,8 @@
 
 Computed from a listing before and listings after the steps; ``settle`` keeps
 listing briefly so a window that opens (or a close-then-open) shortly after
-the last step is still attributed to the transaction (reference §9.10, fixes
-G1). Pure apart from the listing callable it is given.
+the last step is still attributed to the transaction (docs/design-notes.md
+§5). Pure apart from the listing callable it is given.
 """
 
 from __future__ import annotations

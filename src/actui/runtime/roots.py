@@ -1,8 +1,8 @@
 """The cumulative root registry and root ranking.
 
 ``@r`` refs are keyed by the backend's native identity and never reassigned,
-so an agent's ``@r3`` keeps meaning the same window across listings (fixes
-G9/G12). This module holds no platform code and never lists roots itself.
+so an agent's ``@r3`` keeps meaning the same window across listings
+(docs/design-notes.md §1). This module holds no platform code and never lists roots itself.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from actui.errors import TargetGone, UnknownRef
 
 
 def window_score(root: RootInfo) -> int:
-    """The reference's window score: what an agent most likely means."""
+    """What an agent most likely means: modal, then focused (docs/design-notes.md §1)."""
     return (
         180 * root.is_modal
         + 100 * root.is_focused
@@ -76,7 +76,8 @@ def pick_default(roots: Sequence[RootInfo]) -> RootInfo | None:
 def promote_modal(root: RootInfo, siblings: Sequence[RootInfo]) -> RootInfo:
     """A modal window of the same app in front of ``root`` is what input reaches.
 
-    A modal behind the requested root is not promoted (reference §12.14).
+    A modal behind the requested root is not promoted: it does not get the
+    root's input (docs/design-notes.md §1).
     """
     in_front = [
         r

@@ -42,7 +42,7 @@ from actui.errors import ActuiError, SecureTextUnreadable, TargetGone
 MAX_NODES = 4096
 MAX_DEPTH = 64
 # Toolkits measured to emit change events for what a wait can observe
-# (linux-stack.md); others are polled at the seam's declared interval.
+# (docs/design-notes.md §6); others are polled at the seam's declared interval.
 EVENTFUL_TOOLKITS = ("gtk", "qt", "chromium")
 SETTLE_QUIET_S = 0.1
 """Silence after a step that ends its settling (GTK 3 builds a dialog in one burst)."""

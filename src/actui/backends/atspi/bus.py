@@ -1,7 +1,7 @@
 """The connection to the accessibility bus (found through the session bus).
 
 Owns the persistent dbus-fast connection, the bound on calls in flight
-(64, as issue 4 asks; dbus-fast closes its socket on EAGAIN when the send
+(64, docs/design-notes.md §6; dbus-fast closes its socket on EAGAIN when the send
 buffer fills: 800 small calls at once did, 400 did not; a cold
 gtk4-widget-factory walk took 753 ms with 64 and 612 ms with 256; calls leave
 through an ``Outbox``, one socket write per loop turn), the per-call timeout,

@@ -11,7 +11,8 @@ import functools
 import re
 from collections.abc import Iterable, Sequence
 
-# Reference §9.7: the first of these names wins when an element has several actions.
+# The first of these names wins when an element has several actions: toolkits
+# list incidental ones (edit, expand or contract) first (docs/design-notes.md §3).
 PRESS_ORDER = ("activate", "click", "press", "invoke", "open")
 PRESS_WORDS = frozenset({*PRESS_ORDER, "jump", "toggle", "select", "switch"})
 EXPAND_WORDS = ("expand or contract", "expand or collapse", "expand", "collapse", "open", "toggle")

@@ -20,8 +20,8 @@ children may sit in a window of their own that moved without re-allocating
 them); a value change of a scroll bar (one read, or one a running walk
 reads) and window resizes mark the whole root.
 
-Which toolkits are mirrored is decided from evidence (linux-stack.md and the
-mirror-versus-walk test):
+Which toolkits are mirrored is decided from evidence (docs/design-notes.md §6
+and the mirror-versus-walk test):
 
 * GTK 3: mirrored. It emits each change before it answers the call that made
   it, children-changed for every structural change inside a window, and

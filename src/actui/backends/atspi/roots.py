@@ -9,7 +9,7 @@ Listings are cheap because they are remembered. An application's identity
 (pid, name, toolkit) is fixed for its connection's lifetime. Its roots are
 kept while no event says they changed: a window event, children-changed on
 the application, or a state or name change on one of its roots (GTK 3 sends
-all of these, measured in linux-stack.md; other toolkits' roots are re-read
+all of these, docs/design-notes.md §6; other toolkits' roots are re-read
 every time). A remembered listing still asks each application for its
 children and each root for its extents (window moves send nothing reliable),
 all concurrently; those replies also prove every earlier event of the

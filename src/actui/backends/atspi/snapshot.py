@@ -234,7 +234,7 @@ class _Cached:
 
 
 def uses_cache(toolkit: str) -> bool:
-    """Whether the toolkit's ``Cache.GetItems`` holds its whole tree (linux-stack.md)."""
+    """Whether the toolkit's ``Cache.GetItems`` holds its whole tree (docs/design-notes.md §6)."""
     return toolkit.lower().startswith(CACHE_TOOLKITS)
 
 

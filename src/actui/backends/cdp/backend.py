@@ -38,7 +38,6 @@ from actui.backends.cdp.dialog import Dialog, dialog_tree
 from actui.backends.cdp.launch import READY_DEADLINE_S, BrowserProcess, spawn, wants_headed
 from actui.backends.cdp.layout import SNAPSHOT_PARAMS, parse_snapshot
 from actui.backends.cdp.page import FrameTarget, PageSession, exception_text
-from actui.backends.cdp.urls import check_url
 from actui.errors import (
     ActuiError,
     BackendUnavailable,
@@ -89,8 +88,10 @@ class CdpBackend(Backend):
     # -- browser lifetime -------------------------------------------------
 
     async def launch(self, url: str = "about:blank", *, headed: bool | None = None) -> RootInfo:
-        """Start a fresh browser (replacing any earlier one) and open ``url`` in its page."""
-        check_url(url)
+        """Start a fresh browser (replacing any earlier one) and open ``url`` in its page.
+
+        ``url`` passed the contract's URL rule (``actui.urls``).
+        """
         await self.close()
         browser = await spawn(self._env, headed=wants_headed(self._env, headed))
         try:
@@ -436,9 +437,9 @@ class CdpBackend(Backend):
         """Go to ``url`` and wait for its load event, at most ``timeout_s``.
 
         Some pages never finish loading; at the deadline the page is returned
-        as it is (DOMContentLoaded has usually fired), as the reference does.
+        as it is (DOMContentLoaded has usually fired) rather than failing the call.
+        ``url`` passed the contract's URL rule (``actui.urls``).
         """
-        check_url(url)
         session = await self._session(root)
         loaded = session.expect_load()
         reply = await session.conn.send("Page.navigate", {"url": url})
