@@ -1,0 +1,441 @@
+"""Tokens an agent reads per MiniWoB++ episode: actui against playwright-mcp, in one run.
+
+`.venv/bin/python bench/bench_tokens.py [--tasks N|a,b,...] [--seeds N] [--desktop-rounds N]`
+
+Both servers are real MCP servers over stdio, driven by the official client:
+``actui mcp`` by the rule-based agent of ``tests/integration/miniwob_agent.py``
+(the one the test suite runs), playwright-mcp (``bench/setup_baselines.sh``
+installs it) by ``bench/playwright_agent.py``, the same task logic written for
+its tools. Tasks are those both agents have a policy for; episodes are
+interleaved (actui, then playwright-mcp, per seed). Per episode it counts the
+o200k_base tokens (``bench/o200k.py``) of every result's text content the
+agent reads, separately the tokens of ``structuredContent`` (compact JSON),
+the agent's calls, and the wall time. The harness's own calls (seeding and
+starting an episode, reading its reward: the ``evaluate`` tools, used for
+nothing else) are timed with the episode but their tokens and calls are
+reported apart. An episode that raises or overruns its timeout is unsolved.
+
+Also: the first view of each page (actui's ``navigate_browser`` result against
+playwright-mcp's ``browser_snapshot`` after ``browser_navigate``), each
+server's tool catalog (the ``tools/list`` result as JSON), and the tokens per
+solved task of ``make demo``'s desktop tasks (``actui.demo``'s own calculator
+and zenity steps, on a private desktop). To compare actui versions, point
+``PYTHONPATH`` at another tree's ``src``: the actui server and the demo steps
+come from it, the MiniWoB agent from this tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import io
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integration"))
+
+import playwright_agent
+from miniwob_agent import TASKS, Episode, Tools, launch, miniwob_html, no_desktop_env, text_of
+from miniwob_agent import run_episode as actui_episode
+from o200k import TokenizerMissing, tokens
+
+CALL_TIMEOUT_S = 30.0
+EPISODE_TIMEOUT_S = 90.0
+DESKTOP_TIMEOUT_S = 180.0
+SERVERS = ("actui", "playwright-mcp")
+
+
+@dataclass
+class Count:
+    calls: int = 0
+    tokens: int = 0
+    structured: int = 0
+
+
+@dataclass
+class Meter:
+    """An MCP session whose every call is timed out and counted, harness calls apart."""
+
+    session: ClientSession
+    harness: frozenset[str]
+    agent: Count = field(default_factory=Count)
+    by_harness: Count = field(default_factory=Count)
+    last_tokens: int = 0
+    per_tool: dict[str, Count] = field(default_factory=dict)
+    """The agent's calls since the last reset, per tool: where the tokens went."""
+
+    def reset(self) -> None:
+        self.agent, self.by_harness, self.per_tool = Count(), Count(), {}
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], read_timeout_seconds: float | None = None
+    ) -> types.CallToolResult:
+        result = await asyncio.wait_for(
+            self.session.call_tool(name, arguments, read_timeout_seconds=CALL_TIMEOUT_S),
+            CALL_TIMEOUT_S + 5,
+        )
+        if not isinstance(result, types.CallToolResult):
+            raise RuntimeError(f"{name} answered {type(result).__name__}, not a tool result")
+        count = self.by_harness if name in self.harness else self.agent
+        self.last_tokens = tokens(text_of(result))
+        structured = 0
+        if result.structured_content is not None:
+            structured = tokens(compact(result.structured_content))
+        tallies = (
+            [count]
+            if count is self.by_harness
+            else [count, self.per_tool.setdefault(name, Count())]
+        )
+        for tally in tallies:
+            tally.calls += 1
+            tally.tokens += self.last_tokens
+            tally.structured += structured
+        return result
+
+
+def compact(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+@contextlib.asynccontextmanager
+async def connect(
+    command: str, args: Sequence[str], env: Mapping[str, str], cwd: Path | None = None
+) -> AsyncIterator[ClientSession]:
+    server = StdioServerParameters(command=command, args=list(args), env=dict(env), cwd=cwd)
+    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+        await asyncio.wait_for(session.initialize(), 60)
+        yield session
+
+
+async def catalog_tokens(session: ClientSession) -> int:
+    listed = await asyncio.wait_for(session.list_tools(), CALL_TIMEOUT_S)
+    return tokens(listed.model_dump_json(by_alias=True, exclude_none=True))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    server: str
+    task: str
+    seed: int
+    solved: bool
+    agent: Count
+    harness: Count
+    per_tool: dict[str, Count]
+    seconds: float
+    failure: str
+
+
+async def measured(
+    server: str, task: str, seed: int, meter: Meter, run: Callable[[], Awaitable[float]]
+) -> Outcome:
+    meter.reset()
+    started = time.perf_counter()
+    failure = ""
+    try:
+        raw = await asyncio.wait_for(run(), EPISODE_TIMEOUT_S)
+    except Exception as exc:  # any failure is an unsolved episode, reported below
+        raw, failure = 0.0, f"{type(exc).__name__}: {exc}"[:160]
+    if raw <= 0 and not failure:
+        failure = f"reward {raw}"
+    outcome = Outcome(
+        server,
+        task,
+        seed,
+        raw > 0,
+        meter.agent,
+        meter.by_harness,
+        meter.per_tool,
+        time.perf_counter() - started,
+        failure,
+    )
+    meter.reset()  # what comes between episodes is no episode's
+    return outcome
+
+
+@dataclass
+class Run:
+    outcomes: list[Outcome] = field(default_factory=list)
+    first_view: dict[str, dict[str, int]] = field(default_factory=dict)
+    catalog: dict[str, int] = field(default_factory=dict)
+    desktop: list[tuple[str, bool, Count, float]] = field(default_factory=list)
+
+
+async def miniwob(tasks: Sequence[str], seeds: int, pages: Path, run: Run) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-tokens-") as scratch:
+        async with (
+            connect(sys.executable, ["-m", "actui.cli", "mcp"], no_desktop_env()) as actui,
+            connect(
+                str(playwright_agent.EXECUTABLE),
+                playwright_agent.server_args(Path(scratch) / "out"),
+                {**os.environ, "PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD": "1"},
+                cwd=Path(scratch),
+            ) as playwright,
+        ):
+            run.catalog = {
+                "actui": await catalog_tokens(actui),
+                "playwright-mcp": await catalog_tokens(playwright),
+            }
+            ours = Meter(actui, frozenset({"evaluate_browser"}))
+            theirs = Meter(playwright, frozenset({"browser_evaluate"}))
+            episode = await launch(Tools(ours))  # type: ignore[arg-type]
+
+            async def call(tool: str, arguments: dict[str, Any]) -> str:
+                result = await theirs.call_tool(tool, arguments)
+                if result.is_error:
+                    raise playwright_agent.PolicyFailed(f"{tool}: {text_of(result)[:300]}")
+                return text_of(result)
+
+            peer = playwright_agent.PlaywrightEpisode(call)
+            for task in tasks:
+                views = run.first_view.setdefault(task, {})
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(episode.open(task, pages), EPISODE_TIMEOUT_S)
+                    views["actui"] = ours.last_tokens
+                with contextlib.suppress(Exception):
+                    await asyncio.wait_for(peer.open((pages / f"{task}.html").as_uri()), 60)
+                    await asyncio.wait_for(peer.snapshot(), CALL_TIMEOUT_S + 5)
+                    views["playwright-mcp"] = theirs.last_tokens
+                for seed in range(1, seeds + 1):
+                    done = await measured(
+                        "actui", task, seed, ours, partial(_actui_raw, episode, task, seed)
+                    )
+                    if not done.solved:
+                        await _refresh(episode)
+                    run.outcomes.append(done)
+                    theirs_run = partial(playwright_agent.run_episode, peer, task, seed)
+                    run.outcomes.append(
+                        await measured("playwright-mcp", task, seed, theirs, theirs_run)
+                    )
+                    print(".", end="", flush=True, file=sys.stderr)
+
+
+async def _actui_raw(episode: Episode, task: str, seed: int) -> float:
+    reward = await actui_episode(episode, task, seed)
+    return reward.raw if reward.done else 0.0
+
+
+async def _refresh(episode: Episode) -> None:
+    """A fresh stateId after a failed episode, so the next one does not start stale."""
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(episode.observe(), CALL_TIMEOUT_S + 5)
+
+
+async def desktop(rounds: int, run: Run) -> None:
+    """``make demo``'s two desktop tasks, with the demo's own steps, counted per round."""
+    from actui import demo
+    from actui.sandbox import Sandbox
+
+    class QuietAgent(demo.Agent):
+        """The demo's agent, through the meter and without printing every result."""
+
+        async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+            return await self.session.call_tool(tool, arguments)
+
+    for _ in range(rounds):
+        async with Sandbox() as screen:
+            calculator = await screen.launch(["gnome-calculator"])
+            dialog = await screen.launch(
+                ["zenity", "--entry", "--title=actui demo", "--text=Say something:"],
+                stdout=asyncio.subprocess.PIPE,
+            )
+            await screen.wait_for_app(calculator.pid)
+            await screen.wait_for_app(dialog.pid)
+            async with connect(sys.executable, ["-m", "actui.cli", "mcp"], screen.env) as session:
+                meter = Meter(session, frozenset())
+                agent = QuietAgent(meter)  # type: ignore[arg-type]
+                for name, steps in (("calculator", demo._calculator), ("zenity", demo._zenity)):
+                    meter.reset()
+                    started = time.perf_counter()
+                    try:
+                        with contextlib.redirect_stdout(io.StringIO()):
+                            ok = await asyncio.wait_for(steps(agent), DESKTOP_TIMEOUT_S)
+                        if name == "zenity":
+                            assert dialog.stdout is not None
+                            said, _ = await asyncio.wait_for(dialog.communicate(), 10)
+                            ok = said.decode().strip() == demo.PHRASE
+                    except Exception:  # a failed step is an unsolved task
+                        ok = False
+                    run.desktop.append((name, ok, meter.agent, time.perf_counter() - started))
+
+
+# -- report ---------------------------------------------------------------------
+
+
+def median(values: Sequence[float]) -> float:
+    return statistics.median(values) if values else float("nan")
+
+
+def ratio(ours: float | None, theirs: float | None) -> str:
+    return f"{ours / theirs:.2f}×" if ours is not None and theirs else "–"
+
+
+def summary(run: Run, tasks: Sequence[str], seeds: int) -> list[str]:
+    by = {s: [o for o in run.outcomes if o.server == s] for s in SERVERS}
+    won = {s: [o for o in by[s] if o.solved] for s in SERVERS}
+
+    def solved(value: Callable[[Outcome], float]) -> Callable[[str], float]:
+        return lambda server: median([value(o) for o in won[server]])
+
+    rows: list[tuple[str, Callable[[str], float], str]] = [
+        ("tokens per solved episode (median)", solved(lambda o: o.agent.tokens), "{:.0f}"),
+        (
+            "tokens per episode, solved or not (median)",
+            lambda s: median([o.agent.tokens for o in by[s]]),
+            "{:.0f}",
+        ),
+        ("tokens, all solved episodes", lambda s: sum(o.agent.tokens for o in won[s]), "{:,.0f}"),
+        ("calls per solved episode (median)", solved(lambda o: o.agent.calls), "{:.0f}"),
+        ("time per solved episode (median, s)", solved(lambda o: o.seconds), "{:.2f}"),
+        ("tool catalog (tools/list JSON)", lambda s: run.catalog.get(s, 0), "{:,.0f}"),
+        (
+            "structuredContent per solved episode (median; not in the tokens above)",
+            solved(lambda o: o.agent.structured),
+            "{:,.0f}",
+        ),
+        (
+            "harness `evaluate` tokens per solved episode (median; not counted)",
+            solved(lambda o: o.harness.tokens),
+            "{:.0f}",
+        ),
+    ]
+    lines = [
+        f"{len(tasks)} MiniWoB++ tasks × {seeds} seeds; o200k_base tokens of result text",
+        "",
+        "| | actui | playwright-mcp | actui / playwright-mcp |",
+        "|---|---|---|---|",
+        f"| solved | {len(won['actui'])}/{len(by['actui'])} | "
+        f"{len(won['playwright-mcp'])}/{len(by['playwright-mcp'])} | |",
+    ]
+    for label, value, fmt in rows:
+        ours, theirs = value("actui"), value("playwright-mcp")
+        lines.append(
+            f"| {label} | {fmt.format(ours)} | {fmt.format(theirs)} | {ratio(ours, theirs)} |"
+        )
+    lines += ["", "Where the tokens of solved episodes went (agent calls, per tool):", ""]
+    for server in SERVERS:
+        spent: dict[str, Count] = {}
+        for outcome in won[server]:
+            for tool, count in outcome.per_tool.items():
+                total = spent.setdefault(tool, Count())
+                total.calls += count.calls
+                total.tokens += count.tokens
+        whole = sum(c.tokens for c in spent.values()) or 1
+        parts = sorted(spent.items(), key=lambda kv: -kv[1].tokens)
+        lines.append(
+            f"- {server}: "
+            + ", ".join(f"{t} {c.tokens * 100 / whole:.0f}% ({c.calls} calls)" for t, c in parts)
+        )
+    return lines
+
+
+def first_views(run: Run) -> list[str]:
+    lines = [
+        "First view per page, tokens: actui's `navigate_browser` result against playwright-mcp's",
+        "`browser_snapshot` after `browser_navigate` (the page before its episode starts)",
+        "",
+        "| page | actui | playwright-mcp | actui / playwright-mcp |",
+        "|---|---|---|---|",
+    ]
+    for task, views in run.first_view.items():
+        ours, theirs = views.get("actui"), views.get("playwright-mcp")
+        shown = ["failed" if v is None else str(v) for v in (ours, theirs)]
+        both = ours is not None and theirs is not None
+        lines.append(
+            f"| {task} | {shown[0]} | {shown[1]} | {ratio(ours, theirs) if both else '–'} |"
+        )
+    paired = [v for v in run.first_view.values() if len(v) == 2]
+    ours, theirs = (median([v[s] for v in paired]) for s in SERVERS)
+    lines.append(f"| median | {ours:.0f} | {theirs:.0f} | {ratio(ours, theirs)} |")
+    return lines
+
+
+def desktop_rows(run: Run) -> list[str]:
+    lines = [
+        "`make demo`'s desktop tasks through actui, one fresh desktop per round",
+        "",
+        "| task | solved | tokens per solved task (median) | calls | structuredContent | s |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name in ("calculator", "zenity"):
+        rounds = [d for d in run.desktop if d[0] == name]
+        good = [d for d in rounds if d[1]]
+        lines.append(
+            f"| {name} | {len(good)}/{len(rounds)} | {median([d[2].tokens for d in good]):.0f} "
+            f"| {median([d[2].calls for d in good]):.0f} "
+            f"| {median([d[2].structured for d in good]):.0f} "
+            f"| {median([d[3] for d in good]):.1f} |"
+        )
+    return lines
+
+
+def report(run: Run, tasks: Sequence[str], seeds: int) -> str:
+    lines = [*summary(run, tasks, seeds), "", *first_views(run)]
+    if run.desktop:
+        lines += ["", *desktop_rows(run)]
+    failures = [o for o in run.outcomes if not o.solved]
+    if failures:
+        lines += ["", "Unsolved episodes:"]
+        lines += [f"- {o.server} {o.task} seed {o.seed}: {o.failure}" for o in failures[:20]]
+    return "\n".join(lines)
+
+
+def chosen_tasks(spec: str | None) -> list[str]:
+    both = [t for t in TASKS if t in playwright_agent.POLICIES]
+    if spec is None:
+        return both
+    if spec.isdigit():
+        return both[: int(spec)]
+    wanted = spec.split(",")
+    unknown = [t for t in wanted if t not in both]
+    if unknown:
+        raise SystemExit(f"--tasks: no policy for both servers for {unknown}; choose from {both}")
+    return wanted
+
+
+async def main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--tasks", help="a count (the first N) or comma-separated task names")
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--desktop-rounds", type=int, default=2, help="0 leaves the demo out")
+    args, ignored = parser.parse_known_args(argv)
+    if ignored:
+        print(f"bench_tokens: ignoring {ignored}", file=sys.stderr)
+    if args.seeds < 1 or args.desktop_rounds < 0:
+        raise SystemExit("--seeds must be at least 1 and --desktop-rounds at least 0")
+    tasks = chosen_tasks(args.tasks)
+    pages = miniwob_html()
+    if pages is None:
+        raise SystemExit("MiniWoB++ pages missing: .venv/bin/pip install --no-deps miniwob==1.1.0")
+    if not playwright_agent.EXECUTABLE.exists():
+        raise SystemExit(f"{playwright_agent.EXECUTABLE} missing: run bench/setup_baselines.sh")
+    try:
+        tokens("ready")
+    except TokenizerMissing as exc:
+        raise SystemExit(str(exc)) from None
+    run = Run()
+    print(f"load average before: {os.getloadavg()[0]:.1f}", file=sys.stderr)
+    await miniwob(tasks, args.seeds, pages, run)
+    print(file=sys.stderr)
+    if args.desktop_rounds:
+        await desktop(args.desktop_rounds, run)
+    print(report(run, tasks, args.seeds))
+    print(f"\nload average after: {os.getloadavg()[0]:.1f}")
+    return 0 if all(o.solved for o in run.outcomes) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(asyncio.run(main(sys.argv[1:])))
