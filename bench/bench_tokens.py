@@ -75,11 +75,14 @@ class Meter:
     agent: Count = field(default_factory=Count)
     by_harness: Count = field(default_factory=Count)
     last_tokens: int = 0
+    first_tokens: int | None = None
+    """The tokens of the agent's first call since the last reset: its first view."""
     per_tool: dict[str, Count] = field(default_factory=dict)
     """The agent's calls since the last reset, per tool: where the tokens went."""
 
     def reset(self) -> None:
         self.agent, self.by_harness, self.per_tool = Count(), Count(), {}
+        self.first_tokens = None
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], read_timeout_seconds: float | None = None
@@ -92,6 +95,8 @@ class Meter:
             raise RuntimeError(f"{name} answered {type(result).__name__}, not a tool result")
         count = self.by_harness if name in self.harness else self.agent
         self.last_tokens = tokens(text_of(result))
+        if count is self.agent and self.first_tokens is None:
+            self.first_tokens = self.last_tokens
         structured = 0
         if result.structured_content is not None:
             structured = tokens(compact(result.structured_content))
@@ -135,6 +140,7 @@ class Outcome:
     agent: Count
     harness: Count
     per_tool: dict[str, Count]
+    first_view: int | None
     seconds: float
     failure: str
 
@@ -159,6 +165,7 @@ async def measured(
         meter.agent,
         meter.by_harness,
         meter.per_tool,
+        meter.first_tokens,
         time.perf_counter() - started,
         failure,
     )
@@ -344,23 +351,37 @@ def summary(run: Run, tasks: Sequence[str], seeds: int) -> list[str]:
 
 def first_views(run: Run) -> list[str]:
     lines = [
-        "First view per page, tokens: actui's `navigate_browser` result against playwright-mcp's",
-        "`browser_snapshot` after `browser_navigate` (the page before its episode starts)",
+        "First view per page, tokens. Opened: actui's `navigate_browser` result against",
+        "playwright-mcp's `browser_snapshot` after `browser_navigate`, before the episode starts.",
+        "In the episode: each agent's first call once the task shows (actui's `observe_ui`,",
+        "playwright-mcp's `browser_snapshot`), median over seeds.",
         "",
-        "| page | actui | playwright-mcp | actui / playwright-mcp |",
-        "|---|---|---|---|",
+        "| page | opened: actui | playwright-mcp | ratio | in episode: actui | playwright-mcp "
+        "| ratio |",
+        "|---|---|---|---|---|---|---|",
     ]
+    columns: list[list[float]] = [[], [], [], []]
     for task, views in run.first_view.items():
-        ours, theirs = views.get("actui"), views.get("playwright-mcp")
-        shown = ["failed" if v is None else str(v) for v in (ours, theirs)]
-        both = ours is not None and theirs is not None
-        lines.append(
-            f"| {task} | {shown[0]} | {shown[1]} | {ratio(ours, theirs) if both else '–'} |"
-        )
-    paired = [v for v in run.first_view.values() if len(v) == 2]
-    ours, theirs = (median([v[s] for v in paired]) for s in SERVERS)
-    lines.append(f"| median | {ours:.0f} | {theirs:.0f} | {ratio(ours, theirs)} |")
+        started = [
+            median([o.first_view for o in run.outcomes if (o.server, o.task) == (s, task)
+                    and o.first_view is not None])
+            for s in SERVERS
+        ]  # fmt: skip
+        row = [views.get("actui"), views.get("playwright-mcp"), *started]
+        for column, value in zip(columns, row, strict=True):
+            if value is not None and value == value:
+                column.append(value)
+        lines.append(f"| {task} | {_pair(row[0], row[1])} | {_pair(row[2], row[3])} |")
+    medians = [median(c) for c in columns]
+    lines.append(f"| median | {_pair(medians[0], medians[1])} | {_pair(medians[2], medians[3])} |")
     return lines
+
+
+def _pair(ours: float | None, theirs: float | None) -> str:
+    """Two table cells and their ratio; a missing or NaN value shows as failed."""
+    shown = ["failed" if v is None or v != v else f"{v:.0f}" for v in (ours, theirs)]
+    both = "failed" not in shown
+    return f"{shown[0]} | {shown[1]} | {ratio(ours, theirs) if both else '–'}"
 
 
 def desktop_rows(run: Run) -> list[str]:
