@@ -8,20 +8,22 @@ Both servers are real MCP servers over stdio, driven by the official client:
 installs it) by ``bench/playwright_agent.py``, the same task logic written for
 its tools. Tasks are those both agents have a policy for; episodes are
 interleaved (actui, then playwright-mcp, per seed). Per episode it counts the
-o200k_base tokens (``bench/o200k.py``) of every result's text content the
-agent reads, separately the tokens of ``structuredContent`` (compact JSON),
-the agent's calls, and the wall time. The harness's own calls (seeding and
-starting an episode, reading its reward: the ``evaluate`` tools, used for
-nothing else) are timed with the episode but their tokens and calls are
-reported apart. An episode that raises or overruns its timeout is unsolved.
+o200k_base tokens (``bench/o200k.py``) of the text content of every result
+the agent receives, the harness's included (seeding and starting an episode,
+reading its reward: the ``evaluate`` tools, used for nothing else; an actui
+result that starts the task carries its view, which an agent may act on),
+shown apart too; the tokens of ``structuredContent`` (compact JSON), apart and
+not in that figure; the calls; and the wall time. An episode that raises or
+overruns its timeout is unsolved.
 
-Also: the first view of each page (actui's ``navigate_browser`` result against
-playwright-mcp's ``browser_snapshot`` after ``browser_navigate``), each
-server's tool catalog (the ``tools/list`` result as JSON), and the tokens per
+Also: the first view of each page, when opened and once its task shows; each
+server's tool catalog (the ``tools/list`` result as JSON); and the tokens per
 solved task of ``make demo``'s desktop tasks (``actui.demo``'s own calculator
 and zenity steps, on a private desktop). To compare actui versions, point
 ``PYTHONPATH`` at another tree's ``src``: the actui server and the demo steps
-come from it, the MiniWoB agent from this tree.
+come from it. The MiniWoB agent comes from this tree's ``tests/integration``,
+or from the directory in ``BENCH_AGENT`` (another tree's agent, to measure a
+change that lets the agent read less).
 """
 
 from __future__ import annotations
@@ -46,8 +48,12 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integration"))
+sys.path.insert(
+    0,
+    os.environ.get("BENCH_AGENT") or str(Path(__file__).resolve().parents[1] / "tests/integration"),
+)
 
+import miniwob_agent
 import playwright_agent
 from miniwob_agent import TASKS, Episode, Tools, launch, miniwob_html, no_desktop_env, text_of
 from miniwob_agent import run_episode as actui_episode
@@ -68,21 +74,18 @@ class Count:
 
 @dataclass
 class Meter:
-    """An MCP session whose every call is timed out and counted, harness calls apart."""
+    """An MCP session whose every call is timed out and counted; the harness's calls also apart."""
 
     session: ClientSession
-    harness: frozenset[str]
-    agent: Count = field(default_factory=Count)
-    by_harness: Count = field(default_factory=Count)
-    last_tokens: int = 0
-    first_tokens: int | None = None
-    """The tokens of the agent's first call since the last reset: its first view."""
+    harness_tools: frozenset[str]
+    total: Count = field(default_factory=Count)
+    harness: Count = field(default_factory=Count)
     per_tool: dict[str, Count] = field(default_factory=dict)
-    """The agent's calls since the last reset, per tool: where the tokens went."""
+    """Every call since the last reset, per tool: where the tokens went."""
+    last_tokens: int = 0
 
     def reset(self) -> None:
-        self.agent, self.by_harness, self.per_tool = Count(), Count(), {}
-        self.first_tokens = None
+        self.total, self.harness, self.per_tool = Count(), Count(), {}
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], read_timeout_seconds: float | None = None
@@ -93,18 +96,13 @@ class Meter:
         )
         if not isinstance(result, types.CallToolResult):
             raise RuntimeError(f"{name} answered {type(result).__name__}, not a tool result")
-        count = self.by_harness if name in self.harness else self.agent
         self.last_tokens = tokens(text_of(result))
-        if count is self.agent and self.first_tokens is None:
-            self.first_tokens = self.last_tokens
         structured = 0
         if result.structured_content is not None:
             structured = tokens(compact(result.structured_content))
-        tallies = (
-            [count]
-            if count is self.by_harness
-            else [count, self.per_tool.setdefault(name, Count())]
-        )
+        tallies = [self.total, self.per_tool.setdefault(name, Count())]
+        if name in self.harness_tools:
+            tallies.append(self.harness)
         for tally in tallies:
             tally.calls += 1
             tally.tokens += self.last_tokens
@@ -137,10 +135,9 @@ class Outcome:
     task: str
     seed: int
     solved: bool
-    agent: Count
+    total: Count
     harness: Count
     per_tool: dict[str, Count]
-    first_view: int | None
     seconds: float
     failure: str
 
@@ -162,10 +159,9 @@ async def measured(
         task,
         seed,
         raw > 0,
-        meter.agent,
-        meter.by_harness,
+        meter.total,
+        meter.harness,
         meter.per_tool,
-        meter.first_tokens,
         time.perf_counter() - started,
         failure,
     )
@@ -177,6 +173,7 @@ async def measured(
 class Run:
     outcomes: list[Outcome] = field(default_factory=list)
     first_view: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per task: the tokens of each server's view when opened and when the task shows."""
     catalog: dict[str, int] = field(default_factory=dict)
     desktop: list[tuple[str, bool, Count, float]] = field(default_factory=list)
 
@@ -208,14 +205,7 @@ async def miniwob(tasks: Sequence[str], seeds: int, pages: Path, run: Run) -> No
 
             peer = playwright_agent.PlaywrightEpisode(call)
             for task in tasks:
-                views = run.first_view.setdefault(task, {})
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(episode.open(task, pages), EPISODE_TIMEOUT_S)
-                    views["actui"] = ours.last_tokens
-                with contextlib.suppress(Exception):
-                    await asyncio.wait_for(peer.open((pages / f"{task}.html").as_uri()), 60)
-                    await asyncio.wait_for(peer.snapshot(), CALL_TIMEOUT_S + 5)
-                    views["playwright-mcp"] = theirs.last_tokens
+                await first_view(task, pages, (episode, ours), (peer, theirs), run)
                 for seed in range(1, seeds + 1):
                     done = await measured(
                         "actui", task, seed, ours, partial(_actui_raw, episode, task, seed)
@@ -228,6 +218,53 @@ async def miniwob(tasks: Sequence[str], seeds: int, pages: Path, run: Run) -> No
                         await measured("playwright-mcp", task, seed, theirs, theirs_run)
                     )
                     print(".", end="", flush=True, file=sys.stderr)
+
+
+async def first_view(
+    task: str,
+    pages: Path,
+    actui: tuple[Episode, Meter],
+    playwright: tuple[playwright_agent.PlaywrightEpisode, Meter],
+    run: Run,
+) -> None:
+    """Open ``task`` in both browsers and note each first view: on opening, and once it shows.
+
+    actui's are its ``navigate_browser`` result and an ``observe_ui`` after
+    seed 1 started; playwright-mcp's are ``browser_snapshot`` at the same points.
+    """
+    views = run.first_view.setdefault(task, {})
+    (episode, ours), (peer, theirs) = actui, playwright
+    steps: list[tuple[str, Meter, Callable[[], Awaitable[object]]]] = [
+        ("actui opened", ours, partial(episode.open, task, pages)),
+        ("actui shown", ours, partial(_started_view, episode)),
+        ("playwright-mcp opened", theirs, partial(_opened_snapshot, peer, pages, task)),
+        ("playwright-mcp shown", theirs, partial(_started_snapshot, peer)),
+    ]
+    for key, meter, step in steps:
+        try:
+            await asyncio.wait_for(step(), EPISODE_TIMEOUT_S)
+            views[key] = meter.last_tokens
+        except Exception as exc:  # a missing view is reported as failed
+            print(f"bench_tokens: {task} {key}: {exc}"[:200], file=sys.stderr)
+    ours.reset()
+    theirs.reset()
+
+
+async def _started_view(episode: Episode) -> None:
+    await episode.begin(1)
+    await episode.observe()
+
+
+async def _opened_snapshot(
+    peer: playwright_agent.PlaywrightEpisode, pages: Path, task: str
+) -> None:
+    await peer.open((pages / f"{task}.html").as_uri())
+    await peer.snapshot()
+
+
+async def _started_snapshot(peer: playwright_agent.PlaywrightEpisode) -> None:
+    await peer.begin(1)
+    await peer.snapshot()
 
 
 async def _actui_raw(episode: Episode, task: str, seed: int) -> float:
@@ -276,7 +313,7 @@ async def desktop(rounds: int, run: Run) -> None:
                             ok = said.decode().strip() == demo.PHRASE
                     except Exception:  # a failed step is an unsolved task
                         ok = False
-                    run.desktop.append((name, ok, meter.agent, time.perf_counter() - started))
+                    run.desktop.append((name, ok, meter.total, time.perf_counter() - started))
 
 
 # -- report ---------------------------------------------------------------------
@@ -298,25 +335,25 @@ def summary(run: Run, tasks: Sequence[str], seeds: int) -> list[str]:
         return lambda server: median([value(o) for o in won[server]])
 
     rows: list[tuple[str, Callable[[str], float], str]] = [
-        ("tokens per solved episode (median)", solved(lambda o: o.agent.tokens), "{:.0f}"),
+        ("tokens per solved episode (median)", solved(lambda o: o.total.tokens), "{:.0f}"),
         (
-            "tokens per episode, solved or not (median)",
-            lambda s: median([o.agent.tokens for o in by[s]]),
+            "… of which the harness's `evaluate` results (median)",
+            solved(lambda o: o.harness.tokens),
             "{:.0f}",
         ),
-        ("tokens, all solved episodes", lambda s: sum(o.agent.tokens for o in won[s]), "{:,.0f}"),
-        ("calls per solved episode (median)", solved(lambda o: o.agent.calls), "{:.0f}"),
+        (
+            "tokens per episode, solved or not (median)",
+            lambda s: median([o.total.tokens for o in by[s]]),
+            "{:.0f}",
+        ),
+        ("tokens, all solved episodes", lambda s: sum(o.total.tokens for o in won[s]), "{:,.0f}"),
+        ("calls per solved episode (median)", solved(lambda o: o.total.calls), "{:.0f}"),
         ("time per solved episode (median, s)", solved(lambda o: o.seconds), "{:.2f}"),
         ("tool catalog (tools/list JSON)", lambda s: run.catalog.get(s, 0), "{:,.0f}"),
         (
             "structuredContent per solved episode (median; not in the tokens above)",
-            solved(lambda o: o.agent.structured),
+            solved(lambda o: o.total.structured),
             "{:,.0f}",
-        ),
-        (
-            "harness `evaluate` tokens per solved episode (median; not counted)",
-            solved(lambda o: o.harness.tokens),
-            "{:.0f}",
         ),
     ]
     lines = [
@@ -332,7 +369,7 @@ def summary(run: Run, tasks: Sequence[str], seeds: int) -> list[str]:
         lines.append(
             f"| {label} | {fmt.format(ours)} | {fmt.format(theirs)} | {ratio(ours, theirs)} |"
         )
-    lines += ["", "Where the tokens of solved episodes went (agent calls, per tool):", ""]
+    lines += ["", "Where the tokens of solved episodes went, per tool:", ""]
     for server in SERVERS:
         spent: dict[str, Count] = {}
         for outcome in won[server]:
@@ -353,26 +390,16 @@ def first_views(run: Run) -> list[str]:
     lines = [
         "First view per page, tokens. Opened: actui's `navigate_browser` result against",
         "playwright-mcp's `browser_snapshot` after `browser_navigate`, before the episode starts.",
-        "In the episode: each agent's first call once the task shows (actui's `observe_ui`,",
-        "playwright-mcp's `browser_snapshot`), median over seeds.",
+        "Shown: actui's `observe_ui` against `browser_snapshot`, once seed 1's task shows.",
         "",
-        "| page | opened: actui | playwright-mcp | ratio | in episode: actui | playwright-mcp "
-        "| ratio |",
+        "| page | opened: actui | playwright-mcp | ratio | shown: actui | playwright-mcp | ratio |",
         "|---|---|---|---|---|---|---|",
     ]
-    columns: list[list[float]] = [[], [], [], []]
+    keys = [f"{s} {when}" for when in ("opened", "shown") for s in SERVERS]
     for task, views in run.first_view.items():
-        started = [
-            median([o.first_view for o in run.outcomes if (o.server, o.task) == (s, task)
-                    and o.first_view is not None])
-            for s in SERVERS
-        ]  # fmt: skip
-        row = [views.get("actui"), views.get("playwright-mcp"), *started]
-        for column, value in zip(columns, row, strict=True):
-            if value is not None and value == value:
-                column.append(value)
+        row = [views.get(k) for k in keys]
         lines.append(f"| {task} | {_pair(row[0], row[1])} | {_pair(row[2], row[3])} |")
-    medians = [median(c) for c in columns]
+    medians = [median([v[k] for v in run.first_view.values() if k in v]) for k in keys]
     lines.append(f"| median | {_pair(medians[0], medians[1])} | {_pair(medians[2], medians[3])} |")
     return lines
 
@@ -448,6 +475,7 @@ async def main(argv: Sequence[str]) -> int:
     except TokenizerMissing as exc:
         raise SystemExit(str(exc)) from None
     run = Run()
+    print(f"MiniWoB agent: {miniwob_agent.__file__}", file=sys.stderr)
     print(f"load average before: {os.getloadavg()[0]:.1f}", file=sys.stderr)
     await miniwob(tasks, args.seeds, pages, run)
     print(file=sys.stderr)
