@@ -176,6 +176,8 @@ class Run:
     """Per task: the tokens of each server's view when opened and when the task shows."""
     catalog: dict[str, int] = field(default_factory=dict)
     desktop: list[tuple[str, bool, Count, float]] = field(default_factory=list)
+    stopped: bool = False
+    """A part of the run could not go on (its servers or desktop failed)."""
 
 
 async def miniwob(tasks: Sequence[str], seeds: int, pages: Path, run: Run) -> None:
@@ -386,6 +388,29 @@ def summary(run: Run, tasks: Sequence[str], seeds: int) -> list[str]:
     return lines
 
 
+def per_task(run: Run) -> list[str]:
+    lines = [
+        "Tokens per solved episode by task (median over seeds)",
+        "",
+        "| task | actui | playwright-mcp | actui / playwright-mcp |",
+        "|---|---|---|---|",
+    ]
+    tasks = list(dict.fromkeys(o.task for o in run.outcomes))
+    for task in tasks:
+        ours, theirs = (
+            median(
+                [
+                    o.total.tokens
+                    for o in run.outcomes
+                    if (o.server, o.task) == (s, task) and o.solved
+                ]
+            )
+            for s in SERVERS
+        )
+        lines.append(f"| {task} | {_pair(ours, theirs)} |")
+    return lines
+
+
 def first_views(run: Run) -> list[str]:
     lines = [
         "First view per page, tokens. Opened: actui's `navigate_browser` result against",
@@ -431,7 +456,7 @@ def desktop_rows(run: Run) -> list[str]:
 
 
 def report(run: Run, tasks: Sequence[str], seeds: int) -> str:
-    lines = [*summary(run, tasks, seeds), "", *first_views(run)]
+    lines = [*summary(run, tasks, seeds), "", *per_task(run), "", *first_views(run)]
     if run.desktop:
         lines += ["", *desktop_rows(run)]
     failures = [o for o in run.outcomes if not o.solved]
@@ -477,13 +502,21 @@ async def main(argv: Sequence[str]) -> int:
     run = Run()
     print(f"MiniWoB agent: {miniwob_agent.__file__}", file=sys.stderr)
     print(f"load average before: {os.getloadavg()[0]:.1f}", file=sys.stderr)
-    await miniwob(tasks, args.seeds, pages, run)
+    try:
+        await miniwob(tasks, args.seeds, pages, run)
+    except Exception as exc:  # a server that cannot start or dies: say so, report what ran
+        print(f"\nbench_tokens: the MiniWoB++ run stopped: {exc!r}"[:400], file=sys.stderr)
+        run.stopped = True
     print(file=sys.stderr)
     if args.desktop_rounds:
-        await desktop(args.desktop_rounds, run)
+        try:
+            await desktop(args.desktop_rounds, run)
+        except Exception as exc:  # the private desktop could not be had
+            print(f"bench_tokens: the desktop tasks stopped: {exc!r}"[:400], file=sys.stderr)
+            run.stopped = True
     print(report(run, tasks, args.seeds))
     print(f"\nload average after: {os.getloadavg()[0]:.1f}")
-    return 0 if all(o.solved for o in run.outcomes) else 1
+    return 0 if run.outcomes and all(o.solved for o in run.outcomes) and not run.stopped else 1
 
 
 if __name__ == "__main__":
