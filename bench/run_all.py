@@ -9,6 +9,7 @@ to every benchmark (e.g. ``--rounds 3``).
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -19,7 +20,11 @@ BENCH_TIMEOUT_S = 1800
 
 
 def main(argv: list[str]) -> int:
-    setup = subprocess.run([str(HERE / "setup_baselines.sh")], check=False)
+    setup = subprocess.run(
+        [str(HERE / "setup_baselines.sh")],
+        check=False,
+        env={**os.environ, "BENCH_PYTHON": sys.executable},
+    )
     if setup.returncode != 0:
         print("run_all: the baselines could not be set up; their rows will be missing.\n")
     failed: list[str] = []

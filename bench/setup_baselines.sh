@@ -2,12 +2,18 @@
 # Installs the peer baselines the desktop benchmarks compare against, idempotently:
 # Debian's pyatspi/gi/GTK3 typelib/dbus bindings (apt-get only what is missing) and
 # dogtail from PyPI in bench/.baseline-venv, a venv of Debian's python3 that sees the
-# system site-packages (the python3 on PATH may be a build without gi).
+# system site-packages (the python3 on PATH may be a build without gi); and for
+# bench_tokens.py: playwright-mcp from npm in bench/.baselines/playwright-mcp (no browser
+# download: it drives Debian's chromium) and tiktoken + bpe-openai (the o200k_base ranks,
+# see bench/o200k.py) in the venv that runs the benchmarks ($BENCH_PYTHON, default .venv).
 # Prints nothing but progress on stderr; exits non-zero if a baseline cannot be had.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="$here/.baseline-venv"
+python="${BENCH_PYTHON:-$here/../.venv/bin/python}"
+playwright_mcp="$here/.baselines/playwright-mcp"
+playwright_mcp_version="0.0.83"
 debs=(python3-pyatspi python3-gi gir1.2-gtk-3.0 python3-dbus python3-venv)
 
 missing=()
@@ -33,3 +39,15 @@ if ! "$venv/bin/python" -c "import dogtail, pyatspi" 2>/dev/null; then
     "$venv/bin/pip" install -q --disable-pip-version-check dogtail >&2
 fi
 "$venv/bin/python" -c "import dogtail, pyatspi, gi" >&2
+
+if [[ "$("$playwright_mcp/node_modules/.bin/playwright-mcp" --version 2>/dev/null)" != *"$playwright_mcp_version"* ]]; then
+    echo "setup_baselines: installing @playwright/mcp@$playwright_mcp_version" >&2
+    mkdir -p "$playwright_mcp"
+    PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --prefix "$playwright_mcp" --no-audit --no-fund \
+        --loglevel=error "@playwright/mcp@$playwright_mcp_version" >&2
+fi
+if ! "$python" -c "import tiktoken, importlib.util as u; assert u.find_spec('bpe_openai')" 2>/dev/null; then
+    echo "setup_baselines: installing tiktoken and bpe-openai into $python" >&2
+    "$python" -m pip install -q --disable-pip-version-check tiktoken bpe-openai >&2
+fi
+"$python" "$here/o200k.py" >&2
