@@ -13,9 +13,12 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+from atspi_helpers import find, launch_app, snap
 from computer_helpers import paired_root
 
 from actui.backends import arrival
+from actui.backends.base import ActionRequest, RootInfo
+from actui.backends.linux import LinuxBackend
 from actui.sandbox import Sandbox
 from actui.tools import Computer
 
@@ -107,3 +110,54 @@ async def test_long_text_at_the_focus_is_inserted_semantically(
     typed = _typing_step(details)
     assert typed["outcome"] == "worked", typed
     assert typed["mechanism"] == "EditableText.InsertText", typed
+
+
+async def test_text_set_by_keys_arrives_whole_over_what_the_field_held(
+    module_sandbox: Sandbox,
+) -> None:
+    """setText delivered physically (Firefox's only way into web fields) selects the field
+    and types over it: its keys too wait until the field shows them, so a following press
+    does not overtake them, and a temporary binding is not undone under a key still queued."""
+    dialog = await launch_app(
+        module_sandbox,
+        ["zenity", "--entry", "--title=Set by keys", "--text=Type:", "--entry-text=old text"],
+        stdout=asyncio.subprocess.PIPE,
+    )
+    backend = LinuxBackend(module_sandbox.env)
+    try:
+        root = await _paired(backend, dialog.pid)
+        snapshot = await snap(backend.atspi, root)
+        entry = find(snapshot, lambda n: n.raw_role == "text")
+        ok = find(snapshot, lambda n: n.raw_role == "push button" and n.name == "OK")
+        typed = await backend.act(
+            ActionRequest(
+                kind="setText",
+                root=root,
+                policy="foreground",
+                target=entry.native_id,
+                text=MIXED_KEYS,
+            )
+        )
+        assert typed.delivery == "hid" and typed.outcome == "worked", typed
+        pressed = await backend.act(
+            ActionRequest(kind="press", root=root, policy="background", target=ok.native_id)
+        )
+        assert pressed.outcome != "didnt", pressed
+        out, _ = await asyncio.wait_for(dialog.communicate(), timeout=30)
+        assert dialog.returncode == 0  # it exited by OK, not by a crash
+        assert out.decode().removesuffix("\n") == MIXED_KEYS
+    finally:
+        await backend.close()
+        if dialog.returncode is None:
+            dialog.kill()
+            await dialog.wait()
+
+
+async def _paired(backend: LinuxBackend, pid: int) -> RootInfo:
+    """The pid's root once X11 has paired it with its window (physical input needs it)."""
+    async with asyncio.timeout(10):
+        while True:
+            roots = [r for r in await backend.list_roots(pid) if r.window_id]
+            if roots:
+                return roots[0]
+            await asyncio.sleep(0.1)

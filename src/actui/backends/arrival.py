@@ -47,16 +47,23 @@ class ArrivingText:
     async def type(self, request: ActionRequest, window_id: int, aimed: str | None) -> ActionResult:
         """Type at the focus and wait until the field shows it; judge by its read-back.
 
+        ``setText`` is typed the same way over the field's whole text, which
+        X11 selects first: Firefox handles keys later than the next
+        accessibility call, so text set by keys is waited for like typed text.
+
         Text aimed at an element comes here after its semantic insert did
         nothing (or under the foreground policy), so only text typed at the
         focus tries the semantic insert first.
         """
         field = aimed or self.atspi.focused_field(request.root)
         before = await self._field(field)
+        if before is not None and request.kind == "setText":  # X11 selects it all first
+            before = replace(before, start=0, end=len(before.text))
         if (
             field is not None
             and before is not None
             and aimed is None
+            and request.kind == "typeText"
             and before.editable
             and len(request.text) >= SEMANTIC_TYPING_CHARS
         ):

@@ -6,9 +6,8 @@ input and goes to XTEST; keyboard input aimed at an element first gets that
 element focused semantically, so the keys land where the agent meant, and a
 physical Enter waits (briefly) for the default button it activates to be
 enabled, and a click aimed at an element for that element, as a person would.
-Typed text is not done until it has arrived (``arrival``); text set physically
-into an element ends its step only once that element shows it (or a budget
-passes): keys reach a web page later than the next call. No key goes to an
+Typed or physically set text is not done until it has arrived (``arrival``):
+keys reach a web page later than the next call. No key goes to an
 application held inside an earlier action's AT-SPI call (a modal dialog it
 runs there): its bridge would deadlock on the key. Roots are AT-SPI's,
 enriched with their X11 windows (id, stacking, activation), plus the X11
@@ -245,9 +244,7 @@ class LinuxBackend(Backend):
                 "modal dialog it opened there) and answers nothing; a key press now would "
                 "deadlock it, so no key was sent. Close the dialog with a click first."
             )
-        aimed = request
-        # typed text is confirmed by its arrival; text set by keys, by reading the target back
-        before = await self.atspi.text_before_typing(request) if request.kind == "setText" else None
+        aimed = request  # typed or set text is confirmed by its arrival in the target
         if request.target is not None and request.kind in ("typeText", "keypress", "setText"):
             focused = await self.atspi.act(replace(request, kind="focus", policy="background"))
             if focused.outcome == "didnt":
@@ -262,13 +259,11 @@ class LinuxBackend(Backend):
         refusal = await self.atspi.refusal_if_disabled(request)
         if refusal is not None:
             return refusal
-        if request.kind == "typeText" and self._typing is not None:
+        if request.kind in ("typeText", "setText") and self._typing is not None:
             result = await self._typing.type(request, window_id, aimed.target)
         else:
             result = await self._input.deliver(request, window_id)
         self.atspi.note_input(request.root)  # GTK4's events lag physical input too
-        if before is not None:
-            result = await self.atspi.read_back_typing(aimed, before, result)
         return result
 
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:

@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Collection, Mapping
-from dataclasses import replace
 from typing import Any
 
 from dbus_fast import Variant
@@ -62,9 +61,6 @@ from actui.errors import (
 )
 
 SETTLE_S = 0.4  # GTK 4 emits ~250 ms after a button's DoAction
-TYPED_SETTLE_S = 2.0
-TYPED_PER_CHAR_S = 0.02
-"""How long physically typed text may take to show in its field."""
 # How long an action waits for a disabled target to accept input. Apps enable
 # controls a moment after the edit that makes them valid (GTK 3's file chooser
 # enables Save 150 ms after the last change to the name), and GTK 3 drops an
@@ -473,51 +469,6 @@ class ActionDelivery:
         if basics.secure:
             return {"length": len(current)}
         return {"value": _cap(current), "length": len(current)}
-
-    async def text_before_typing(self, request: ActionRequest) -> str | None:
-        """The target's text before physical typing; None when it has none to read back."""
-        if request.target is None or request.kind not in ("setText", "typeText"):
-            return None
-        at = Address.parse(request.target)
-        basics = await read_basics(self._bus, at)
-        if "Text" not in basics.interfaces:
-            return None
-        return (await self._text(at, basics))[0]
-
-    async def read_back_typing(
-        self, request: ActionRequest, before: str, sent: ActionResult
-    ) -> ActionResult:
-        """Physical typing aimed at an element, confirmed by that element's text.
-
-        Keys reach a web page later than the next accessibility call: Firefox
-        moved focus to the next field before it had handled the previous
-        field's keys, which then landed there. So the step ends once the
-        target shows the typed text (``worked``), or after the budget with the
-        physical result (``unknown``).
-        """
-        assert request.target is not None
-        at = Address.parse(request.target)
-        basics = await read_basics(self._bus, at)
-        typed = self._expected(basics, request.text)
-        current = before
-
-        def shows(text: str) -> bool:
-            if request.kind == "setText":
-                return text == typed
-            return text != before and typed in text
-
-        with self._watch(request, at.bus) as watch:
-
-            async def check() -> bool:
-                nonlocal current
-                current, _ = await self._text(at, basics)
-                return shows(current)
-
-            ok = await self._until(watch, check, TYPED_SETTLE_S + TYPED_PER_CHAR_S * len(typed))
-        if not ok:
-            return sent
-        evidence = {**sent.evidence, **self._text_evidence(basics, current)}
-        return replace(sent, outcome="worked", evidence=evidence, reason="")
 
     async def _type_text(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
         _refuse_unless_editable(request, basics)

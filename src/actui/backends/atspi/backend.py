@@ -97,16 +97,6 @@ class AtspiBackend(Backend):
         """Physical input aimed at an element waits for it to be enabled (see actions)."""
         return await self._actions.refusal_if_disabled(request)
 
-    async def text_before_typing(self, request: ActionRequest) -> str | None:
-        """For physical typing aimed at an element: its text now (see ``read_back_typing``)."""
-        return await self._actions.text_before_typing(request)
-
-    async def read_back_typing(
-        self, request: ActionRequest, before: str, sent: ActionResult
-    ) -> ActionResult:
-        """``sent`` as ``worked`` once the target's text shows what was typed."""
-        return await self._actions.read_back_typing(request, before, sent)
-
     async def stuck_in_call(self, root: RootInfo) -> bool:
         """Whether the root's application is held inside an earlier action's call (a
         modal dialog it runs there): a key press would then deadlock it."""

@@ -85,11 +85,15 @@ class X11Input:
         async with self._lock:
             await self._gate(request, window_id)
             deadline = time.monotonic() + request.timeout_s
-            if request.kind == "typeText":
-                evidence = await self._type(request, window_id, deadline, consumed)
-            else:
+            evidence: dict[str, object] = {}
+            if request.kind != "typeText":  # setText first selects what the text replaces
                 run = functools.partial(_deliver, self._conn, request, window_id, deadline)
                 evidence = await self._conn.call_within(request.timeout_s + 1.0, run)
+            if request.kind in ("typeText", "setText"):
+                typist = await self._type(request, window_id, deadline, consumed)
+                selecting = evidence.get("events", 0)
+                sent = selecting if isinstance(selecting, int) else 0
+                evidence = {**evidence, **typist.evidence(sent)}
         return ActionResult(
             outcome="unknown",
             delivery="hid",
@@ -105,7 +109,7 @@ class X11Input:
         window_id: int,
         deadline: float,
         consumed: Consumed | None,
-    ) -> dict[str, object]:
+    ) -> _Typist:
         """Type segment by segment; each segment's bindings stay until its keys were consumed."""
         budget = request.timeout_s + 1.0
         start = functools.partial(_Typist, self._conn, window_id, deadline, request.text)
@@ -118,13 +122,7 @@ class X11Input:
             finally:
                 release = functools.partial(typist.release, index, caught_up)
                 await self._conn.call_within(budget, release)
-        return {
-            "mechanism": "xtest",
-            "windowId": window_id,
-            "events": typist.events,
-            "chars": len(request.text),
-            "temporaryBindings": typist.bound,
-        }
+        return typist
 
     async def _gate(self, request: ActionRequest, window_id: int) -> None:
         policy = request.policy
@@ -195,9 +193,8 @@ def _operate(sender: _Sender, request: ActionRequest) -> dict[str, object]:
         if request.point is not None:
             sender.click(request.point, BUTTONS["left"], 1)
             placed = {"point": list(request.point)}
-        sender.chord(chord_keysyms(["ctrl", "a"]))
-        bound = sender.type_text(request.text)
-        return {**placed, "chars": len(request.text), "temporaryBindings": bound}
+        sender.chord(chord_keysyms(["ctrl", "a"]))  # the text is typed next, as typeText is
+        return placed
     raise UnsupportedAction(f"{kind} has no physical (XTEST) form; use a semantic ref instead.")
 
 
@@ -342,16 +339,6 @@ class _Sender:
             for keycode in reversed(pressed):
                 self._key(keycode, X.KeyRelease)
 
-    def type_text(self, text: str) -> int:
-        """Type ``text`` exactly; returns how many temporary bindings it needed."""
-        segments = plan_typing([keysym_for_char(c) for c in text], self._keymap())
-        shift = self._shift_keycode()
-        for segment in segments:
-            with self._bound(segment):
-                for stroke in segment.strokes:
-                    self._stroke(stroke, shift)
-        return sum(len(segment.bindings) for segment in segments)
-
     def _stroke(self, stroke: Stroke, shift: int) -> None:
         if stroke.shift:
             self._key(shift, X.KeyPress)
@@ -439,6 +426,16 @@ class _Typist(_Sender):
     def release(self, index: int, caught_up: bool) -> None:
         self.unbind(self.segments[index], caught_up=caught_up)
         self.drain_events()
+
+    def evidence(self, also_sent: int) -> dict[str, object]:
+        """What was typed, counting ``also_sent`` events sent before it (selecting the text)."""
+        return {
+            "mechanism": "xtest",
+            "windowId": self.window_id,
+            "events": self.events + also_sent,
+            "chars": self._sent,
+            "temporaryBindings": self.bound,
+        }
 
 
 def _steps(path: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
