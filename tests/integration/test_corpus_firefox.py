@@ -166,6 +166,14 @@ async def _only(browser: Browser, state: str, text: str, role: str) -> str:
 
 
 async def test_page_text_is_in_the_outline_and_found_by_search(browser: Browser) -> None:
+    # the title comes before the page's text is in its tree on a loaded machine: wait for it
+    # as a person would, then look
+    first = await _observe(browser)
+    shown = await browser.call(
+        "wait_for",
+        {"stateId": first.details["stateId"], "text": "Not sent yet", "timeoutMs": 30000},
+    )
+    assert not shown.is_error, shown.text
     observed = await _observe(browser, "fused")  # Firefox once aborted during a fused observe
     outline = observed.text
     assert 'paragraph "Not sent yet"' in outline, outline
