@@ -70,16 +70,17 @@ async def _page_successor(
     snapshot, epoch = await session.snapshot_at_epoch(root, state.resource_key)
     outline = observed_outline(snapshot, None if navigated else state.outline, scale_of(state))
     successor = session.save(snapshot, outline, epoch, base=state)
+    details = session.observation_details(successor, "full")
+    head = page_header(tool, session.named(successor.root_ref, snapshot.root))
+    above = "\n".join([head, *extra_text, *session.console_lines(root, details)])
     if navigated:
-        body, view = session.fold_text(successor, "navigated to a new document"), "full"
+        body = session.fold_text(successor, "navigated to a new document", above)
         extra: dict[str, Any] = {"viewReason": "navigated"}
     else:
-        body, view, extra = session.diff_text(state, successor)
-    details = session.observation_details(successor, view)
+        body, view, extra = session.diff_text(state, successor, above)
+        details["view"] = view
     details.update(extra)
-    head = page_header(tool, session.named(successor.root_ref, snapshot.root))
-    text = "\n".join([head, *extra_text, *session.console_lines(root, details), body])
-    return ToolResult(text, details)
+    return ToolResult(f"{above}\n{body}", details)
 
 
 async def navigate_browser(session: Session, p: contract.NavigateBrowser) -> ToolResult:

@@ -168,7 +168,7 @@ def test_render_lists_added_updated_removed_and_the_new_state() -> None:
     successor = successor_of(base, tree)
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
     assert text.splitlines() == [
-        "changes: 4 (1 added, 2 updated, 1 removed) from stateId S0 to stateId S1",
+        "changes from stateId S0: 1 added, 2 updated, 1 removed; stateId S1",
         '+ @e6 under @e1 button "Cancel"',
         '~ @e4 label "Full name": name="Full name"',
         '~ @e5 textbox "hi": value="hi"',
@@ -180,7 +180,7 @@ def test_render_says_so_when_nothing_changed() -> None:
     base = outline_of(form())
     successor = successor_of(base, form())
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
-    assert "no element changes" in text.splitlines()
+    assert text.splitlines() == ["no element changes from stateId S0; stateId S1"]
 
 
 def test_render_names_state_changes_and_unprintable_fields() -> None:
@@ -208,7 +208,9 @@ def test_full_view_renders_the_fold_with_the_reason_in_its_header() -> None:
     base = outline_of(form())
     successor = successor_of(base, raw("dialog", "Form", *form().children))
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
-    assert text.splitlines()[0] == "outline: 5 nodes, 5 shown; stateId S1; full view: root_replaced"
+    assert text.splitlines()[0] == (
+        "outline: 5 nodes, 4 shown, 1 layout-only; stateId S1; full view: root_replaced"
+    )
     assert sum(line.count("S1") for line in text.splitlines()) == 1, "the new state named once"
 
 

@@ -19,17 +19,11 @@ from collections import Counter
 from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass
 
-from actui.outline.fold import (
-    VALUE_CAP,
-    display_name,
-    fold_header,
-    node_details,
-    ordered_caps,
-    quoted,
-    render_fold,
-)
+from actui.outline.fold import VALUE_CAP, display_name, node_details, ordered_caps, quoted
 from actui.outline.model import Node, Outline, renumbered
+from actui.outline.view import WINDOW_TOKENS, render_view
 from actui.quoting import quote
+from actui.tokens import estimate_tokens
 
 FULL_VIEW_MIN_NODES = 8
 FULL_VIEW_MIN_CONFIDENCE = 0.4
@@ -299,25 +293,39 @@ def _described(node: Node) -> str:
     return display_name(node) + node_details(node)
 
 
-SHORT_DIFF_CHARS = 400
-"""A diff this short is kept without folding the successor to compare: views are longer."""
+SHORT_DIFF_TOKENS = 120
+"""A diff this short is kept without rendering the successor's view to compare: views are longer."""
 
 
-def render_changes(changes: Changes, successor: Outline, base_state_id: str, state_id: str) -> str:
-    """The diff text of an act or a repeated observe, or the full view it asks for.
+def render_changes(
+    changes: Changes,
+    successor: Outline,
+    base_state_id: str,
+    state_id: str,
+    budget: int = WINDOW_TOKENS,
+) -> str:
+    """The diff text of an act or a repeated observe, or the view it asks for."""
+    return diff_or_view(changes, successor, base_state_id, state_id, budget)[0]
 
-    The successor's id is named once, in the first line. A diff longer than
-    the folded view of the successor is not worth reading: the view is given.
+
+def diff_or_view(
+    changes: Changes, successor: Outline, base_state_id: str, state_id: str, budget: int
+) -> tuple[str, str | None]:
+    """The diff text, or the successor's first view and why it was given instead.
+
+    The successor's id is named once. A diff longer than the successor's first
+    view, or over ``budget`` tokens, is not worth reading: the view (within
+    ``budget``) is given instead, with the reason ``diff_longer_than_view``.
     """
     if changes.full_view_reason:
-        return _full_view(successor, state_id, changes.full_view_reason)
-    lines = [
-        f"changes: {changes.count} ({len(changes.added)} added, {len(changes.updated)} "
-        f"updated, {len(changes.removed)} removed) from stateId {base_state_id} "
-        f"to stateId {state_id}"
-    ]
+        reason = changes.full_view_reason
+        return render_view(successor, state_id, budget, reason).text, reason
     if not changes.count:
-        lines.append("no element changes")
+        return f"no element changes from stateId {base_state_id}; stateId {state_id}", None
+    lines = [
+        f"changes from stateId {base_state_id}: {len(changes.added)} added, "
+        f"{len(changes.updated)} updated, {len(changes.removed)} removed; stateId {state_id}"
+    ]
     lines.extend(
         f"+ {a.ref} under {a.parent or 'root'} {_described(successor.nodes[a.ref])}"
         for a in changes.added
@@ -326,15 +334,12 @@ def render_changes(changes: Changes, successor: Outline, base_state_id: str, sta
     lines.extend(_updated_line(u, successor, ambiguous) for u in changes.updated)
     lines.extend(f"- {r.ref} from {r.parent or 'root'} (was {r.name})" for r in changes.removed)
     text = "\n".join(lines)
-    if len(text) <= SHORT_DIFF_CHARS:
-        return text
-    view = _full_view(successor, state_id, "diff_longer_than_view")
-    return view if len(text) > len(view) else text
-
-
-def _full_view(successor: Outline, state_id: str, reason: str) -> str:
-    fold = render_fold(successor)
-    return f"{fold_header(fold, state_id, reason)}\n{fold.text}"
+    cost = estimate_tokens(text)
+    if cost <= min(SHORT_DIFF_TOKENS, budget):
+        return text, None
+    reason = "diff_longer_than_view"
+    view = render_view(successor, state_id, budget, reason).text
+    return (view, reason) if cost > budget or cost > estimate_tokens(view) else (text, None)
 
 
 def changes_json(changes: Changes) -> list[dict[str, object]]:

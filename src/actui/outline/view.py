@@ -1,0 +1,282 @@
+"""The first view: what an agent reads of a window or page before it acts.
+
+It should answer the first question without another call: the controls an
+agent can act on, with their names and values, and the visible text, within a
+token budget (``actui.tokens``). So, unlike the depth fold of ``expand_ui``:
+
+- layout-only nodes (unnamed groups, sections, panels, paragraphs, line breaks
+  with no capability and nothing to mark) are not lines: their children read
+  at their parent's level;
+- lines are chosen by what they are worth, not by depth: focused elements and
+  their paths first, then dialogs and cut-off containers, then actionable
+  controls, then text, then the rest, each in reading order, each with the
+  path that leads to it;
+- whatever does not fit is folded into its shown parent's line as
+  ``▸ (N more: 3 buttons, 2 labels)``, N counting every element it hides, and
+  one receipt line says how to open a fold.
+
+The whole text, header included, keeps to the budget; only when the focused
+paths alone outgrow it are lines cut, and the receipt says so. This module
+only renders; it must not search, diff or know about tools.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from actui.outline.fold import marks, node_line, role_summary, run_line, sibling_runs
+from actui.outline.model import Node, Outline
+from actui.tokens import estimate_tokens
+
+PAGE_TOKENS = 300
+"""The default budget of a browser page's first view (a MiniWoB++ task fits whole)."""
+WINDOW_TOKENS = 800
+"""The default budget of a desktop window's first view."""
+MIN_VIEW_TOKENS = 80
+"""The least a view is given when a small ``maxTokens`` is mostly spent on other lines."""
+LAYOUT_ROLES = frozenset(
+    {
+        "group",
+        "scrollpane",
+        "paragraph",
+        "section",
+        "generic",
+        "labeltext",
+        "label",
+        "linebreak",
+        "form",
+        "div",
+        "span",
+        "none",
+        "presentation",
+        "unknown",
+    }
+)
+"""Neutral roles that only arrange their children, when a node has nothing else to say."""
+PASSIVE_CAPS = frozenset({"focus", "scroll"})
+"""Capabilities that do not make a node a control (documents and panes have them)."""
+FOLD_RESERVE = 12
+"""Tokens set aside per shown parent line for its fold suffix while choosing lines."""
+RECEIPT_RESERVE = 40
+"""Tokens set aside for the receipt line while choosing lines."""
+
+Unit = tuple[Node, ...]
+"""One line: a node, or a run of alike blank siblings (``fold.sibling_runs``)."""
+
+
+def is_layout(node: Node) -> bool:
+    """Whether the node only arranges its children: nothing to read, act on or mark."""
+    return (
+        node.role in LAYOUT_ROLES
+        and not node.label
+        and not node.caps
+        and not node.name_inferred
+        and not marks(node)
+    )
+
+
+def _rank(node: Node) -> int:
+    """Lower is shown first: focused, dialogs and cut-off nodes, controls, text, the rest."""
+    if node.focused:
+        return 0
+    if node.role == "dialog" or node.truncated or "modal" in node.states:
+        return 1
+    if node.caps - PASSIVE_CAPS:
+        return 2
+    if node.label:
+        return 3
+    return 4
+
+
+@dataclass
+class _Line:
+    unit: Unit
+    parent: _Line | None
+    depth: int
+    order: int
+    text: str
+    children: list[_Line] = field(default_factory=list)
+
+    @property
+    def key(self) -> str:
+        return self.unit[0].ref
+
+    def ancestors(self) -> Iterator[_Line]:
+        cur = self.parent
+        while cur is not None:
+            yield cur
+            cur = cur.parent
+
+
+@dataclass(frozen=True)
+class View:
+    """A rendered first view.
+
+    ``shown`` counts the elements on lines (a run's members included),
+    ``layout`` the layout-only nodes not drawn, ``folded`` the elements hidden
+    in folds; the three add up to ``total``. ``cut`` is true when even the
+    focused paths did not fit and lines were cut.
+    """
+
+    text: str
+    shown: int
+    layout: int
+    folded: int
+    total: int
+    cut: bool
+
+
+class _Tree:
+    """The outline as lines: layout-only nodes dissolved, alike blank siblings run together."""
+
+    def __init__(self, outline: Outline) -> None:
+        self.outline = outline
+        self.dissolved: set[str] = set()
+        """Layout-only nodes whose children were drawn in their place."""
+        self.lines: list[_Line] = []
+        self.root = self._line((outline.root_node,), None)
+        stack = [self.root]
+        while stack:
+            line = stack.pop()
+            if len(line.unit) > 1:
+                continue
+            for unit in sibling_runs(outline, self._drawn_children(line.unit[0]), ()):
+                line.children.append(self._line(unit, line))
+            stack.extend(reversed(line.children))
+        order = 0
+        stack = [self.root]
+        while stack:  # reading order: pre-order over the lines
+            line = stack.pop()
+            line.order = order
+            order += 1
+            stack.extend(reversed(line.children))
+        self.lines.sort(key=lambda ln: ln.order)
+
+    def _line(self, unit: Unit, parent: _Line | None) -> _Line:
+        text = node_line(unit[0]) if len(unit) == 1 else run_line(self.outline, unit)
+        line = _Line(unit, parent, 0 if parent is None else parent.depth + 1, 0, text)
+        self.lines.append(line)
+        return line
+
+    def _drawn_children(self, node: Node) -> list[Node]:
+        """``node``'s children, each layout-only one replaced by its own drawn children."""
+        drawn: list[Node] = []
+        stack = list(reversed(self.outline.children(node)))
+        while stack:
+            child = stack.pop()
+            if is_layout(child):
+                self.dissolved.add(child.ref)
+                stack.extend(reversed(self.outline.children(child)))
+            else:
+                drawn.append(child)
+        return drawn
+
+    def elements(self, line: _Line) -> list[Node]:
+        """The elements of ``line`` and all it holds, layout-only nodes left out."""
+        return [
+            d
+            for node in line.unit
+            for d in self.outline.subtree(node)
+            if d.ref not in self.dissolved
+        ]
+
+
+def _cost(line: _Line) -> int:
+    reserve = FOLD_RESERVE if line.children else 0
+    return estimate_tokens("  " * line.depth + line.text + "\n") + reserve
+
+
+def render_view(outline: Outline, state_id: str, budget: int, reason: str | None = None) -> View:
+    """The first view of ``outline`` within ``budget`` tokens, header line included."""
+    tree = _Tree(outline)
+    required: set[str] = {tree.root.key}
+    for line in tree.lines:
+        if line.unit[0].focused:
+            required.update([line.key, *(a.key for a in line.ancestors())])
+    chosen: list[set[str]] = []
+    picked: set[str] = set()
+    spent = RECEIPT_RESERVE + estimate_tokens(_header(outline, state_id, reason, 0, 0, 0))
+    for line in tree.lines:
+        if line.key in required:
+            picked.add(line.key)
+            spent += _cost(line)
+    for line in sorted(tree.lines, key=lambda ln: (_rank(ln.unit[0]), ln.order)):
+        if line.key in picked:
+            continue
+        adds = [line, *(a for a in line.ancestors() if a.key not in picked)]
+        cost = sum(_cost(a) for a in adds)
+        if spent + cost > budget:
+            continue
+        spent += cost
+        keys = {a.key for a in adds}
+        picked |= keys
+        chosen.append(keys)
+    while True:
+        view = _render(tree, picked, state_id, reason)
+        if estimate_tokens(view.text) <= budget or not chosen:
+            return view if estimate_tokens(view.text) <= budget else _cut(view, budget)
+        picked -= chosen.pop()
+
+
+def _header(
+    outline: Outline, state_id: str, reason: str | None, shown: int, layout: int, folded: int
+) -> str:
+    text = f"outline: {len(outline)} nodes, {shown} shown"
+    if layout:
+        text += f", {layout} layout-only"
+    if folded:
+        text += f", {folded} folded"
+    text += f"; stateId {state_id}"
+    if reason:
+        text += f"; full view: {reason}"
+    return text
+
+
+RECEIPT = "▸ folds: expand_ui a ref to open one, or search_ui to find any element."
+
+
+def _render(tree: _Tree, picked: set[str], state_id: str, reason: str | None) -> View:
+    body: list[str] = []
+    shown = folded = 0
+    stack = [tree.root]
+    while stack:
+        line = stack.pop()
+        shown += len(line.unit)
+        text = "  " * line.depth + line.text
+        if len(line.unit) > 1:  # a run says what its members hold ("together")
+            folded += len(tree.elements(line)) - len(line.unit)
+        hidden = [c for c in line.children if c.key not in picked]
+        if hidden:
+            nodes = [n for c in hidden for n in tree.elements(c)]
+            folded += len(nodes)
+            summary = role_summary(nodes)
+            if len(hidden) < len(line.children):
+                summary = summary.replace(":", " more:", 1)
+            text += f" ▸ {summary}"
+        body.append(text)
+        stack.extend(reversed([c for c in line.children if c.key in picked]))
+    layout = len(tree.dissolved)
+    lines = [_header(tree.outline, state_id, reason, shown, layout, folded), *body]
+    if folded:
+        lines.append(RECEIPT)
+    return View("\n".join(lines), shown, layout, folded, len(tree.outline), cut=False)
+
+
+def _cut(view: View, budget: int) -> View:
+    """The focused paths outgrew the budget: keep the lines that fit, and say so."""
+    lines = view.text.splitlines()
+    kept: list[str] = []
+    receipt = (
+        f"… {{}} of {len(lines) - 1} lines cut at the budget ({budget} tokens); "
+        "observe with a larger maxTokens, or search_ui."
+    )
+    spent = estimate_tokens(receipt) + 2
+    for line in lines:
+        cost = estimate_tokens(line + "\n")
+        if spent + cost > budget:
+            break
+        kept.append(line)
+        spent += cost
+    text = "\n".join([*kept, receipt.format(len(lines) - len(kept))])
+    return View(text, view.shown, view.layout, view.folded, view.total, cut=True)
