@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -65,8 +66,16 @@ def _schema(fmt: str) -> int:
     return 0
 
 
+NO_STRUCTURED = "--no-structured-content"
+"""``actui mcp`` flag: the config key ``structured_content = false`` for this server."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["mcp"] and NO_STRUCTURED in args:
+        # the most specific setting: it outranks the files and the environment
+        os.environ["ACTUI_STRUCTURED_CONTENT"] = "false"
+        args.remove(NO_STRUCTURED)
     if args[:1] == ["mcp"] and args[1:]:
         from actui.mcp_http import http_main
 
@@ -78,7 +87,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="actui", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser(
-        "mcp", help="serve the eleven tools over MCP on stdio (`actui mcp --http --help`: HTTP)"
+        "mcp",
+        help="serve the eleven tools over MCP on stdio (`actui mcp --http --help`: HTTP; "
+        f"{NO_STRUCTURED}: results without structuredContent, see docs/tokens.md)",
     )
     sub.add_parser("sandbox", help="run a command in a private virtual desktop (see --help)")
     schema = sub.add_parser("schema", help="print the tool schemas")

@@ -299,25 +299,28 @@ class Session:
         return state
 
     def observation_details(self, state: State, view: str) -> dict[str, Any]:
+        """What a successor's structured content says beside its text: ids, the root,
+        and the image's coordinate space when the state has an image (never the view
+        text itself: the text carries it, and a model may be shown both)."""
         root = state.root
-        config = self.config()
-        return {
+        details: dict[str, Any] = {
             "stateId": state.state_id,
             "baseStateId": state.base_state_id,
             "view": view,
             "target": root_json(state.root_ref, root),
-            "capture": {
+            "nodeCount": len(state.outline),
+            "status": "ok",
+        }
+        if state.image_size:
+            details["capture"] = {
                 "stateId": state.state_id,
-                "width": state.image_size[0] if state.image_size else 0,
-                "height": state.image_size[1] if state.image_size else 0,
+                "width": state.image_size[0],
+                "height": state.image_size[1],
                 "scaleFactor": scale_of(state),
                 "coordinateSpace": "window-relative-screenshot-pixels",
                 "timestamp": state.captured_at,
-            },
-            "nodeCount": len(state.outline),
-            "status": "ok",
-            "config": {"browser_use": config.browser_use, "headless": config.headless},
-        }
+            }
+        return details
 
     def view_budget(self, state: State, above: str) -> int:
         """Tokens left for a view of ``state`` below the lines ``above`` it in the result:

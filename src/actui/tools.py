@@ -73,6 +73,8 @@ class Computer(Session):
         try:
             self.reload_config()
             params = contract.validate(tool, arguments)
+            if isinstance(params, contract.ToolParams):  # "300" is 300 once validated
+                RESULT_BUDGET.set(params.maxTokens)
             handler = getattr(self, f"_tool_{tool}")
             result: ToolResult = await handler(params)
         except ActuiError as exc:

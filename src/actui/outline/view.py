@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from actui.outline.fold import marks, node_line, role_summary, run_line, sibling_runs
 from actui.outline.model import Node, Outline
+from actui.outline.roles import normalize_role
 from actui.tokens import estimate_tokens
 
 PAGE_TOKENS = 300
@@ -58,8 +59,6 @@ PASSIVE_CAPS = frozenset({"focus", "scroll"})
 """Capabilities that do not make a node a control (documents and panes have them)."""
 FOLD_RESERVE = 12
 """Tokens set aside per shown parent line for its fold suffix while choosing lines."""
-RECEIPT_RESERVE = 40
-"""Tokens set aside for the receipt line while choosing lines."""
 
 Unit = tuple[Node, ...]
 """One line: a node, or a run of alike blank siblings (``fold.sibling_runs``)."""
@@ -68,7 +67,7 @@ Unit = tuple[Node, ...]
 def is_layout(node: Node) -> bool:
     """Whether the node only arranges its children: nothing to read, act on or mark."""
     return (
-        node.role in LAYOUT_ROLES
+        normalize_role(node.role) in LAYOUT_ROLES
         and not node.label
         and not node.caps
         and not node.name_inferred
@@ -196,7 +195,8 @@ def render_view(outline: Outline, state_id: str, budget: int, reason: str | None
             required.update([line.key, *(a.key for a in line.ancestors())])
     chosen: list[set[str]] = []
     picked: set[str] = set()
-    spent = RECEIPT_RESERVE + estimate_tokens(_header(outline, state_id, reason, 0, 0, 0))
+    most = len(outline)  # the header's counts are not known yet: reserve their widest
+    spent = estimate_tokens(RECEIPT + "\n" + _header(outline, state_id, reason, most, most, most))
     for line in tree.lines:
         if line.key in required:
             picked.add(line.key)
