@@ -64,7 +64,10 @@ def test_a_small_budget_keeps_controls_and_folds_text_honestly() -> None:
     view = render_view(task_page(), "s1", 120)
     lines = view.text.splitlines()
     assert estimate_tokens(view.text) <= 120
-    assert lines[2:4] == ['  @e13 button "Ok" {press,focus}', '  @e14 button "previous" {press,focus}']
+    assert lines[2:4] == [
+        '  @e13 button "Ok" {press,focus}',
+        '  @e14 button "previous" {press,focus}',
+    ]
     assert "Click on the" not in view.text
     assert lines[1].startswith('@e1 document "Click Button Task" ▸ (')
     assert "more: " in lines[1] and lines[-1] == RECEIPT

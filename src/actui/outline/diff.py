@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from actui.outline.fold import VALUE_CAP, display_name, node_details, ordered_caps, quoted
 from actui.outline.model import Node, Outline, renumbered
-from actui.outline.view import WINDOW_TOKENS, render_view
+from actui.outline.view import WINDOW_TOKENS, is_layout, render_view
 from actui.quoting import quote
 from actui.tokens import estimate_tokens
 
@@ -167,9 +167,14 @@ class Updated:
 
 @dataclass(frozen=True)
 class Removed:
+    """``under`` is the nearest ancestor a view draws (not layout-only); ``layout`` says
+    the removed node was layout-only itself."""
+
     ref: str
     parent: str | None
     name: str
+    under: str | None = None
+    layout: bool = False
 
 
 @dataclass(frozen=True)
@@ -215,6 +220,14 @@ def _full_view_reason(
     return None
 
 
+def _drawn_ancestor(outline: Outline, node: Node) -> str | None:
+    """The nearest ancestor of ``node`` a view draws: layout-only ones are not lines."""
+    for above in reversed(outline.ancestors(node)):
+        if above.parent is None or not is_layout(above):
+            return above.ref
+    return None
+
+
 def compute_changes(base: Outline, successor: Outline) -> Changes:
     """Per-ref changes from ``base`` to a successor already stabilized against it."""
     added = tuple(
@@ -223,7 +236,13 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
         if n.ref not in base.nodes
     )
     removed = tuple(
-        Removed(ref=n.ref, parent=n.parent, name=display_name(n))
+        Removed(
+            ref=n.ref,
+            parent=n.parent,
+            name=display_name(n),
+            under=_drawn_ancestor(base, n),
+            layout=is_layout(n),
+        )
         for n in base
         if n.ref not in successor.nodes
     )
@@ -263,6 +282,11 @@ def _field_text(name: str, old: object, new: object) -> str:
 _UNPRINTED = frozenset({"rect", "actions", "valueLength"})
 
 
+def _printable(change: Updated) -> bool:
+    """Whether anything but the element's place or size (or its value's length) changed."""
+    return any(name not in ("rect", "valueLength") for name in change.fields)
+
+
 def _updated_line(change: Updated, successor: Outline, ambiguous: Collection[str]) -> str:
     """``~ @e5 textbox "hi": value="hi"``; the ancestor path only where the name is not unique."""
     node = successor.nodes[change.ref]
@@ -275,8 +299,6 @@ def _updated_line(change: Updated, successor: Outline, ambiguous: Collection[str
     ]
     if "actions" in change.fields:
         parts.append(f"actions=[{', '.join(quote(a) for a in node.actions)}]")
-    if not parts:
-        parts.append("changed: " + ", ".join(name for name in change.fields))
     return f"~ {change.ref}{where} {shown}: {', '.join(parts)}"
 
 
@@ -326,13 +348,27 @@ def diff_or_view(
         f"changes from stateId {base_state_id}: {len(changes.added)} added, "
         f"{len(changes.updated)} updated, {len(changes.removed)} removed; stateId {state_id}"
     ]
-    lines.extend(
-        f"+ {a.ref} under {a.parent or 'root'} {_described(successor.nodes[a.ref])}"
-        for a in changes.added
-    )
+    layout = 0
+    for a in changes.added:
+        node = successor.nodes[a.ref]
+        if is_layout(node):
+            layout += 1
+            continue
+        under = _drawn_ancestor(successor, node)
+        lines.append(f"+ {a.ref} under {under or 'root'} {_described(node)}")
     ambiguous = _ambiguous(changes, successor)
-    lines.extend(_updated_line(u, successor, ambiguous) for u in changes.updated)
-    lines.extend(f"- {r.ref} from {r.parent or 'root'} (was {r.name})" for r in changes.removed)
+    moved = [u.ref for u in changes.updated if not _printable(u)]
+    lines.extend(_updated_line(u, successor, ambiguous) for u in changes.updated if _printable(u))
+    if moved:
+        lines.append(f"~ moved or resized: {', '.join(moved)}")
+    for r in changes.removed:
+        if r.layout:
+            layout += 1
+            continue
+        lines.append(f"- {r.ref} from {r.under or 'root'} (was {r.name})")
+    if layout:
+        nodes = "node" if layout == 1 else "nodes"
+        lines.append(f"({layout} layout-only {nodes} added or removed)")
     text = "\n".join(lines)
     cost = estimate_tokens(text)
     if cost <= min(SHORT_DIFF_TOKENS, budget):
