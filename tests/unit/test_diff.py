@@ -343,3 +343,28 @@ def test_a_diff_longer_than_the_fresh_view_is_replaced_by_the_view() -> None:
     text = render_changes(changes, successor, "S0", "S1")
     assert text.splitlines()[0].endswith("full view: diff_longer_than_view")
     assert "line 11 changed a lot" in text
+
+
+def test_a_label_whose_text_changed_in_place_keeps_its_ref_and_reads_as_an_update() -> None:
+    def page(left: str) -> RawNode:
+        return raw(
+            "frame",
+            "Task",
+            raw("panel", "", raw("label", "Time left:"), raw("label", left), wire="/p"),
+            wire="/f",
+        )
+
+    base = outline_of(page("60 / 60sec"))
+    successor = successor_of(base, page("59 / 60sec"))  # the page made a new text node
+    text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
+    assert text.splitlines() == [
+        "changes from stateId S0: 0 added, 1 updated, 0 removed; stateId S1",
+        '~ @e4 label "59 / 60sec": name="59 / 60sec"',
+    ]
+
+
+def test_text_leaves_are_not_paired_when_their_count_changed() -> None:
+    base = outline_of(raw("frame", "", raw("label", "a"), raw("label", "b"), wire="/f"))
+    successor = successor_of(base, raw("frame", "", raw("label", "c"), wire="/f"))
+    changes = compute_changes(base, successor)
+    assert (len(changes.added), len(changes.removed)) == (1, 2)

@@ -98,12 +98,39 @@ def _claim(
             claimed.add(ref)
 
 
+def _text_leaves(outline: Outline, node: Node) -> list[Node]:
+    return [c for c in outline.children(node) if c.role == "label" and not c.children]
+
+
+def _claim_retexted(base: Outline, successor: Outline, mapping: dict[str, str]) -> None:
+    """A text leaf whose text changed in place (a clock, a score, a status line) keeps its
+    ref: it claims the unclaimed base text leaf at the same index among the text leaves of
+    the same parent, when that parent holds as many as before. Pages replace such a node
+    when its text changes, so no other key can tell it is the same slot."""
+    claimed = set(mapping.values())
+    for node in successor:
+        if node.ref in mapping or node.role != "label" or node.children or node.parent is None:
+            continue
+        parent = mapping.get(node.parent)
+        if parent is None:
+            continue
+        now = _text_leaves(successor, successor.nodes[node.parent])
+        before = _text_leaves(base, base.nodes[parent])
+        if len(now) != len(before):
+            continue
+        old = before[now.index(node)]
+        if old.ref not in claimed:
+            mapping[node.ref] = old.ref
+            claimed.add(old.ref)
+
+
 def stabilize(base: Outline, successor: Outline) -> Outline:
     """``successor`` with refs inherited from ``base`` where the element is the same.
 
     Passes over the successor in breadth-first order, each claiming base refs
     not yet taken: equal wire id; the root (the caller only stabilizes
-    successors of the same root); equal structural key; equal loose key.
+    successors of the same root); equal structural key; equal loose key; a text
+    leaf's slot (``_claim_retexted``).
     Everything left gets a fresh number above the base's highest ref.
     """
     mapping: dict[str, str] = {}
@@ -114,6 +141,7 @@ def stabilize(base: Outline, successor: Outline) -> Outline:
         (base_structural, base_loose), (structural, loose) = _keys(base), _keys(successor)
         _claim(successor, mapping, base_structural, structural)
         _claim(successor, mapping, base_loose, loose)
+        _claim_retexted(base, successor, mapping)
     fresh = base.max_ref
     for node in successor:
         if node.ref not in mapping:
