@@ -170,7 +170,7 @@ def test_render_lists_added_updated_removed_and_the_new_state() -> None:
     assert text.splitlines() == [
         "changes from stateId S0: 1 added, 2 updated, 1 removed; stateId S1",
         '+ @e6 under @e1 button "Cancel"',
-        '~ @e4 label "Full name": name="Full name"',
+        '~ @e4 label "Full name": was "Name"',
         '~ @e5 textbox "hi": value="hi"',
         '- @e3 from @e1 (was button "OK")',
     ]
@@ -359,7 +359,7 @@ def test_a_label_whose_text_changed_in_place_keeps_its_ref_and_reads_as_an_updat
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
     assert text.splitlines() == [
         "changes from stateId S0: 0 added, 1 updated, 0 removed; stateId S1",
-        '~ @e4 label "59 / 60sec": name="59 / 60sec"',
+        '~ @e4 label "59 / 60sec": was "60 / 60sec"',
     ]
 
 

@@ -19,7 +19,14 @@ from collections import Counter
 from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass
 
-from actui.outline.fold import VALUE_CAP, display_name, node_details, ordered_caps, quoted
+from actui.outline.fold import (
+    LABEL_CAP,
+    VALUE_CAP,
+    display_name,
+    node_details,
+    ordered_caps,
+    quoted,
+)
 from actui.outline.model import Node, Outline, renumbered
 from actui.outline.view import WINDOW_TOKENS, is_layout, render_view
 from actui.quoting import quote
@@ -322,7 +329,10 @@ def _updated_line(change: Updated, successor: Outline, ambiguous: Collection[str
     where = f" ({' > '.join(change.path) or 'root'})" if shown in ambiguous else ""
     printable = [name for name in change.fields if name not in _UNPRINTED]
     parts = [
-        _field_text(name, change.previous.get(name), change.fields[name])
+        # the line already reads the new name: say what it was instead
+        f"was {quoted(str(change.previous.get(name) or ''), LABEL_CAP)}"
+        if name == "name" and node.name and not node.name_inferred
+        else _field_text(name, change.previous.get(name), change.fields[name])
         for name in printable[:PRINTED_FIELDS]
     ]
     if "actions" in change.fields:
