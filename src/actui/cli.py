@@ -11,7 +11,7 @@ import asyncio
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 
 
 def _call(tool: str, arguments: str) -> int:
@@ -70,12 +70,18 @@ NO_STRUCTURED = "--no-structured-content"
 """``actui mcp`` flag: the config key ``structured_content = false`` for this server."""
 
 
+def without_structured_content(args: list[str], env: MutableMapping[str, str]) -> list[str]:
+    """``actui mcp``'s arguments less :data:`NO_STRUCTURED`, which it turns into the most
+    specific setting there is: ``ACTUI_STRUCTURED_CONTENT=false`` for this process."""
+    if args[:1] != ["mcp"] or NO_STRUCTURED not in args:
+        return args
+    env["ACTUI_STRUCTURED_CONTENT"] = "false"
+    return [arg for arg in args if arg != NO_STRUCTURED]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if args[:1] == ["mcp"] and NO_STRUCTURED in args:
-        # the most specific setting: it outranks the files and the environment
-        os.environ["ACTUI_STRUCTURED_CONTENT"] = "false"
-        args.remove(NO_STRUCTURED)
+    args = without_structured_content(args, os.environ)
     if args[:1] == ["mcp"] and args[1:]:
         from actui.mcp_http import http_main
 
