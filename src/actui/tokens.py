@@ -24,35 +24,34 @@ UI rarely shows. This module must not know what the text means.
 
 from __future__ import annotations
 
-import math
 import re
 
-_PIECES = re.compile(r"[A-Za-z]+|[0-9]+|[^\W\d_]+| (?=\S)|\s+|.", re.DOTALL)
-_SEGMENTS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+_PIECES = re.compile(
+    r"([A-Z]+(?![a-z])|[A-Z]?[a-z]+)"  # 1: a case segment of ASCII letters
+    r"|([0-9]+)"  # 2: digits
+    r"|([^\W\d_]+)"  # 3: other letters
+    r"|( (?=\S))"  # 4: a space before a word
+    r"|(\s+)"  # 5: other blanks
+    r"|(.)",  # 6: anything else
+    re.DOTALL,
+)
 _WIDE = re.compile(r"[\u1100-\u11ff\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
 
 
 def estimate_tokens(text: str) -> int:
     """The estimated token count of ``text`` (see the module docstring for the rules)."""
-    return sum(_cost(piece) for piece in _PIECES.findall(text))
-
-
-def _cost(piece: str) -> int:
-    first = piece[0]
-    if first.isascii() and first.isalpha():
-        return sum(math.ceil(len(s) / 4) for s in _SEGMENTS.findall(piece))
-    if first.isdigit() and first.isascii():
-        return math.ceil(len(piece) / 3)
-    if first.isalpha():
-        wide = len(_WIDE.findall(piece))
-        return wide + math.ceil((len(piece) - wide) / 3)
-    if piece == " ":
-        return 0
-    if first.isspace():
-        return math.ceil(len(piece) / 4)
-    return max(1, len(piece.encode("utf-8", "replace")) // 2)
-
-
-def fits(text: str, budget: int | None) -> bool:
-    """Whether ``text`` is within ``budget`` tokens (no budget: always)."""
-    return budget is None or estimate_tokens(text) <= budget
+    total = 0
+    for match in _PIECES.finditer(text):
+        kind = match.lastindex
+        size = match.end() - match.start()
+        if kind == 1 or kind == 5:
+            total += (size + 3) // 4
+        elif kind == 2:
+            total += (size + 2) // 3
+        elif kind == 3:
+            wide = len(_WIDE.findall(match.group()))
+            total += wide + (size - wide + 2) // 3
+        elif kind == 6:
+            char = match.group()
+            total += 1 if char < "\x80" else max(1, len(char.encode("utf-8", "replace")) // 2)
+    return total

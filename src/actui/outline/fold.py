@@ -14,7 +14,7 @@ about states and tools beyond the stateId it is handed for a header.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
 from actui.backends.base import CAPABILITIES
@@ -169,8 +169,17 @@ def fold_summary(outline: Outline, node: Node) -> str:
     return role_summary([n for n in outline.subtree(node) if n is not node])
 
 
+def role_counts(nodes: Iterable[Node]) -> Counter[str]:
+    """How many of ``nodes`` have each role (picture-only ones counted apart)."""
+    return Counter("picture-only" if n.picture_only else n.role for n in nodes)
+
+
 def role_summary(nodes: list[Node]) -> str:
-    counts: Counter[str] = Counter("picture-only" if n.picture_only else n.role for n in nodes)
+    return counts_summary(role_counts(nodes))
+
+
+def counts_summary(counts: Counter[str]) -> str:
+    """``(N: 3 buttons, 2 labels, …)``: the total, then the top roles by count."""
     total = sum(counts.values())
     if not total:
         return "(0 children)"

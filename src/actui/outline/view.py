@@ -22,10 +22,12 @@ only renders; it must not search, diff or know about tools.
 
 from __future__ import annotations
 
+import functools
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from actui.outline.fold import marks, node_line, role_summary, run_line, sibling_runs
+from actui.outline.fold import counts_summary, marks, node_line, role_counts, run_line, sibling_runs
 from actui.outline.model import Node, Outline
 from actui.outline.roles import normalize_role
 from actui.tokens import estimate_tokens
@@ -57,6 +59,8 @@ LAYOUT_ROLES = frozenset(
 """Neutral roles that only arrange their children, when a node has nothing else to say."""
 PASSIVE_CAPS = frozenset({"focus", "scroll"})
 """Capabilities that do not make a node a control (documents and panes have them)."""
+MIN_LINE_TOKENS = 5
+"""No line costs less (``@e1 list``): with less budget left, choosing stops."""
 FOLD_RESERVE = 12
 """Tokens set aside per shown parent line for its fold suffix while choosing lines."""
 
@@ -96,10 +100,18 @@ class _Line:
     order: int
     text: str
     children: list[_Line] = field(default_factory=list)
+    held: Counter[str] = field(default_factory=Counter)
+    """Roles of the elements of this line and of all it holds (``_Tree.elements``)."""
 
     @property
     def key(self) -> str:
         return self.unit[0].ref
+
+    @functools.cached_property
+    def cost(self) -> int:
+        """Tokens of the line as drawn; a parent's also sets aside its fold suffix's."""
+        reserve = FOLD_RESERVE if self.children else 0
+        return estimate_tokens("  " * self.depth + self.text + "\n") + reserve
 
     def ancestors(self) -> Iterator[_Line]:
         cur = self.parent
@@ -151,6 +163,7 @@ class _Tree:
             order += 1
             stack.extend(reversed(line.children))
         self.lines.sort(key=lambda ln: ln.order)
+        self.count_held()
 
     def _line(self, unit: Unit, parent: _Line | None) -> _Line:
         text = node_line(unit[0]) if len(unit) == 1 else run_line(self.outline, unit)
@@ -171,19 +184,15 @@ class _Tree:
                 drawn.append(child)
         return drawn
 
-    def elements(self, line: _Line) -> list[Node]:
-        """The elements of ``line`` and all it holds, layout-only nodes left out."""
-        return [
-            d
-            for node in line.unit
-            for d in self.outline.subtree(node)
-            if d.ref not in self.dissolved
-        ]
-
-
-def _cost(line: _Line) -> int:
-    reserve = FOLD_RESERVE if line.children else 0
-    return estimate_tokens("  " * line.depth + line.text + "\n") + reserve
+    def count_held(self) -> None:
+        """Each line's ``held`` roles, from the deepest lines up."""
+        for line in reversed(self.lines):
+            if len(line.unit) > 1:  # a run is not drawn open: count its members' subtrees
+                line.held = role_counts(d for n in line.unit for d in self.outline.subtree(n))
+                continue
+            line.held = role_counts(line.unit)
+            for child in line.children:
+                line.held.update(child.held)
 
 
 def render_view(outline: Outline, state_id: str, budget: int, reason: str | None = None) -> View:
@@ -193,30 +202,39 @@ def render_view(outline: Outline, state_id: str, budget: int, reason: str | None
     for line in tree.lines:
         if line.unit[0].focused:
             required.update([line.key, *(a.key for a in line.ancestors())])
-    chosen: list[set[str]] = []
+    chosen: list[tuple[list[_Line], int]] = []
     picked: set[str] = set()
     most = len(outline)  # the header's counts are not known yet: reserve their widest
     spent = estimate_tokens(RECEIPT + "\n" + _header(outline, state_id, reason, most, most, most))
     for line in tree.lines:
         if line.key in required:
             picked.add(line.key)
-            spent += _cost(line)
+            spent += line.cost
     for line in sorted(tree.lines, key=lambda ln: (_rank(ln.unit[0]), ln.order)):
         if line.key in picked:
             continue
-        adds = [line, *(a for a in line.ancestors() if a.key not in picked)]
-        cost = sum(_cost(a) for a in adds)
+        adds = [line]
+        for above in line.ancestors():  # up to the first one already picked
+            if above.key in picked:
+                break
+            adds.append(above)
+        cost = sum(a.cost for a in adds)
         if spent + cost > budget:
+            if budget - spent < MIN_LINE_TOKENS:
+                break
             continue
         spent += cost
-        keys = {a.key for a in adds}
-        picked |= keys
-        chosen.append(keys)
+        picked.update(a.key for a in adds)
+        chosen.append((adds, cost))
     while True:
-        view = _render(tree, picked, state_id, reason)
-        if estimate_tokens(view.text) <= budget or not chosen:
-            return view if estimate_tokens(view.text) <= budget else _cut(view, budget)
-        picked -= chosen.pop()
+        view, tokens = _render(tree, picked, state_id, reason)
+        if tokens <= budget or not chosen:
+            return view if tokens <= budget else _cut(view, budget)
+        over = tokens - budget
+        while chosen and over > 0:  # give back the last choices until the excess is covered
+            adds, cost = chosen.pop()
+            picked.difference_update(a.key for a in adds)
+            over -= cost
 
 
 def _header(
@@ -236,31 +254,41 @@ def _header(
 RECEIPT = "▸ folds: expand_ui a ref to open one, or search_ui to find any element."
 
 
-def _render(tree: _Tree, picked: set[str], state_id: str, reason: str | None) -> View:
+def _render(tree: _Tree, picked: set[str], state_id: str, reason: str | None) -> tuple[View, int]:
+    """The view of the ``picked`` lines, and a bound on its tokens: the sum of its lines'
+    estimates, which a joined text never exceeds (no piece spans a line break but blanks,
+    and a run of blanks costs at most its parts)."""
     body: list[str] = []
-    shown = folded = 0
+    tokens = shown = folded = 0
     stack = [tree.root]
     while stack:
         line = stack.pop()
         shown += len(line.unit)
         text = "  " * line.depth + line.text
         if len(line.unit) > 1:  # a run says what its members hold ("together")
-            folded += len(tree.elements(line)) - len(line.unit)
+            folded += sum(line.held.values()) - len(line.unit)
         hidden = [c for c in line.children if c.key not in picked]
+        tokens += line.cost - (FOLD_RESERVE if line.children else 0)
         if hidden:
-            nodes = [n for c in hidden for n in tree.elements(c)]
-            folded += len(nodes)
-            summary = role_summary(nodes)
+            counts: Counter[str] = Counter()
+            for child in hidden:
+                counts.update(child.held)
+            folded += sum(counts.values())
+            summary = counts_summary(counts)
             if len(hidden) < len(line.children):
                 summary = summary.replace(":", " more:", 1)
             text += f" ▸ {summary}"
+            tokens += estimate_tokens(f" ▸ {summary}")
         body.append(text)
         stack.extend(reversed([c for c in line.children if c.key in picked]))
     layout = len(tree.dissolved)
-    lines = [_header(tree.outline, state_id, reason, shown, layout, folded), *body]
+    head = _header(tree.outline, state_id, reason, shown, layout, folded)
+    lines = [head, *body]
+    tokens += estimate_tokens(head + "\n")
     if folded:
         lines.append(RECEIPT)
-    return View("\n".join(lines), shown, layout, folded, len(tree.outline), cut=False)
+        tokens += estimate_tokens(RECEIPT)
+    return View("\n".join(lines), shown, layout, folded, len(tree.outline), cut=False), tokens
 
 
 def _cut(view: View, budget: int) -> View:
