@@ -133,3 +133,23 @@ def test_with_room_every_element_is_shown_and_only_layout_nodes_are_not(outline:
             RUN.match(line) for line in view.text.splitlines()
         ):
             assert node.ref in drawn
+
+
+def test_a_caption_that_repeats_its_button_is_not_a_line_of_its_own() -> None:
+    press = frozenset({"press"})
+    outline = outline_of(
+        raw(
+            "frame",
+            "Calculator",
+            raw("push button", "7", raw("label", "7"), caps=press),
+            raw("push button", "Undo", raw("label", "Undo all"), caps=press),
+        )
+    )
+    view = render_view(outline, "s1", 800)
+    assert view.text.splitlines()[1:] == [
+        '@e1 window "Calculator"',
+        '  @e2 button "7" {press}',
+        '  @e3 button "Undo" {press}',
+        '    @e5 label "Undo all"',
+    ]
+    assert view.layout == 1

@@ -79,6 +79,18 @@ def is_layout(node: Node) -> bool:
     )
 
 
+def _repeats(node: Node, drawn_parent: Node) -> bool:
+    """Whether ``node`` is a bare text that says again what the line above it says."""
+    return (
+        node.role == "label"
+        and not node.children
+        and not node.caps
+        and bool(node.label)
+        and node.label == drawn_parent.label
+        and not marks(node)
+    )
+
+
 def _rank(node: Node) -> int:
     """Lower is shown first: focused, dialogs and cut-off nodes, controls, text, the rest."""
     if node.focused:
@@ -144,7 +156,8 @@ class _Tree:
     def __init__(self, outline: Outline) -> None:
         self.outline = outline
         self.dissolved: set[str] = set()
-        """Layout-only nodes whose children were drawn in their place."""
+        """Layout-only nodes whose children were drawn in their place, and texts that only
+        repeat their drawn parent's label; the header counts both as layout-only."""
         self.lines: list[_Line] = []
         self.root = self._line((outline.root_node,), None)
         stack = [self.root]
@@ -172,12 +185,13 @@ class _Tree:
         return line
 
     def _drawn_children(self, node: Node) -> list[Node]:
-        """``node``'s children, each layout-only one replaced by its own drawn children."""
+        """``node``'s children, each layout-only one replaced by its own drawn children, and
+        a text that only repeats ``node``'s label (a button's own caption) left out."""
         drawn: list[Node] = []
         stack = list(reversed(self.outline.children(node)))
         while stack:
             child = stack.pop()
-            if is_layout(child):
+            if is_layout(child) or _repeats(child, node):
                 self.dissolved.add(child.ref)
                 stack.extend(reversed(self.outline.children(child)))
             else:
