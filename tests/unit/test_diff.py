@@ -368,3 +368,19 @@ def test_text_leaves_are_not_paired_when_their_count_changed() -> None:
     successor = successor_of(base, raw("frame", "", raw("label", "c"), wire="/f"))
     changes = compute_changes(base, successor)
     assert (len(changes.added), len(changes.removed)) == (1, 2)
+
+
+def test_alike_lines_under_unnamed_groups_name_no_refs_a_view_never_drew() -> None:
+    def scores(first: str) -> RawNode:
+        return raw(
+            "frame",
+            "Task",
+            raw("panel", "", raw("label", first, wire="/a"), wire="/pa"),
+            raw("panel", "", raw("label", "1.00", wire="/b"), wire="/pb"),
+            wire="/f",
+        )
+
+    base = outline_of(scores("-"))
+    successor = successor_of(base, scores("1.00"))
+    text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
+    assert text.splitlines()[1:] == ['~ @e4 label "1.00": was "-"']

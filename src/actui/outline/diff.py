@@ -15,7 +15,6 @@ fold by itself (it asks ``fold`` for full views), search, or talk to a backend.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass
 
@@ -323,10 +322,12 @@ def _printable(change: Updated) -> bool:
 
 
 def _updated_line(change: Updated, successor: Outline, ambiguous: Collection[str]) -> str:
-    """``~ @e5 textbox "hi": value="hi"``; the ancestor path only where the name is not unique."""
+    """``~ @e5 textbox "hi": value="hi"``; the drawn ancestors' refs only where the name is
+    not unique and they tell it apart."""
     node = successor.nodes[change.ref]
     shown = display_name(node)
-    where = f" ({' > '.join(change.path) or 'root'})" if shown in ambiguous else ""
+    drawn = _drawn_path(successor, node) if shown in ambiguous else ()
+    where = f" ({' > '.join(drawn) or 'root'})" if shown in ambiguous else ""
     printable = [name for name in change.fields if name not in _UNPRINTED]
     parts = [
         # the line already reads the new name: say what it was instead
@@ -340,13 +341,22 @@ def _updated_line(change: Updated, successor: Outline, ambiguous: Collection[str
     return f"~ {change.ref}{where} {shown}: {', '.join(parts)}"
 
 
+def _drawn_path(outline: Outline, node: Node) -> tuple[str, ...]:
+    """The refs a view draws above ``node``: its ancestors less the layout-only ones."""
+    return tuple(a.ref for a in outline.ancestors(node) if a.parent is None or not is_layout(a))
+
+
 def _ambiguous(changes: Changes, successor: Outline) -> set[str]:
-    """Display names an updated element shares with another element of the successor."""
+    """Display names an updated element shares with another element of the successor,
+    where the drawn paths tell them apart (a path of the same refs would not)."""
     wanted = {display_name(successor.nodes[u.ref]) for u in changes.updated}
     if not wanted:
         return set()
-    seen = Counter(name for node in successor if (name := display_name(node)) in wanted)
-    return {name for name, count in seen.items() if count > 1}
+    paths: dict[str, list[tuple[str, ...]]] = {}
+    for node in successor:
+        if (name := display_name(node)) in wanted:
+            paths.setdefault(name, []).append(_drawn_path(successor, node))
+    return {name for name, found in paths.items() if len(found) > 1 and len(set(found)) > 1}
 
 
 def _described(node: Node) -> str:
