@@ -15,11 +15,12 @@ on the text actui renders (outlines, diffs, lists, page text):
 - every other character (punctuation, symbols) one token, and one per two
   UTF-8 bytes beyond ASCII (an emoji is two).
 
-Measured against OpenAI's o200k_base (``bench/README.md`` has the command):
-actui's MiniWoB results count 1.1-1.4x their real tokens (1.2x overall);
-English, German, Russian and CJK prose 1.0-1.6x. It undercounts text built to
-be hard to tokenize (random mixed-case letters, base64: about 0.6x), which a
-UI rarely shows. This module must not know what the text means.
+Measured against OpenAI's o200k_base (``bench/bench_token_estimate.py``): on
+160 MiniWoB++ results it counts 0.98-1.38x their real tokens (median and
+overall 1.22x; actui's text runs 2.85 characters a token); on prose 1.2-1.8x
+(English 1.45, German 1.82, Russian 1.23, Japanese 1.31). It undercounts text
+built to be hard to tokenize (random mixed-case letters 0.83x, base64 0.85x),
+which a UI rarely shows. This module must not know what the text means.
 """
 
 from __future__ import annotations

@@ -6,7 +6,8 @@ token budget (``actui.tokens``). So, unlike the depth fold of ``expand_ui``:
 
 - layout-only nodes (unnamed groups, sections, panels, paragraphs, line breaks
   with no capability and nothing to mark) are not lines: their children read
-  at their parent's level;
+  at their parent's level; the pieces of text of one paragraph (split by its
+  inline markup) read as one ``text`` line;
 - lines are chosen by what they are worth, not by depth: focused elements and
   their paths first, then dialogs and cut-off containers, then actionable
   controls, then text, then the rest, each in reading order, each with the
@@ -23,11 +24,20 @@ only renders; it must not search, diff or know about tools.
 from __future__ import annotations
 
 import functools
+import itertools
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from actui.outline.fold import counts_summary, marks, node_line, role_counts, run_line, sibling_runs
+from actui.outline.fold import (
+    counts_summary,
+    marks,
+    node_line,
+    quoted,
+    role_counts,
+    run_line,
+    sibling_runs,
+)
 from actui.outline.model import Node, Outline
 from actui.outline.roles import normalize_role
 from actui.tokens import estimate_tokens
@@ -65,7 +75,10 @@ FOLD_RESERVE = 12
 """Tokens set aside per shown parent line for its fold suffix while choosing lines."""
 
 Unit = tuple[Node, ...]
-"""One line: a node, or a run of alike blank siblings (``fold.sibling_runs``)."""
+"""One line: a node, a run of alike blank siblings (``fold.sibling_runs``), or the texts
+of one paragraph (``_text_runs``)."""
+TEXT_CAP = 400
+"""Characters of a paragraph's joined text shown on its line; read_text has the rest."""
 
 
 def is_layout(node: Node) -> bool:
@@ -89,6 +102,50 @@ def _repeats(node: Node, drawn_parent: Node) -> bool:
         and node.label == drawn_parent.label
         and not marks(node)
     )
+
+
+def _is_text(node: Node) -> bool:
+    """A bare piece of text: a label with nothing else to say (no children, actions, marks)."""
+    return (
+        node.role == "label"
+        and bool(node.name)
+        and not node.children
+        and not node.caps
+        and not node.name_inferred
+        and not marks(node)
+    )
+
+
+def _text_runs(units: list[Unit]) -> list[Unit]:
+    """``units`` with each run of bare texts that are siblings in the outline (the pieces
+    of one paragraph, split by its inline markup) made one unit."""
+    merged: list[list[Node]] = []
+    for unit in units:
+        node = unit[0]
+        last = merged[-1] if merged else None
+        if (
+            len(unit) == 1
+            and _is_text(node)
+            and last is not None
+            and _is_text(last[-1])
+            and last[-1].parent == node.parent
+        ):
+            last.append(node)
+        else:
+            merged.append(list(unit))
+    return [tuple(group) for group in merged]
+
+
+def _text_line(unit: Unit) -> str:
+    """``@e7 … @e9: text "Enter \"Ann\" and press Submit."``: the pieces joined as they
+    read, with no space where one piece ends right where the next begins on its line."""
+    text = unit[0].name
+    for before, piece in itertools.pairwise(unit):
+        a, b = before.rect, piece.rect
+        touching = a is not None and b is not None and abs(b.x - (a.x + a.w)) <= 1
+        same_row = a is not None and b is not None and abs(b.y - a.y) < max(1, a.h // 2)
+        text += ("" if touching and same_row else " ") + piece.name
+    return f"{unit[0].ref} … {unit[-1].ref}: text {quoted(text, TEXT_CAP)}"
 
 
 def _rank(node: Node) -> int:
@@ -165,7 +222,8 @@ class _Tree:
             line = stack.pop()
             if len(line.unit) > 1:
                 continue
-            for unit in sibling_runs(outline, self._drawn_children(line.unit[0]), ()):
+            drawn = self._drawn_children(line.unit[0])
+            for unit in _text_runs(sibling_runs(outline, drawn, ())):
                 line.children.append(self._line(unit, line))
             stack.extend(reversed(line.children))
         order = 0
@@ -179,7 +237,12 @@ class _Tree:
         self.count_held()
 
     def _line(self, unit: Unit, parent: _Line | None) -> _Line:
-        text = node_line(unit[0]) if len(unit) == 1 else run_line(self.outline, unit)
+        if len(unit) == 1:
+            text = node_line(unit[0])
+        elif _is_text(unit[0]):
+            text = _text_line(unit)
+        else:
+            text = run_line(self.outline, unit)
         line = _Line(unit, parent, 0 if parent is None else parent.depth + 1, 0, text)
         self.lines.append(line)
         return line
@@ -279,7 +342,7 @@ def _render(tree: _Tree, picked: set[str], state_id: str, reason: str | None) ->
         line = stack.pop()
         shown += len(line.unit)
         text = "  " * line.depth + line.text
-        if len(line.unit) > 1:  # a run says what its members hold ("together")
+        if len(line.unit) > 1:  # a run says what its members hold ("together"); texts hold none
             folded += sum(line.held.values()) - len(line.unit)
         hidden = [c for c in line.children if c.key not in picked]
         tokens += line.cost - (FOLD_RESERVE if line.children else 0)
