@@ -2,8 +2,8 @@
 
 It owns the episode harness (open a task page, seed and start an episode,
 read the task's own reward) and one solver per task. Solvers read the
-instruction with ``read_text`` and find their targets in the first view the
-last result showed, else with ``search_ui`` / ``expand_ui``, then act with
+instruction and find their targets in the first view the last result
+showed, else with ``read_text`` and ``search_ui`` / ``expand_ui``, then act with
 ``@e`` refs through ``act_ui``; no call is made only to observe again. ``evaluate_browser``
 is used by the harness alone, to seed and start an episode and to read the
 reward at the end, never to read the instruction or to act. This module must
@@ -181,11 +181,15 @@ class Episode:
         self.log: list[str] = []
         self.view: list[Match] = []
         """The elements on the lines of the last result's view, when it showed one."""
+        self.view_texts: list[str] = []
+        """The texts of that view (labels and paragraphs), in reading order."""
 
     def seen(self, result: dict[str, Any]) -> None:
         """Take a result's stateId, and its view's lines when it is a view, not a diff."""
         self.state = result.get("stateId", self.state)
-        self.view = view_rows(result["_text"]) if result.get("view") == "full" else []
+        shown = result["_text"] if result.get("view") == "full" else ""
+        self.view = view_rows(shown)
+        self.view_texts = view_texts(shown)
 
     # -- harness: the only evaluate_browser calls ---------------------------
 
@@ -234,9 +238,13 @@ class Episode:
         )
 
     async def instruction(self) -> str:
-        """The task's instruction: the first line of the page's text."""
-        text = (await self.page_text()).strip()
-        line = text.splitlines()[0].strip() if text else ""
+        """The task's instruction: the page's first text, as the view shows it (a view
+        reads a page from its top), else the first line of read_text's."""
+        if self.view_texts:
+            line = self.view_texts[0].strip()
+        else:
+            text = (await self.page_text()).strip()
+            line = text.splitlines()[0].strip() if text else ""
         self.log.append(f"instruction: {line}")
         return line
 
@@ -307,6 +315,23 @@ class Episode:
 
 _ROW = re.compile(r'^(\s*)(@e\d+) ([\w-]+)(?: ("(?:[^"\\]|\\.)*"))?')
 _CAPS = re.compile(r"\{([\w,]+)\}")
+
+
+_TEXT = re.compile(r'^\s*@e\d+ … @e\d+: text ("(?:[^"\\]|\\.)*")')
+
+
+def view_texts(text: str) -> list[str]:
+    """The texts of a view's lines: a label's, or a paragraph's (``@e4 … @e6: text "…"``)."""
+    found = []
+    for line in text.splitlines():
+        paragraph = _TEXT.match(line)
+        if paragraph:
+            found.append(json.loads(paragraph.group(1)))
+            continue
+        row = _ROW.match(line)
+        if row and row.group(3) == "label" and row.group(4):
+            found.append(json.loads(row.group(4)))
+    return found
 
 
 def view_rows(text: str) -> list[Match]:

@@ -61,16 +61,17 @@ def test_layout_only_divs_dissolve_so_controls_read_at_their_parents_level() -> 
     assert view.text.splitlines()[0] == "outline: 14 nodes, 7 shown, 7 layout-only; stateId s1"
 
 
-def test_a_small_budget_keeps_controls_and_folds_text_honestly() -> None:
-    view = render_view(task_page(), "s1", 120)
+def test_a_small_budget_reads_the_page_from_its_top_and_folds_its_foot_honestly() -> None:
+    view = render_view(task_page(), "s1", 150)
     lines = view.text.splitlines()
-    assert estimate_tokens(view.text) <= 120
-    assert lines[2:4] == [
+    assert estimate_tokens(view.text) <= 150
+    assert lines[2:5] == [
+        '  @e9 label "Click on the \\"previous\\" button."',
         '  @e13 button "Ok" {press,focus}',
         '  @e14 button "previous" {press,focus}',
     ]
-    assert "Click on the" not in view.text
-    assert lines[1].startswith('@e1 document "Click Button Task" ▸ (')
+    assert "Last reward" not in view.text
+    assert lines[1] == '@e1 document "Click Button Task" ▸ (3 more: 3 labels)'
     assert "more: " in lines[1] and lines[-1] == RECEIPT
     assert view.shown + view.layout + view.folded == view.total
 
@@ -100,12 +101,15 @@ def test_the_pieces_of_one_paragraph_read_as_one_line_spaced_as_laid_out() -> No
                 piece('" into the field.', 65, 90),
             ),
             raw("section", "", piece("Time left:", 0, 60), piece("60", 70, 15)),
+            # touching words had a space their trimmed names lost
+            raw("section", "", piece("The value of", 0, 80), piece("Gender", 80, 45)),
         )
     )
     lines = render_view(outline, "s1", 300).text.splitlines()
     assert lines[2:] == [
-        '  @e4 … @e6: text "Enter \\"Ann\\" into the field."',
-        '  @e7 … @e8: text "Time left: 60"',
+        '  @e5 … @e7: text "Enter \\"Ann\\" into the field."',
+        '  @e8 … @e9: text "Time left: 60"',
+        '  @e10 … @e11: text "The value of Gender"',
     ]
 
 

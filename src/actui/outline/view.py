@@ -9,9 +9,9 @@ token budget (``actui.tokens``). So, unlike the depth fold of ``expand_ui``:
   at their parent's level; the pieces of text of one paragraph (split by its
   inline markup) read as one ``text`` line;
 - lines are chosen by what they are worth, not by depth: focused elements and
-  their paths first, then dialogs and cut-off containers, then actionable
-  controls, then text, then the rest, each in reading order, each with the
-  path that leads to it;
+  their paths first, then dialogs and cut-off containers, then controls and
+  text in reading order (the instruction at the top of a page before the
+  scores at its foot), then the rest, each with the path that leads to it;
 - whatever does not fit is folded into its shown parent's line as
   ``▸ (N more: 3 buttons, 2 labels)``, N counting every element it hides, and
   one receipt line says how to open a fold.
@@ -137,28 +137,36 @@ def _text_runs(units: list[Unit]) -> list[Unit]:
 
 
 def _text_line(unit: Unit) -> str:
-    """``@e7 … @e9: text "Enter \"Ann\" and press Submit."``: the pieces joined as they
-    read, with no space where one piece ends right where the next begins on its line."""
+    """``@e7 … @e9: text "Enter \\"Ann\\" and press Submit."``: the pieces joined as they
+    read (``_joint``)."""
     text = unit[0].name
     for before, piece in itertools.pairwise(unit):
-        a, b = before.rect, piece.rect
-        touching = a is not None and b is not None and abs(b.x - (a.x + a.w)) <= 1
-        same_row = a is not None and b is not None and abs(b.y - a.y) < max(1, a.h // 2)
-        text += ("" if touching and same_row else " ") + piece.name
+        text += _joint(before, piece) + piece.name
     return f"{unit[0].ref} … {unit[-1].ref}: text {quoted(text, TEXT_CAP)}"
 
 
+def _joint(before: Node, piece: Node) -> str:
+    """A space between two pieces of text, unless one ends right where the other begins on
+    its line and a mark stands between them (``"`` in ``Enter "Ann"``): names come trimmed,
+    so two words that touch had a space between them that their names lost."""
+    a, b = before.rect, piece.rect
+    if a is None or b is None:
+        return " "
+    touching = abs(b.x - (a.x + a.w)) <= 1 and abs(b.y - a.y) < max(1, a.h // 2)
+    marked = not before.name[-1].isalnum() or not piece.name[0].isalnum()
+    return "" if touching and marked else " "
+
+
 def _rank(node: Node) -> int:
-    """Lower is shown first: focused, dialogs and cut-off nodes, controls, text, the rest."""
+    """Lower is shown first: focused, then dialogs and cut-off nodes, then what can be
+    acted on or read (in reading order, as a person takes a page in), then the rest."""
     if node.focused:
         return 0
     if node.role == "dialog" or node.truncated or "modal" in node.states:
         return 1
-    if node.caps - PASSIVE_CAPS:
+    if node.caps - PASSIVE_CAPS or node.label:
         return 2
-    if node.label:
-        return 3
-    return 4
+    return 3
 
 
 @dataclass
