@@ -384,3 +384,11 @@ def test_alike_lines_under_unnamed_groups_name_no_refs_a_view_never_drew() -> No
     successor = successor_of(base, scores("1.00"))
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
     assert text.splitlines()[1:] == ['~ @e4 label "1.00": was "-"']
+
+
+def test_an_added_element_in_the_details_carries_only_its_non_empty_fields() -> None:
+    base = outline_of(form())
+    successor = successor_of(base, inserted(form(), (), 1, raw("push button", "Cancel")))
+    (added,) = [d for d in changes_json(compute_changes(base, successor)) if d["change"] == "added"]
+    assert added["role"] == "button" and added["name"] == "Cancel" and added["parent"] == "@e1"
+    assert "description" not in added and "states" not in added and "secure" not in added

@@ -426,10 +426,19 @@ def diff_or_view(
     return (view, reason) if cost > budget or cost > estimate_tokens(view) else (text, None)
 
 
+_KEPT = frozenset({"role", "parent"})
+
+
 def changes_json(changes: Changes) -> list[dict[str, object]]:
-    """The changes as JSON-safe details: plain values, no node objects."""
+    """The changes as JSON-safe details: plain values, no node objects. An added
+    element's empty fields (``""``, ``[]``, false, 0, null) are left out: absent is empty."""
     details: list[dict[str, object]] = [
-        {"change": "added", "ref": a.ref, **a.fields} for a in changes.added
+        {
+            "change": "added",
+            "ref": a.ref,
+            **{k: v for k, v in a.fields.items() if k in _KEPT or v not in ("", [], False, None)},
+        }
+        for a in changes.added
     ]
     details += [
         {
