@@ -25,19 +25,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integrat
 from miniwob_agent import TASKS, launch, mcp_tools, miniwob_html, no_desktop_env, run_episode
 
 
-async def main(tasks: int, seeds: int) -> None:
+async def episode_texts(tasks: int, seeds: int) -> tuple[list[list[str]], int]:
+    """The result texts of every solved episode, and how many episodes were not solved."""
     pages = miniwob_html()
     if pages is None:
         raise SystemExit("MiniWoB++ pages missing: .venv/bin/pip install --no-deps miniwob==1.1.0")
-    per_episode: list[int] = []
+    solved: list[list[str]] = []
     failed = 0
     async with mcp_tools(no_desktop_env()) as tools:
         call = tools.call
-        read = [0]
+        read: list[str] = []
 
         async def counted(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
             details = await call(tool, arguments)
-            read[0] += len(details["_text"])
+            read.append(details["_text"])
             return details
 
         tools.call = counted  # type: ignore[method-assign]
@@ -45,12 +46,18 @@ async def main(tasks: int, seeds: int) -> None:
         for task in list(TASKS)[:tasks]:
             await episode.open(task, pages)
             for seed in range(1, seeds + 1):
-                read[0] = 0
+                read.clear()
                 reward = await run_episode(episode, task, seed)
                 if reward.raw > 0:
-                    per_episode.append(read[0])
+                    solved.append(list(read))
                 else:
                     failed += 1
+    return solved, failed
+
+
+async def main(tasks: int, seeds: int) -> None:
+    solved, failed = await episode_texts(tasks, seeds)
+    per_episode = [sum(len(text) for text in texts) for texts in solved]
     print(
         f"{len(per_episode)} solved episodes ({failed} not): result text per episode "
         f"median {statistics.median(per_episode):.0f} chars, total {sum(per_episode)}"

@@ -12,7 +12,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from actui.contract import TOOL_NAMES
+from actui.contract import MAX_TOKENS, MIN_TOKENS, TOOL_NAMES
+from actui.tokens import estimate_tokens
 
 MAX_BYTES = 48 * 1024 + 1024  # the visible limit plus the continuation trailer
 MAX_LINES = 2_000 + 4
@@ -111,15 +112,25 @@ def tool_calls(state: str) -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
     wait_for = per_tool["wait_for"]
     per_tool["wait_for"] = wait_for.flatmap(lambda c: state_ids.map(lambda s: {**c, "stateId": s}))
     return st.sampled_from(TOOL_NAMES).flatmap(
-        lambda name: per_tool[name].map(lambda args: (name, args))
+        lambda name: per_tool[name].flatmap(_budgeted).map(lambda args: (name, args))
     )
+
+
+def _budgeted(args: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """The call as drawn, or with a ``maxTokens`` (mostly in range, sometimes not)."""
+    budgets = st.integers(MIN_TOKENS, 3000) | st.sampled_from([0, MIN_TOKENS - 1, "300", None])
+    return st.just(args) | budgets.map(lambda n: {**args, "maxTokens": n})
 
 
 def check_answer(
     tool: str, arguments: Mapping[str, Any], text: str, is_error: bool, details: Mapping[str, Any]
 ) -> None:
-    """Bounded text; an error says which tool failed, names its field, and is never internal."""
+    """Bounded text (within a valid ``maxTokens`` too); an error says which tool failed,
+    names its field, and is never internal."""
     assert len(text.encode()) <= MAX_BYTES, (tool, arguments)
+    budget = arguments.get("maxTokens")
+    if isinstance(budget, int) and MIN_TOKENS <= budget <= MAX_TOKENS:
+        assert estimate_tokens(text) <= budget, (tool, arguments, text)
     assert text.count("\n") + 1 <= MAX_LINES, (tool, arguments)
     if is_error:
         assert text.startswith(f"{tool} failed: "), text

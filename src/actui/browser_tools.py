@@ -7,6 +7,7 @@ data and blank pages.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,21 @@ if TYPE_CHECKING:
 
 MAX_VALUE_BYTES = 16 * 1024
 """Evaluation results larger than this travel only in the (bounded) text."""
+QUIET_S = 0.05
+QUIET_LIMIT_S = 0.3
+"""A script's successor is read once its page has made no change for ``QUIET_S`` (the
+page's mutation watcher counts them), or after ``QUIET_LIMIT_S``: the view the agent acts
+on is then the page the script left, not one mid-update."""
+
+
+async def _quiet(session: Session, root: RootInfo) -> None:
+    browser = session.browser
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + QUIET_LIMIT_S
+    while (left := deadline - loop.time()) > 0:
+        mark = browser.change_mark(root)
+        if await browser.wait_for_change(root, mark, min(QUIET_S, left)) == mark:
+            return
 
 
 def _browser_state(session: Session, state_id: str) -> State:
@@ -69,16 +85,17 @@ async def _page_successor(
     snapshot, epoch = await session.snapshot_at_epoch(root, state.resource_key)
     outline = observed_outline(snapshot, None if navigated else state.outline, scale_of(state))
     successor = session.save(snapshot, outline, epoch, base=state)
+    details = session.observation_details(successor, "full")
+    head = page_header(tool, session.named(successor.root_ref, snapshot.root))
+    above = "\n".join([head, *extra_text, *session.console_lines(root, details)])
     if navigated:
-        body, view = session.fold_text(successor, "navigated to a new document"), "full"
+        body = session.fold_text(successor, "navigated to a new document", above)
         extra: dict[str, Any] = {"viewReason": "navigated"}
     else:
-        body, view, extra = session.diff_text(state, successor)
-    details = session.observation_details(successor, view)
+        body, view, extra = session.diff_text(state, successor, above)
+        details["view"] = view
     details.update(extra)
-    head = page_header(tool, session.named(successor.root_ref, snapshot.root))
-    text = "\n".join([head, *extra_text, *session.console_lines(root, details), body])
-    return ToolResult(text, details)
+    return ToolResult(f"{above}\n{body}", details)
 
 
 async def navigate_browser(session: Session, p: contract.NavigateBrowser) -> ToolResult:
@@ -108,6 +125,7 @@ async def evaluate_browser(session: Session, p: contract.EvaluateBrowser) -> Too
     else:
         lines = ["value: " + inline(result.value_json)]
     lines += [console_line(line) for line in result.console]
+    await _quiet(session, root)
     outcome = await _page_successor(session, state, root, "evaluate_browser", lines)
     value = result.value_json if result.exception is None else None
     if value is not None and len(value.encode()) > MAX_VALUE_BYTES:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import MutableMapping, Sequence
 
 
 def _call(tool: str, arguments: str) -> int:
@@ -66,8 +67,22 @@ def _schema(fmt: str) -> int:
     return 0
 
 
+NO_STRUCTURED = "--no-structured-content"
+"""``actui mcp`` flag: the config key ``structured_content = false`` for this server."""
+
+
+def without_structured_content(args: list[str], env: MutableMapping[str, str]) -> list[str]:
+    """``actui mcp``'s arguments less :data:`NO_STRUCTURED`, which it turns into the most
+    specific setting there is: ``ACTUI_STRUCTURED_CONTENT=false`` for this process."""
+    if args[:1] != ["mcp"] or NO_STRUCTURED not in args:
+        return args
+    env["ACTUI_STRUCTURED_CONTENT"] = "false"
+    return [arg for arg in args if arg != NO_STRUCTURED]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
+    args = without_structured_content(args, os.environ)
     if args[:1] == ["mcp"] and args[1:]:
         from actui.mcp_http import http_main
 
@@ -79,7 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="actui", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser(
-        "mcp", help="serve the eleven tools over MCP on stdio (`actui mcp --http --help`: HTTP)"
+        "mcp",
+        help="serve the eleven tools over MCP on stdio (`actui mcp --http --help`: HTTP; "
+        f"{NO_STRUCTURED}: results without structuredContent, see docs/tokens.md)",
     )
     sub.add_parser("sandbox", help="run a command in a private virtual desktop (see --help)")
     schema = sub.add_parser("schema", help="print the tool schemas")

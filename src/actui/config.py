@@ -28,6 +28,7 @@ _KEYS: dict[str, tuple[str, object]] = {
     "chrome_executable": ("ACTUI_CHROME_EXECUTABLE", ""),
     "cdp_port": ("ACTUI_CDP_PORT", ""),
     "cdp_host": ("ACTUI_CDP_HOST", "127.0.0.1"),
+    "structured_content": ("ACTUI_STRUCTURED_CONTENT", True),
 }
 
 
@@ -42,6 +43,9 @@ class Config:
     """A running browser's debugging port: its pages are roots too (empty: none)."""
     cdp_host: str = "127.0.0.1"
     """Where that port listens; loopback unless configured otherwise."""
+    structured_content: bool = True
+    """MCP results carry their details as structuredContent; off for clients that show the
+    model both it and the text (docs/tokens.md), so the model pays once."""
     sources: Mapping[str, str] = field(default_factory=dict)
     files: Mapping[str, str] = field(default_factory=dict)
 

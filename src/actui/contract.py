@@ -57,7 +57,23 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, str_strip_whitespace=False)
 
 
-class FindRoots(Params):
+MIN_TOKENS = 100
+MAX_TOKENS = 50_000
+"""The range of ``maxTokens``: below 100 no view can say what it left out."""
+
+
+class ToolParams(Params):
+    """Every tool's parameters: ``maxTokens`` caps the result text (``actui.tokens`` counts)."""
+
+    maxTokens: int | None = Field(
+        None,
+        ge=MIN_TOKENS,
+        le=MAX_TOKENS,
+        description="Cap on the result text, in tokens; a receipt says what was left out.",
+    )
+
+
+class FindRoots(ToolParams):
     text: str | None = Field(None, max_length=256, description="Ranked match on app and title.")
     app: str | None = Field(None, max_length=256, description="Exact app name.")
     bundleId: str | None = Field(None, max_length=256)
@@ -65,14 +81,14 @@ class FindRoots(Params):
     kind: Literal["window", "menu", "sheet", "popover", "dialog", "browser_page"] | None = None
 
 
-class ObserveUi(Params):
+class ObserveUi(ToolParams):
     root: str | None = Field(None, pattern=r"^@r\d+$", description="@r ref; default: focused.")
     mode: Literal["semantic", "fused", "visual"] = Field(
         "fused", description="fused adds a screenshot only when the tree is poor."
     )
 
 
-class SearchUi(Params):
+class SearchUi(ToolParams):
     stateId: StateId
     text: str | None = Field(None, max_length=256)
     role: str | None = Field(None, max_length=128)
@@ -87,7 +103,7 @@ class SearchUi(Params):
         return self
 
 
-class ExpandUi(Params):
+class ExpandUi(ToolParams):
     stateId: StateId
     ref: ElementRefDoc
     depth: int = Field(3, description="Levels below ref, 1-8 (clamped).")
@@ -100,7 +116,7 @@ class ExpandUi(Params):
         return value
 
 
-class InspectUi(Params):
+class InspectUi(ToolParams):
     stateId: StateId
     ref: ElementRefDoc
 
@@ -214,7 +230,7 @@ STEP_RULES: dict[str, StepRule] = {
 }
 
 
-class ActUi(Params):
+class ActUi(ToolParams):
     stateId: StateId
     actions: list[ActionStep] = Field(
         min_length=1,
@@ -231,29 +247,29 @@ class ActUi(Params):
     )
 
 
-class ReadText(Params):
+class ReadText(ToolParams):
     ref: str = Field(pattern=r"^@[eo]\d+$", max_length=16, description="@e element or @o output.")
     offset: int = Field(0, ge=0)
     stateId: str | None = Field(None, max_length=128, description="Required for @e.")
 
 
-class WaitFor(Condition):
+class WaitFor(Condition, ToolParams):
     stateId: StateId
 
 
 PageUrl = Annotated[str, Field(max_length=8192), AfterValidator(check_url)]
 
 
-class LaunchBrowser(Params):
+class LaunchBrowser(ToolParams):
     url: PageUrl | None = Field(None, description="Default about:blank.")
 
 
-class NavigateBrowser(Params):
+class NavigateBrowser(ToolParams):
     stateId: StateId
     url: PageUrl = Field(description="Absolute http(s), file: or data: URL.")
 
 
-class EvaluateBrowser(Params):
+class EvaluateBrowser(ToolParams):
     stateId: StateId
     expression: str = Field(min_length=1, max_length=65_536)
 
@@ -402,6 +418,9 @@ def input_schema(name: str) -> dict[str, Any]:
     schema = _simplify(raw, raw.get("$defs", {}))
     assert isinstance(schema, dict)
     schema.pop("description", None)
+    properties = schema.get("properties", {})
+    if "maxTokens" in properties:  # every tool's: last, after what the tool is about
+        properties["maxTokens"] = properties.pop("maxTokens")
     return schema
 
 
@@ -496,6 +515,12 @@ def _invalid(tool: str, exc: ValidationError) -> InvalidParams:
             field,
             f"{error['input']!r} is not a ref like {example}.",
             "Use a ref from the latest result.",
+        )
+    if field == "maxTokens":
+        return InvalidParams(
+            field,
+            f"{error['input']!r} is not a token budget actui accepts.",
+            f"Give an integer from {MIN_TOKENS} to {MAX_TOKENS}, or leave it out.",
         )
     message = str(error["msg"]).removeprefix("Value error, ")
     return InvalidParams(field, message.rstrip(".") + ".", "")

@@ -42,14 +42,18 @@ _ENDING: set[asyncio.Task[None]] = set()
 """The shutdown a SIGTERM started, kept referenced until the process ends."""
 
 
-def _to_mcp(result: ToolResult) -> types.CallToolResult:
+def _to_mcp(result: ToolResult, structured: bool) -> types.CallToolResult:
+    """The result as MCP content; its details as structuredContent unless ``structured``
+    is off (``structured_content = false``)."""
     content: list[types.ContentBlock] = [types.TextContent(text=result.text)]
     for data, mime in result.images:
         content.append(
             types.ImageContent(data=base64.b64encode(data).decode("ascii"), mime_type=mime)
         )
     return types.CallToolResult(
-        content=content, structured_content=result.details, is_error=result.is_error
+        content=content,
+        structured_content=result.details if structured else None,
+        is_error=result.is_error,
     )
 
 
@@ -75,7 +79,8 @@ def build_server(computer_for: ComputerFor) -> Server[Any]:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         computer = await computer_for(ctx)
-        return _to_mcp(await computer.call(params.name, params.arguments or {}))
+        result = await computer.call(params.name, params.arguments or {})
+        return _to_mcp(result, computer.config().structured_content)
 
     return Server(
         "actui",

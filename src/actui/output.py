@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from actui.errors import SchedulerClosed, UnknownRef
+from actui.tokens import estimate_tokens
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -110,6 +111,29 @@ def _preview_cut(data: bytes) -> int:
     return _char_boundary(data, limit)
 
 
+def _token_cut(data: bytes, budget: int) -> int:
+    """The longest prefix of ``data`` (whole lines where one fits) within ``budget`` tokens."""
+    if budget <= 0:
+        return 0
+    text = data.decode("utf-8")
+    spent = end = 0
+    for line in text.splitlines(keepends=True):
+        cost = estimate_tokens(line)
+        if spent + cost > budget:
+            break
+        spent += cost
+        end += len(line)
+    else:
+        return len(data)
+    if end == 0:  # not even one line: as many characters of it as fit
+        low, high = 0, len(text)
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if estimate_tokens(text[:mid]) <= budget else (low, mid - 1)
+        end = low
+    return len(text[:end].encode("utf-8"))
+
+
 class OutputStore:
     """The session's ``@o`` entries: private files, oldest evicted beyond the budget."""
 
@@ -122,14 +146,15 @@ class OutputStore:
         self._next = 1
         self._closed = False
 
-    def bound(self, text: str, *, tool: str) -> str:
-        """``text`` itself if it fits, else a preview and a trailer naming its ``@o`` ref."""
+    def bound(self, text: str, *, tool: str, max_tokens: int | None = None) -> str:
+        """``text`` itself if it fits (in ``max_tokens`` too, when given), else a preview
+        and a trailer naming its ``@o`` ref."""
         hint = _REFINE_HINTS.get(tool, _GENERIC_HINT)
-        return self._envelope(text, "output truncated", f"{hint}, or read")
+        return self._envelope(text, "output truncated", f"{hint}, or read", max_tokens)
 
-    def bound_error(self, message: str) -> str:
+    def bound_error(self, message: str, max_tokens: int | None = None) -> str:
         """Errors are bounded too, so a huge one cannot flood the agent."""
-        return self._envelope(message, "error truncated", "Read")
+        return self._envelope(message, "error truncated", "Read", max_tokens)
 
     def read(self, ref: str, offset: int) -> OutputPage:
         """One 16 KiB page from ``offset``, realigned forward to a character start."""
@@ -163,19 +188,34 @@ class OutputStore:
             shutil.rmtree(self._dir, ignore_errors=True)
             self._dir = None
 
-    def _envelope(self, text: str, what: str, read_on: str) -> str:
+    def _envelope(self, text: str, what: str, read_on: str, max_tokens: int | None) -> str:
         data = text.encode("utf-8", "replace")  # a lone surrogate becomes "?"
-        if len(data) <= VISIBLE_BYTES and _line_count(text) <= VISIBLE_LINES:
+        fits = len(data) <= VISIBLE_BYTES and _line_count(text) <= VISIBLE_LINES
+        if fits and (max_tokens is None or estimate_tokens(text) <= max_tokens):
             return text
         ref, entry = self._store(data)
         cut = _preview_cut(data)
-        trailer = (
-            f"[{what}: showing {cut} of {len(data)} bytes. {read_on} the rest with "
-            f'read_text({{"ref": "{ref}", "offset": {cut}}}).'
-        )
-        if not entry.complete:
-            trailer += f" Only the first {entry.stored_bytes} bytes were stored."
-        return f"{data[:cut].decode('utf-8')}\n\n{trailer}]"
+        budget = f" (maxTokens {max_tokens})" if max_tokens is not None else ""
+
+        def enveloped(cut: int) -> str:
+            trailer = (
+                f"[{what}: showing {cut} of {len(data)} bytes{budget}. {read_on} the rest "
+                f'with read_text({{"ref": "{ref}", "offset": {cut}}}).'
+            )
+            if not entry.complete:
+                trailer += f" Only the first {entry.stored_bytes} bytes were stored."
+            return f"{data[:cut].decode('utf-8')}\n\n{trailer}]"
+
+        if max_tokens is None:
+            return enveloped(cut)
+        room = max_tokens - estimate_tokens(enveloped(0))
+        while True:
+            cut = min(cut, _token_cut(data, room))
+            shown = enveloped(cut)
+            over = estimate_tokens(shown) - max_tokens
+            if over <= 0 or cut == 0:
+                return shown
+            room -= over
 
     def _store(self, data: bytes) -> tuple[str, _Entry]:
         if self._closed:

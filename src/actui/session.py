@@ -12,6 +12,7 @@ import asyncio
 import logging
 import os
 from collections.abc import Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -28,15 +29,16 @@ from actui.errors import (
     UnknownState,
 )
 from actui.ocr import recognize
-from actui.outline.diff import changes_json, compute_changes, render_changes
-from actui.outline.fold import fold_header, render_fold
+from actui.outline.diff import changes_json, compute_changes, diff_or_view
 from actui.outline.model import Outline
+from actui.outline.view import MIN_VIEW_TOKENS, PAGE_TOKENS, WINDOW_TOKENS, render_view
 from actui.output import OutputStore
 from actui.runtime.deltas import Announced
 from actui.runtime.roots import RootRegistry, is_browser_app, match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State, StateStore, new_state_id
 from actui.runtime.waiting import OpenedFn, WaitResult, observed_outline, wait_until
+from actui.tokens import estimate_tokens
 from actui.views import (
     console_line,
     exit_json,
@@ -57,6 +59,9 @@ log = logging.getLogger(__name__)
 MAX_NODES = 4096
 MAX_DEPTH = 64
 TOP_N = 12
+
+RESULT_BUDGET: ContextVar[int | None] = ContextVar("actui_result_budget", default=None)
+"""The running call's ``maxTokens`` (a context variable: concurrent calls each keep theirs)."""
 
 
 @dataclass
@@ -200,7 +205,7 @@ class Session:
         self.output.close()
 
     def error_result(self, tool: str, code: str, message: str) -> ToolResult:
-        text = self.output.bound_error(f"{tool} failed: {message}")
+        text = self.output.bound_error(f"{tool} failed: {message}", RESULT_BUDGET.get())
         return ToolResult(text, {"tool": tool, "error": {"code": code, "message": text}}, [], True)
 
     async def exit_of(self, pid: int) -> ProcessExit | None:
@@ -294,29 +299,41 @@ class Session:
         return state
 
     def observation_details(self, state: State, view: str) -> dict[str, Any]:
+        """What a successor's structured content says beside its text: ids, the root,
+        and the image's coordinate space when the state has an image (never the view
+        text itself: the text carries it, and a model may be shown both)."""
         root = state.root
-        config = self.config()
-        return {
+        details: dict[str, Any] = {
             "stateId": state.state_id,
             "baseStateId": state.base_state_id,
             "view": view,
             "target": root_json(state.root_ref, root),
-            "capture": {
+            "nodeCount": len(state.outline),
+            "status": "ok",
+        }
+        if state.image_size:
+            details["capture"] = {
                 "stateId": state.state_id,
-                "width": state.image_size[0] if state.image_size else 0,
-                "height": state.image_size[1] if state.image_size else 0,
+                "width": state.image_size[0],
+                "height": state.image_size[1],
                 "scaleFactor": scale_of(state),
                 "coordinateSpace": "window-relative-screenshot-pixels",
                 "timestamp": state.captured_at,
-            },
-            "nodeCount": len(state.outline),
-            "status": "ok",
-            "config": {"browser_use": config.browser_use, "headless": config.headless},
-        }
+            }
+        return details
 
-    def fold_text(self, state: State, reason: str | None = None) -> str:
-        fold = render_fold(state.outline)
-        return fold_header(fold, state.state_id, reason) + "\n" + fold.text
+    def view_budget(self, state: State, above: str) -> int:
+        """Tokens left for a view of ``state`` below the lines ``above`` it in the result:
+        of ``maxTokens`` when the call gives one, else of the default for its kind of root."""
+        asked = RESULT_BUDGET.get()
+        budget = asked or (PAGE_TOKENS if state.root.kind == "browser_page" else WINDOW_TOKENS)
+        return max(MIN_VIEW_TOKENS, budget - estimate_tokens(above) - 1)
+
+    def fold_text(self, state: State, reason: str | None = None, above: str = "") -> str:
+        """The first view of ``state`` (``outline.view``), within what the result has left."""
+        return render_view(
+            state.outline, state.state_id, self.view_budget(state, above), reason
+        ).text
 
     async def observe(self, root: RootInfo, mode: str, tool: str) -> ToolResult:
         """A fresh observation of ``root``, saved as a new state and rendered in full."""
@@ -341,7 +358,8 @@ class Session:
         if note is not None:
             news.append(note)
             details["accessibility"] = snapshot.root.accessibility
-        text = "\n".join([head, *news, *self.console_lines(root, details), self.fold_text(state)])
+        above = "\n".join([head, *news, *self.console_lines(root, details)])
+        text = above + "\n" + self.fold_text(state, above=above)
         images: list[tuple[bytes, str]] = []
         if image is not None and reason is not None:
             images.append((image.png, "image/png"))
@@ -445,13 +463,16 @@ class Session:
 
         return await self.scheduler.read(key, job)
 
-    def diff_text(self, base: State, successor: State) -> tuple[str, str, dict[str, Any]]:
+    def diff_text(
+        self, base: State, successor: State, above: str = ""
+    ) -> tuple[str, str, dict[str, Any]]:
+        """The diff from ``base``, or the view when that is shorter or the diff asks for it,
+        within what the result has left below the lines ``above``."""
         changes = compute_changes(base.outline, successor.outline)
-        if changes.full_view_reason:
-            return (
-                self.fold_text(successor, changes.full_view_reason),
-                "full",
-                {"viewReason": changes.full_view_reason},
-            )
-        text = render_changes(changes, successor.outline, base.state_id, successor.state_id)
+        budget = self.view_budget(successor, above)
+        text, reason = diff_or_view(
+            changes, successor.outline, base.state_id, successor.state_id, budget
+        )
+        if reason is not None:
+            return text, "full", {"viewReason": reason}
         return text, "diff", {"changes": changes_json(changes)}

@@ -44,10 +44,18 @@ from actui.runtime.roots import (
     promote_modal,
     window_score,
 )
-from actui.session import TOP_N, Session, ToolResult
+from actui.session import RESULT_BUDGET, TOP_N, Session, ToolResult
 from actui.views import TITLE_CAP, node_json, root_json, root_line
 
 log = logging.getLogger(__name__)
+
+
+def _asked_budget(arguments: Mapping[str, Any] | None) -> int | None:
+    """A valid ``maxTokens`` of the call, so even its contract error keeps to it."""
+    asked = (arguments or {}).get("maxTokens") if isinstance(arguments, Mapping) else None
+    if not isinstance(asked, int) or isinstance(asked, bool):
+        return None
+    return asked if contract.MIN_TOKENS <= asked <= contract.MAX_TOKENS else None
 
 
 class Computer(Session):
@@ -55,9 +63,18 @@ class Computer(Session):
 
     async def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
         """Run one tool call; contract errors and agent-visible failures become text."""
+        budget = RESULT_BUDGET.set(_asked_budget(arguments))
+        try:
+            return await self._call(tool, arguments)
+        finally:
+            RESULT_BUDGET.reset(budget)
+
+    async def _call(self, tool: str, arguments: Mapping[str, Any] | None) -> ToolResult:
         try:
             self.reload_config()
             params = contract.validate(tool, arguments)
+            if isinstance(params, contract.ToolParams):  # "300" is 300 once validated
+                RESULT_BUDGET.set(params.maxTokens)
             handler = getattr(self, f"_tool_{tool}")
             result: ToolResult = await handler(params)
         except ActuiError as exc:
@@ -79,7 +96,7 @@ class Computer(Session):
             )
         result.details["tool"] = tool
         result.details = bound_details(result.details)
-        result.text = self.output.bound(result.text, tool=tool)
+        result.text = self.output.bound(result.text, tool=tool, max_tokens=RESULT_BUDGET.get())
         return result
 
     # ------------------------------------------------------------ Python API
@@ -412,9 +429,7 @@ class Computer(Session):
             near = closest(cond, waited.outline)
             if near:
                 head += "; closest: " + "; ".join(near)
-        body, view, extra = self.diff_text(state, successor)
-        details = self.observation_details(successor, view)
-        details.update(extra)
+        details = self.observation_details(successor, "diff")
         details.update(
             found=waited.satisfied,
             gone=waited.satisfied and cond.until == "absent",
@@ -425,8 +440,10 @@ class Computer(Session):
             condition=condition_json(cond),
             matches=list(waited.evaluation.matches),
         )
-        news = self.window_news(root.pid, details)
-        return ToolResult("\n".join([head, *news, body]), details)
+        above = "\n".join([head, *self.window_news(root.pid, details)])
+        body, view, extra = self.diff_text(state, successor, above)
+        details.update(extra, view=view)
+        return ToolResult(f"{above}\n{body}", details)
 
     def _gone_with_window(
         self, ref: str, root: RootInfo, cond: UiCondition, started: float, exc: TargetGone

@@ -343,12 +343,11 @@ class Transaction:
         session, state = self.session, self.state
         trace = self._trace(outcome, verification, deltas)
         successor = session.save(seen.snapshot, seen.outline, seen.epoch, base=state)
-        body, view, extra = session.diff_text(state, successor)
         check = f"; check {verification.status}" if verification else ""
         met = verification.where if verification else None
         if met is not None and met.held and met.ref != session.roots.ref_for(root):
             check += f" in {met.ref} {met.kind} {quote(met.title, TITLE_CAP)}"
-        details = session.observation_details(successor, view)
+        details = session.observation_details(successor, "diff")
         head = [
             f"act_ui: {len(self.steps)} of {len(self.p.actions)} steps run in "
             f"{session.named(session.roots.ref_for(root), root)}; outcome {outcome}{check}",
@@ -359,7 +358,7 @@ class Transaction:
         # the deltas told the agent about these processes' windows
         told = {root.pid} | {int(d["pid"]) for d in deltas}
         session.announced.shown(self.after, told)
-        details.update(extra, execution=trace, outcome=outcome)
+        details.update(execution=trace, outcome=outcome)
         if verification and verification.status == "failed" and self.expect is not None:
             shown = verification.closest
             message = f"postcondition_failed: expected {describe(self.expect)}" + (
@@ -367,7 +366,10 @@ class Transaction:
             )
             head.append(message)
             details["error"] = {"code": "postcondition_failed", "message": message}
-        return ToolResult("\n".join([*head, body]), details)
+        above = "\n".join(head)
+        body, view, extra = session.diff_text(state, successor, above)
+        details.update(extra, view=view)
+        return ToolResult(f"{above}\n{body}", details)
 
     async def _terminal(self, outcome: str, exc: ActuiError, status: str) -> ToolResult:
         """No successor: the window closed, or the result could not be observed.

@@ -2,8 +2,9 @@
 
 It owns the episode harness (open a task page, seed and start an episode,
 read the task's own reward) and one solver per task. Solvers read the
-instruction with ``read_text`` and find their targets with ``search_ui`` /
-``expand_ui``, then act with ``@e`` refs through ``act_ui``. ``evaluate_browser``
+instruction and find their targets in the first view the last result
+showed, else with ``read_text`` and ``search_ui`` / ``expand_ui``, then act with
+``@e`` refs through ``act_ui``; no call is made only to observe again. ``evaluate_browser``
 is used by the harness alone, to seed and start an episode and to read the
 reward at the end, never to read the instruction or to act. This module must
 not import ``miniwob`` (that would pull in gymnasium, selenium and numpy): the
@@ -178,6 +179,17 @@ class Episode:
         self.root = root
         self.state = state
         self.log: list[str] = []
+        self.view: list[Match] = []
+        """The elements on the lines of the last result's view, when it showed one."""
+        self.view_texts: list[str] = []
+        """The texts of that view (labels and paragraphs), in reading order."""
+
+    def seen(self, result: dict[str, Any]) -> None:
+        """Take a result's stateId, and its view's lines when it is a view, not a diff."""
+        self.state = result.get("stateId", self.state)
+        shown = result["_text"] if result.get("view") == "full" else ""
+        self.view = view_rows(shown)
+        self.view_texts = view_texts(shown)
 
     # -- harness: the only evaluate_browser calls ---------------------------
 
@@ -185,7 +197,7 @@ class Episode:
         page = await self.tools.call(
             "navigate_browser", {"stateId": self.state, "url": (pages / f"{task}.html").as_uri()}
         )
-        self.state = page["stateId"]
+        self.seen(page)
 
     async def begin(self, seed: int) -> None:
         """Seed the task's random generator and start an episode, then observe it."""
@@ -198,8 +210,7 @@ class Episode:
         )
         if json.loads(started["value"]) is not True:
             raise ToolFailed("the task did not report ready")
-        observed = await self.tools.call("observe_ui", {"root": self.root, "mode": "semantic"})
-        self.state = observed["stateId"]
+        self.seen(started)  # its successor is the episode's first view (or a diff of it)
 
     async def reward(self) -> Reward:
         expression = (
@@ -209,7 +220,7 @@ class Episode:
         got = await self.tools.call(
             "evaluate_browser", {"stateId": self.state, "expression": expression}
         )
-        self.state = got["stateId"]
+        self.seen(got)
         value = json.loads(got["value"])
         return Reward(
             bool(value["done"]), float(value["reward"]), float(value["raw"]), value.get("reason")
@@ -218,9 +229,7 @@ class Episode:
     # -- what an agent does -------------------------------------------------
 
     async def observe(self) -> None:
-        self.state = (await self.tools.call("observe_ui", {"root": self.root, "mode": "semantic"}))[
-            "stateId"
-        ]
+        self.seen(await self.tools.call("observe_ui", {"root": self.root, "mode": "semantic"}))
 
     async def page_text(self) -> str:
         """The whole page's text, as ``read_text`` on the document node gives it."""
@@ -229,9 +238,13 @@ class Episode:
         )
 
     async def instruction(self) -> str:
-        """The task's instruction: the first line of the page's text."""
-        text = (await self.page_text()).strip()
-        line = text.splitlines()[0].strip() if text else ""
+        """The task's instruction: the page's first text, as the view shows it (a view
+        reads a page from its top), else the first line of read_text's."""
+        if self.view_texts:
+            line = self.view_texts[0].strip()
+        else:
+            text = (await self.page_text()).strip()
+            line = text.splitlines()[0].strip() if text else ""
         self.log.append(f"instruction: {line}")
         return line
 
@@ -251,7 +264,13 @@ class Episode:
         ]
 
     async def find(self, label: str, role: str | None = None, *, exact: bool = True) -> Match:
-        """The first element whose label is ``label`` (case-sensitive when ``exact``)."""
+        """The first element whose label is ``label`` (case-sensitive when ``exact``): on
+        a line of the view when one shows it, else found with search_ui."""
+        for row in self.view:
+            if (role is None or row.role == role) and (
+                (row.label == label) if exact else (label.lower() in row.label.lower())
+            ):
+                return row
         matches = await self.search(text=label, role=role)
         for match in matches:
             if (match.label == label) if exact else (label.lower() in match.label.lower()):
@@ -286,7 +305,7 @@ class Episode:
         if expect is not None:
             args["expect"] = expect
         done = await self.tools.call("act_ui", args)
-        self.state = done.get("stateId", self.state)
+        self.seen(done)
         self.log.append(f"act {[s['action'] for s in steps]}: {done.get('outcome')}")
         return done
 
@@ -295,6 +314,44 @@ class Episode:
 
 
 _ROW = re.compile(r'^(\s*)(@e\d+) ([\w-]+)(?: ("(?:[^"\\]|\\.)*"))?')
+_CAPS = re.compile(r"\{([\w,]+)\}")
+
+
+_TEXT = re.compile(r'^\s*@e\d+ … @e\d+: text ("(?:[^"\\]|\\.)*")')
+
+
+def view_texts(text: str) -> list[str]:
+    """The texts of a view's lines: a label's, or a paragraph's (``@e4 … @e6: text "…"``)."""
+    found = []
+    for line in text.splitlines():
+        paragraph = _TEXT.match(line)
+        if paragraph:
+            found.append(json.loads(paragraph.group(1)))
+            continue
+        row = _ROW.match(line)
+        if row and row.group(3) == "label" and row.group(4):
+            found.append(json.loads(row.group(4)))
+    return found
+
+
+def view_rows(text: str) -> list[Match]:
+    """The element lines of a view (``@e5 button "OK" {press,focus}``) as matches."""
+    rows = []
+    for line in text.splitlines():
+        parsed = _ROW.match(line)
+        if parsed:
+            _, ref, role, label = parsed.groups()
+            caps = _CAPS.search(line[parsed.end() :])
+            rows.append(
+                Match(
+                    ref,
+                    role,
+                    json.loads(label) if label else "",
+                    "",
+                    tuple(caps.group(1).split(",")) if caps else (),
+                )
+            )
+    return rows
 
 
 def parent_of(rows: Sequence[tuple[int, str, str, str]], ref: str) -> str:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import urllib.parse
 from pathlib import Path
 from typing import Any
 
 from actui.demo import Agent, connect
+from actui.tokens import estimate_tokens
 
 FORM_URL = (Path(__file__).resolve().parents[1] / "apps" / "web" / "form.html").as_uri()
 SECRET = "hunter2-secret"
@@ -159,3 +161,46 @@ async def test_a_visual_page_state_carries_a_screenshot_and_coordinates_click_th
             },
         )
         assert act["execution"]["verification"]["status"] == "verified"
+
+
+async def test_results_keep_to_max_tokens_and_say_how_to_get_the_rest(tmp_path: Path) -> None:
+    rows = "".join(
+        f"<p>Paragraph {i} of a long page.</p>"
+        f"<button onclick=\"document.title='pressed {i}'\">Button {i}</button>"
+        for i in range(40)
+    )
+    page = tmp_path / "long.html"
+    page.write_text(f"<title>Long</title>{rows}", encoding="utf-8")
+    async with connect(_no_desktop_env()) as agent:
+        launched = await agent.call("launch_browser", {"url": page.as_uri(), "maxTokens": 150})
+        text = Agent.text(launched)
+        assert not launched.is_error and estimate_tokens(text) <= 150, text
+        assert "@e" in text and text.splitlines()[-1].startswith("▸ folds: expand_ui"), text
+        state = launched.structured_content["stateId"]  # type: ignore[index]
+        found = await agent.call(
+            "search_ui", {"stateId": state, "role": "button", "maxTokens": 100}
+        )
+        listed = Agent.text(found)
+        assert estimate_tokens(listed) <= 100 and "(maxTokens 100)" in listed, listed
+        stored = re.search(r'"ref": "(@o\d+)", "offset": (\d+)', listed)
+        assert stored is not None, listed
+        rest = await agent.call("read_text", {"ref": stored[1], "offset": int(stored[2])})
+        assert "Button 11" in Agent.text(rest), "the cut matches are there to read"
+        last = found.structured_content["matches"][-1]  # type: ignore[index]
+        assert last["label"] == "Button 11"
+        acted = await agent.call(
+            "act_ui",
+            {
+                "stateId": state,
+                "actions": [{"action": "press", "ref": last["ref"]}],
+                "maxTokens": 120,
+            },
+        )
+        assert estimate_tokens(Agent.text(acted)) <= 120 and "outcome worked" in Agent.text(acted)
+        title = await agent.details(
+            "evaluate_browser",
+            {"stateId": acted.structured_content["stateId"], "expression": "document.title"},  # type: ignore[index]
+        )
+        assert json.loads(title["value"]) == "pressed 11", "the page answered and was pressed"
+        refused = await agent.call("observe_ui", {"maxTokens": 5})
+        assert refused.is_error and "maxTokens: 5 is not a token budget" in Agent.text(refused)

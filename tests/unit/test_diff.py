@@ -168,9 +168,9 @@ def test_render_lists_added_updated_removed_and_the_new_state() -> None:
     successor = successor_of(base, tree)
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
     assert text.splitlines() == [
-        "changes: 4 (1 added, 2 updated, 1 removed) from stateId S0 to stateId S1",
+        "changes from stateId S0: 1 added, 2 updated, 1 removed; stateId S1",
         '+ @e6 under @e1 button "Cancel"',
-        '~ @e4 label "Full name": name="Full name"',
+        '~ @e4 label "Full name": was "Name"',
         '~ @e5 textbox "hi": value="hi"',
         '- @e3 from @e1 (was button "OK")',
     ]
@@ -180,10 +180,10 @@ def test_render_says_so_when_nothing_changed() -> None:
     base = outline_of(form())
     successor = successor_of(base, form())
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
-    assert "no element changes" in text.splitlines()
+    assert text.splitlines() == ["no element changes from stateId S0; stateId S1"]
 
 
-def test_render_names_state_changes_and_unprintable_fields() -> None:
+def test_render_names_state_changes_and_lists_moved_elements_on_one_line() -> None:
     base = outline_of(
         raw("frame", "", raw("check box", "Bold", wire="/b", rect=Rect(0, 0, 9, 9)), wire="/f")
     )
@@ -199,7 +199,7 @@ def test_render_names_state_changes_and_unprintable_fields() -> None:
         compute_changes(base, successor), successor, "S0", "S1"
     )
     successor = successor_of(base, moved)
-    assert '~ @e2 checkbox "Bold": changed: rect' in render_changes(
+    assert "~ moved or resized: @e2" in render_changes(
         compute_changes(base, successor), successor, "S0", "S1"
     )
 
@@ -208,7 +208,9 @@ def test_full_view_renders_the_fold_with_the_reason_in_its_header() -> None:
     base = outline_of(form())
     successor = successor_of(base, raw("dialog", "Form", *form().children))
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
-    assert text.splitlines()[0] == "outline: 5 nodes, 5 shown; stateId S1; full view: root_replaced"
+    assert text.splitlines()[0] == (
+        "outline: 5 nodes, 4 shown, 1 layout-only; stateId S1; full view: root_replaced"
+    )
     assert sum(line.count("S1") for line in text.splitlines()) == 1, "the new state named once"
 
 
@@ -341,3 +343,52 @@ def test_a_diff_longer_than_the_fresh_view_is_replaced_by_the_view() -> None:
     text = render_changes(changes, successor, "S0", "S1")
     assert text.splitlines()[0].endswith("full view: diff_longer_than_view")
     assert "line 11 changed a lot" in text
+
+
+def test_a_label_whose_text_changed_in_place_keeps_its_ref_and_reads_as_an_update() -> None:
+    def page(left: str) -> RawNode:
+        return raw(
+            "frame",
+            "Task",
+            raw("panel", "", raw("label", "Time left:"), raw("label", left), wire="/p"),
+            wire="/f",
+        )
+
+    base = outline_of(page("60 / 60sec"))
+    successor = successor_of(base, page("59 / 60sec"))  # the page made a new text node
+    text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
+    assert text.splitlines() == [
+        "changes from stateId S0: 0 added, 1 updated, 0 removed; stateId S1",
+        '~ @e4 label "59 / 60sec": was "60 / 60sec"',
+    ]
+
+
+def test_text_leaves_are_not_paired_when_their_count_changed() -> None:
+    base = outline_of(raw("frame", "", raw("label", "a"), raw("label", "b"), wire="/f"))
+    successor = successor_of(base, raw("frame", "", raw("label", "c"), wire="/f"))
+    changes = compute_changes(base, successor)
+    assert (len(changes.added), len(changes.removed)) == (1, 2)
+
+
+def test_alike_lines_under_unnamed_groups_name_no_refs_a_view_never_drew() -> None:
+    def scores(first: str) -> RawNode:
+        return raw(
+            "frame",
+            "Task",
+            raw("panel", "", raw("label", first, wire="/a"), wire="/pa"),
+            raw("panel", "", raw("label", "1.00", wire="/b"), wire="/pb"),
+            wire="/f",
+        )
+
+    base = outline_of(scores("-"))
+    successor = successor_of(base, scores("1.00"))
+    text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
+    assert text.splitlines()[1:] == ['~ @e4 label "1.00": was "-"']
+
+
+def test_an_added_element_in_the_details_carries_only_its_non_empty_fields() -> None:
+    base = outline_of(form())
+    successor = successor_of(base, inserted(form(), (), 1, raw("push button", "Cancel")))
+    (added,) = [d for d in changes_json(compute_changes(base, successor)) if d["change"] == "added"]
+    assert added["role"] == "button" and added["name"] == "Cancel" and added["parent"] == "@e1"
+    assert "description" not in added and "states" not in added and "secure" not in added

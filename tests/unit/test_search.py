@@ -178,14 +178,33 @@ def test_limit_caps_the_returned_matches_not_the_total() -> None:
     assert len(result.matches) == 5 and result.total == 30
 
 
-def test_render_search_lists_matches_with_reason_and_path() -> None:
+def test_render_search_lists_matches_with_their_reason() -> None:
     text = render_search(search(fixture_window(), text="save"))
     assert text.splitlines()[:3] == [
         "found 4; returned 4.",
         '@e5 button "Save" [exact]',
-        '  path: window "Editor" ▸ button "Save"',
+        '@e4 button "Save changes" [prefix]',
     ]
     assert '@e2 button "Svae" [fuzzy 0.75]' in text
+    assert "path:" not in text, "no match reads like another: no path is needed"
+
+
+def test_render_search_gives_a_path_only_to_matches_that_read_alike() -> None:
+    outline = outline_of(
+        raw(
+            "frame",
+            "Editor",
+            raw("panel", "Left", raw("push button", "Save")),
+            raw("panel", "Right", raw("push button", "Save")),
+            raw("push button", "Save all"),
+        )
+    )
+    lines = render_search(search(outline, text="save")).splitlines()
+    paths = [line for line in lines if line.startswith("  path: ")]
+    assert paths == [
+        '  path: window "Editor" ▸ group "Left" ▸ button "Save"',
+        '  path: window "Editor" ▸ group "Right" ▸ button "Save"',
+    ]
 
 
 def test_render_search_hints_when_more_or_nothing_matched() -> None:

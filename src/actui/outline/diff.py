@@ -15,21 +15,21 @@ fold by itself (it asks ``fold`` for full views), search, or talk to a backend.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Collection, Hashable, Mapping
 from dataclasses import dataclass
 
 from actui.outline.fold import (
+    LABEL_CAP,
     VALUE_CAP,
     display_name,
-    fold_header,
     node_details,
     ordered_caps,
     quoted,
-    render_fold,
 )
 from actui.outline.model import Node, Outline, renumbered
+from actui.outline.view import WINDOW_TOKENS, is_layout, render_view
 from actui.quoting import quote
+from actui.tokens import estimate_tokens
 
 FULL_VIEW_MIN_NODES = 8
 FULL_VIEW_MIN_CONFIDENCE = 0.4
@@ -104,12 +104,39 @@ def _claim(
             claimed.add(ref)
 
 
+def _text_leaves(outline: Outline, node: Node) -> list[Node]:
+    return [c for c in outline.children(node) if c.role == "label" and not c.children]
+
+
+def _claim_retexted(base: Outline, successor: Outline, mapping: dict[str, str]) -> None:
+    """A text leaf whose text changed in place (a clock, a score, a status line) keeps its
+    ref: it claims the unclaimed base text leaf at the same index among the text leaves of
+    the same parent, when that parent holds as many as before. Pages replace such a node
+    when its text changes, so no other key can tell it is the same slot."""
+    claimed = set(mapping.values())
+    for node in successor:
+        if node.ref in mapping or node.role != "label" or node.children or node.parent is None:
+            continue
+        parent = mapping.get(node.parent)
+        if parent is None:
+            continue
+        now = _text_leaves(successor, successor.nodes[node.parent])
+        before = _text_leaves(base, base.nodes[parent])
+        if len(now) != len(before):
+            continue
+        old = before[now.index(node)]
+        if old.ref not in claimed:
+            mapping[node.ref] = old.ref
+            claimed.add(old.ref)
+
+
 def stabilize(base: Outline, successor: Outline) -> Outline:
     """``successor`` with refs inherited from ``base`` where the element is the same.
 
     Passes over the successor in breadth-first order, each claiming base refs
     not yet taken: equal wire id; the root (the caller only stabilizes
-    successors of the same root); equal structural key; equal loose key.
+    successors of the same root); equal structural key; equal loose key; a text
+    leaf's slot (``_claim_retexted``).
     Everything left gets a fresh number above the base's highest ref.
     """
     mapping: dict[str, str] = {}
@@ -120,6 +147,7 @@ def stabilize(base: Outline, successor: Outline) -> Outline:
         (base_structural, base_loose), (structural, loose) = _keys(base), _keys(successor)
         _claim(successor, mapping, base_structural, structural)
         _claim(successor, mapping, base_loose, loose)
+        _claim_retexted(base, successor, mapping)
     fresh = base.max_ref
     for node in successor:
         if node.ref not in mapping:
@@ -173,9 +201,14 @@ class Updated:
 
 @dataclass(frozen=True)
 class Removed:
+    """``under`` is the nearest ancestor a view draws (not layout-only); ``layout`` says
+    the removed node was layout-only itself."""
+
     ref: str
     parent: str | None
     name: str
+    under: str | None = None
+    layout: bool = False
 
 
 @dataclass(frozen=True)
@@ -221,6 +254,14 @@ def _full_view_reason(
     return None
 
 
+def _drawn_ancestor(outline: Outline, node: Node) -> str | None:
+    """The nearest ancestor of ``node`` a view draws: layout-only ones are not lines."""
+    for above in reversed(outline.ancestors(node)):
+        if above.parent is None or not is_layout(above):
+            return above.ref
+    return None
+
+
 def compute_changes(base: Outline, successor: Outline) -> Changes:
     """Per-ref changes from ``base`` to a successor already stabilized against it."""
     added = tuple(
@@ -229,7 +270,13 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
         if n.ref not in base.nodes
     )
     removed = tuple(
-        Removed(ref=n.ref, parent=n.parent, name=display_name(n))
+        Removed(
+            ref=n.ref,
+            parent=n.parent,
+            name=display_name(n),
+            under=_drawn_ancestor(base, n),
+            layout=is_layout(n),
+        )
         for n in base
         if n.ref not in successor.nodes
     )
@@ -269,78 +316,129 @@ def _field_text(name: str, old: object, new: object) -> str:
 _UNPRINTED = frozenset({"rect", "actions", "valueLength"})
 
 
+def _printable(change: Updated) -> bool:
+    """Whether anything but the element's place or size (or its value's length) changed."""
+    return any(name not in ("rect", "valueLength") for name in change.fields)
+
+
 def _updated_line(change: Updated, successor: Outline, ambiguous: Collection[str]) -> str:
-    """``~ @e5 textbox "hi": value="hi"``; the ancestor path only where the name is not unique."""
+    """``~ @e5 textbox "hi": value="hi"``; the drawn ancestors' refs only where the name is
+    not unique and they tell it apart."""
     node = successor.nodes[change.ref]
     shown = display_name(node)
-    where = f" ({' > '.join(change.path) or 'root'})" if shown in ambiguous else ""
+    drawn = _drawn_path(successor, node) if shown in ambiguous else ()
+    where = f" ({' > '.join(drawn) or 'root'})" if shown in ambiguous else ""
     printable = [name for name in change.fields if name not in _UNPRINTED]
     parts = [
-        _field_text(name, change.previous.get(name), change.fields[name])
+        # the line already reads the new name: say what it was instead
+        f"was {quoted(str(change.previous.get(name) or ''), LABEL_CAP)}"
+        if name == "name" and node.name and not node.name_inferred
+        else _field_text(name, change.previous.get(name), change.fields[name])
         for name in printable[:PRINTED_FIELDS]
     ]
     if "actions" in change.fields:
         parts.append(f"actions=[{', '.join(quote(a) for a in node.actions)}]")
-    if not parts:
-        parts.append("changed: " + ", ".join(name for name in change.fields))
     return f"~ {change.ref}{where} {shown}: {', '.join(parts)}"
 
 
+def _drawn_path(outline: Outline, node: Node) -> tuple[str, ...]:
+    """The refs a view draws above ``node``: its ancestors less the layout-only ones."""
+    return tuple(a.ref for a in outline.ancestors(node) if a.parent is None or not is_layout(a))
+
+
 def _ambiguous(changes: Changes, successor: Outline) -> set[str]:
-    """Display names an updated element shares with another element of the successor."""
+    """Display names an updated element shares with another element of the successor,
+    where the drawn paths tell them apart (a path of the same refs would not)."""
     wanted = {display_name(successor.nodes[u.ref]) for u in changes.updated}
     if not wanted:
         return set()
-    seen = Counter(name for node in successor if (name := display_name(node)) in wanted)
-    return {name for name, count in seen.items() if count > 1}
+    paths: dict[str, list[tuple[str, ...]]] = {}
+    for node in successor:
+        if (name := display_name(node)) in wanted:
+            paths.setdefault(name, []).append(_drawn_path(successor, node))
+    return {name for name, found in paths.items() if len(found) > 1 and len(set(found)) > 1}
 
 
 def _described(node: Node) -> str:
     return display_name(node) + node_details(node)
 
 
-SHORT_DIFF_CHARS = 400
-"""A diff this short is kept without folding the successor to compare: views are longer."""
+SHORT_DIFF_TOKENS = 120
+"""A diff this short is kept without rendering the successor's view to compare: views are longer."""
 
 
-def render_changes(changes: Changes, successor: Outline, base_state_id: str, state_id: str) -> str:
-    """The diff text of an act or a repeated observe, or the full view it asks for.
+def render_changes(
+    changes: Changes,
+    successor: Outline,
+    base_state_id: str,
+    state_id: str,
+    budget: int = WINDOW_TOKENS,
+) -> str:
+    """The diff text of an act or a repeated observe, or the view it asks for."""
+    return diff_or_view(changes, successor, base_state_id, state_id, budget)[0]
 
-    The successor's id is named once, in the first line. A diff longer than
-    the folded view of the successor is not worth reading: the view is given.
+
+def diff_or_view(
+    changes: Changes, successor: Outline, base_state_id: str, state_id: str, budget: int
+) -> tuple[str, str | None]:
+    """The diff text, or the successor's first view and why it was given instead.
+
+    The successor's id is named once. A diff longer than the successor's first
+    view, or over ``budget`` tokens, is not worth reading: the view (within
+    ``budget``) is given instead, with the reason ``diff_longer_than_view``.
     """
     if changes.full_view_reason:
-        return _full_view(successor, state_id, changes.full_view_reason)
-    lines = [
-        f"changes: {changes.count} ({len(changes.added)} added, {len(changes.updated)} "
-        f"updated, {len(changes.removed)} removed) from stateId {base_state_id} "
-        f"to stateId {state_id}"
-    ]
+        reason = changes.full_view_reason
+        return render_view(successor, state_id, budget, reason).text, reason
     if not changes.count:
-        lines.append("no element changes")
-    lines.extend(
-        f"+ {a.ref} under {a.parent or 'root'} {_described(successor.nodes[a.ref])}"
-        for a in changes.added
-    )
+        return f"no element changes from stateId {base_state_id}; stateId {state_id}", None
+    lines = [
+        f"changes from stateId {base_state_id}: {len(changes.added)} added, "
+        f"{len(changes.updated)} updated, {len(changes.removed)} removed; stateId {state_id}"
+    ]
+    layout = 0
+    for a in changes.added:
+        node = successor.nodes[a.ref]
+        if is_layout(node):
+            layout += 1
+            continue
+        under = _drawn_ancestor(successor, node)
+        lines.append(f"+ {a.ref} under {under or 'root'} {_described(node)}")
     ambiguous = _ambiguous(changes, successor)
-    lines.extend(_updated_line(u, successor, ambiguous) for u in changes.updated)
-    lines.extend(f"- {r.ref} from {r.parent or 'root'} (was {r.name})" for r in changes.removed)
+    moved = [u.ref for u in changes.updated if not _printable(u)]
+    lines.extend(_updated_line(u, successor, ambiguous) for u in changes.updated if _printable(u))
+    if moved:
+        lines.append(f"~ moved or resized: {', '.join(moved)}")
+    for r in changes.removed:
+        if r.layout:
+            layout += 1
+            continue
+        lines.append(f"- {r.ref} from {r.under or 'root'} (was {r.name})")
+    if layout:
+        nodes = "node" if layout == 1 else "nodes"
+        lines.append(f"({layout} layout-only {nodes} added or removed)")
     text = "\n".join(lines)
-    if len(text) <= SHORT_DIFF_CHARS:
-        return text
-    view = _full_view(successor, state_id, "diff_longer_than_view")
-    return view if len(text) > len(view) else text
+    cost = estimate_tokens(text)
+    if cost <= min(SHORT_DIFF_TOKENS, budget):
+        return text, None
+    reason = "diff_longer_than_view"
+    view = render_view(successor, state_id, budget, reason).text
+    return (view, reason) if cost > budget or cost > estimate_tokens(view) else (text, None)
 
 
-def _full_view(successor: Outline, state_id: str, reason: str) -> str:
-    fold = render_fold(successor)
-    return f"{fold_header(fold, state_id, reason)}\n{fold.text}"
+_KEPT = frozenset({"role", "parent"})
 
 
 def changes_json(changes: Changes) -> list[dict[str, object]]:
-    """The changes as JSON-safe details: plain values, no node objects."""
+    """The changes as JSON-safe details: plain values, no node objects. An added
+    element's empty fields (``""``, ``[]``, false, 0, null) are left out: absent is empty."""
     details: list[dict[str, object]] = [
-        {"change": "added", "ref": a.ref, **a.fields} for a in changes.added
+        {
+            "change": "added",
+            "ref": a.ref,
+            **{k: v for k, v in a.fields.items() if k in _KEPT or v not in ("", [], False, None)},
+        }
+        for a in changes.added
     ]
     details += [
         {

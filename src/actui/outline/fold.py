@@ -14,7 +14,7 @@ about states and tools beyond the stateId it is handed for a header.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
 from actui.backends.base import CAPABILITIES
@@ -166,11 +166,20 @@ def plural(word: str, count: int) -> str:
 
 def fold_summary(outline: Outline, node: Node) -> str:
     """``(N: 3 buttons, 2 labels, …)``: all descendants, the top roles by count."""
-    return _summary([n for n in outline.subtree(node) if n is not node])
+    return role_summary([n for n in outline.subtree(node) if n is not node])
 
 
-def _summary(nodes: list[Node]) -> str:
-    counts: Counter[str] = Counter("picture-only" if n.picture_only else n.role for n in nodes)
+def role_counts(nodes: Iterable[Node]) -> Counter[str]:
+    """How many of ``nodes`` have each role (picture-only ones counted apart)."""
+    return Counter("picture-only" if n.picture_only else n.role for n in nodes)
+
+
+def role_summary(nodes: list[Node]) -> str:
+    return counts_summary(role_counts(nodes))
+
+
+def counts_summary(counts: Counter[str]) -> str:
+    """``(N: 3 buttons, 2 labels, …)``: the total, then the top roles by count."""
     total = sum(counts.values())
     if not total:
         return "(0 children)"
@@ -247,7 +256,9 @@ def _blank(outline: Outline, node: Node, keep: Collection[str]) -> bool:
     return not outline.holds_text(node) and node.ref not in keep and not node.focused
 
 
-def _runs(outline: Outline, children: list[Node], keep: Collection[str]) -> list[tuple[Node, ...]]:
+def sibling_runs(
+    outline: Outline, children: list[Node], keep: Collection[str]
+) -> list[tuple[Node, ...]]:
     """``children`` grouped: runs of at least :data:`RUN_MIN` blank siblings that render
     alike (role, capabilities, marks) together, every other child alone."""
     groups: list[list[Node]] = []
@@ -289,18 +300,18 @@ def _visible(
         unfolded = depth < max_depth or node.ref in opened
         yield nodes, depth, bool(node.children) and not unfolded
         if unfolded:
-            groups = _runs(outline, outline.children(node), keep)
+            groups = sibling_runs(outline, outline.children(node), keep)
             stack.extend((group, depth + 1) for group in reversed(groups))
 
 
-def _run_line(outline: Outline, nodes: tuple[Node, ...]) -> str:
+def run_line(outline: Outline, nodes: tuple[Node, ...]) -> str:
     """``@e5 … @e27: 23 × menu [offscreen] (unlabeled)``, with what they hold together."""
     first = nodes[0]
     line = f"{first.ref} … {nodes[-1].ref}: {len(nodes)} × {first.role}{node_details(first)}"
     line += " (unlabeled; search_ui by role lists them)"
     inside = [d for n in nodes for d in outline.subtree(n) if d is not n]
     if inside:
-        line += f" ▸ together {_summary(inside)}"
+        line += f" ▸ together {role_summary(inside)}"
     return line
 
 
@@ -348,7 +359,7 @@ def render_fold(
         shown += 1
         indent = "  " * (len(path) + depth)
         if len(nodes) > 1:
-            lines.append(indent + _run_line(outline, nodes))
+            lines.append(indent + run_line(outline, nodes))
             continue
         line = f"{indent}{node_line(node)}"
         if folded:

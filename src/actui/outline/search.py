@@ -11,6 +11,7 @@ escalate to a live look; the caller decides what to do with an empty result.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -209,7 +210,8 @@ def search(
 
 
 def render_search(result: SearchResult) -> str:
-    """``found N; returned M`` with a refine hint, then each match and its path."""
+    """``found N; returned M`` with a refine hint, then each match; its path only where
+    another match reads the same (the path is always in the structured details)."""
     returned = len(result.matches)
     if not result.total:
         head = (
@@ -224,6 +226,7 @@ def render_search(result: SearchResult) -> str:
     else:
         head = f"found {result.total}; returned {returned}."
     lines = [head]
+    seen = Counter((match.role, match.label) for match in result.matches)
     for match in result.matches:
         label = f" {quote(match.label)}" if match.label else ""
         if match.inferred:
@@ -231,5 +234,6 @@ def render_search(result: SearchResult) -> str:
         caps = " {" + ",".join(match.caps) + "}" if match.caps else ""
         reason = f"{match.reason} {match.score:.2f}" if match.reason == "fuzzy" else match.reason
         lines.append(f"{match.ref} {match.role}{label}{caps} [{reason}]")
-        lines.append(f"  path: {match.path}")
+        if seen[match.role, match.label] > 1:
+            lines.append(f"  path: {match.path}")
     return "\n".join(lines)

@@ -1,0 +1,42 @@
+"""structuredContent: the details beside the text, and the option to leave them out."""
+
+from __future__ import annotations
+
+from actui.cli import NO_STRUCTURED, without_structured_content
+from actui.config import load_config
+from actui.mcp_server import _to_mcp
+from actui.session import ToolResult
+
+
+def _result() -> ToolResult:
+    return ToolResult("outline: 1 nodes, 1 shown; stateId s1", {"stateId": "s1", "view": "full"})
+
+
+def test_results_carry_their_details_as_structured_content_by_default() -> None:
+    sent = _to_mcp(_result(), load_config({"XDG_CONFIG_HOME": "/nonexistent"}).structured_content)
+    assert sent.structured_content == {"stateId": "s1", "view": "full"}
+    assert sent.content[0].text.startswith("outline: ")  # type: ignore[union-attr]
+
+
+def test_the_config_key_leaves_structured_content_out_and_keeps_the_text() -> None:
+    config = load_config({"XDG_CONFIG_HOME": "/nonexistent", "ACTUI_STRUCTURED_CONTENT": "0"})
+    assert config.structured_content is False
+    assert config.sources["structured_content"] == "env ACTUI_STRUCTURED_CONTENT"
+    sent = _to_mcp(_result(), config.structured_content)
+    assert sent.structured_content is None
+    wire = sent.model_dump(by_alias=True, mode="json", exclude_none=True)  # as the SDK sends
+    assert "structuredContent" not in wire
+    assert sent.content[0].text == _result().text  # type: ignore[union-attr]
+
+
+def test_the_mcp_flag_sets_the_key_for_this_server_and_is_not_passed_on() -> None:
+    env: dict[str, str] = {}
+    args = without_structured_content(["mcp", NO_STRUCTURED, "--http", "--port", "0"], env)
+    assert args == ["mcp", "--http", "--port", "0"]
+    assert load_config({**env, "XDG_CONFIG_HOME": "/nonexistent"}).structured_content is False
+
+
+def test_the_flag_means_nothing_to_other_commands() -> None:
+    env: dict[str, str] = {}
+    assert without_structured_content(["call", NO_STRUCTURED], env) == ["call", NO_STRUCTURED]
+    assert env == {}
