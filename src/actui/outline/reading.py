@@ -43,13 +43,11 @@ of fields in one band) would otherwise cost seconds; fields past it stay unnamed
 def reading_order(rects: Sequence[Rect | None]) -> list[int]:
     """A permutation of ``range(len(rects))``: the siblings' indices in reading order.
 
-    Siblings are grouped into rows: sorted by their top edge (the taller first
-    on a tie, so the rows do not depend on the platform order and applying the
-    order again changes nothing), a sibling joins the current row when its
-    vertical centre is above the bottom of the row's first sibling. Rows run
-    top to bottom, a row left to right (ties keep the platform order).
-    Siblings without a rect keep their slots, so a platform order that already
-    reads right comes back unchanged.
+    Siblings are grouped into rows: sorted by their top edge, a sibling joins
+    the current row when its vertical centre is above the bottom of the row's
+    first sibling. Rows run top to bottom, a row left to right (ties keep the
+    platform order). Siblings without a rect keep their slots, so a platform
+    order that already reads right comes back unchanged.
     """
     placed = [(i, r) for i, r in enumerate(rects) if r is not None and not r.empty]
     order = list(range(len(rects)))
@@ -57,7 +55,7 @@ def reading_order(rects: Sequence[Rect | None]) -> list[int]:
         return order
     rows: list[list[tuple[int, Rect]]] = []
     bottom = 0.0
-    for i, r in sorted(placed, key=lambda item: (item[1].y, -item[1].h, item[0])):
+    for i, r in sorted(placed, key=lambda item: (item[1].y, item[0])):
         if rows and r.y + r.h / 2 < bottom:
             rows[-1].append((i, r))
         else:

@@ -11,7 +11,8 @@ token budget (``actui.tokens``). So, unlike the depth fold of ``expand_ui``:
 - lines are chosen by what they are worth, not by depth: focused elements and
   their paths first, then dialogs and cut-off containers, then controls and
   text in reading order (the instruction at the top of a page before the
-  scores at its foot), then the rest, each with the path that leads to it;
+  scores at its foot), then the rest, what is not on screen last, each with
+  the path that leads to it;
 - whatever does not fit is folded into its shown parent's line as
   ``▸ (N more: 3 buttons, 2 labels)``, N counting every element it hides, and
   one receipt line says how to open a fold.
@@ -38,7 +39,7 @@ from actui.outline.fold import (
     run_line,
     sibling_runs,
 )
-from actui.outline.model import Node, Outline
+from actui.outline.model import Node, Outline, is_offscreen
 from actui.outline.roles import normalize_role
 from actui.tokens import estimate_tokens
 
@@ -159,9 +160,13 @@ def _joint(before: Node, piece: Node) -> str:
 
 def _rank(node: Node) -> int:
     """Lower is shown first: focused, then dialogs and cut-off nodes, then what can be
-    acted on or read (in reading order, as a person takes a page in), then the rest."""
+    acted on or read (in reading order, as a person takes a page in), then the rest,
+    and what is not on screen (closed menus, hidden pages) last of all: Firefox's
+    seven closed menus came before the page it had focused."""
     if node.focused:
         return 0
+    if is_offscreen(node):
+        return 4
     if node.role == "dialog" or node.truncated or "modal" in node.states:
         return 1
     if node.caps - PASSIVE_CAPS or node.label:
