@@ -31,6 +31,7 @@ from actui.ocr import recognize
 from actui.outline.diff import changes_json, compute_changes, render_changes
 from actui.outline.fold import fold_header, render_fold
 from actui.outline.model import Outline
+from actui.outline.windows import windows_json
 from actui.output import OutputStore
 from actui.runtime.deltas import Announced
 from actui.runtime.roots import RootRegistry, is_browser_app, match_root
@@ -310,6 +311,7 @@ class Session:
                 "timestamp": state.captured_at,
             },
             "nodeCount": len(state.outline),
+            **windows_json(state.outline),
             "status": "ok",
             "config": {"browser_use": config.browser_use, "headless": config.headless},
         }

@@ -2,9 +2,10 @@
 
 Its sheet is a table that manages its own descendants and claims 2^31 cells;
 asking for all of them grew soffice from 0.5 to 2.2 GB and no observation
-ever returned. actui leaves such a container's children unread (marked
-truncated), so observing Calc returns, soffice's memory stays put, and Calc
-keeps answering.
+ever returned. actui reads such a container as a window onto its data (its
+size, and the cells on screen), so observing Calc returns and says the
+sheet's size and shown range, soffice's memory stays put, and Calc keeps
+answering.
 """
 
 from __future__ import annotations
@@ -77,10 +78,14 @@ async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(ca
     )
     assert sheet.details["matches"], observed.text
     ref = sheet.details["matches"][0]["ref"]
-    details = await call_alive(
-        calc.computer, calc.pid, "inspect_ui", {"stateId": state, "ref": ref}
+    (window,) = [w for w in observed.details["windows"] if w["ref"] == ref]
+    assert (window["rows"], window["columns"]) == (1_048_576, 16_384), window
+    assert window["shown"]["range"].startswith("A1:"), window
+    assert f"1,048,576 rows × 16,384 columns; showing {window['shown']['range']}" in observed.text
+    cell = await call_alive(
+        calc.computer, calc.pid, "search_ui", {"stateId": state, "text": "A1", "role": "cell"}
     )
-    assert "truncated" in details.text, details.text
+    assert cell.details["matches"][0]["label"] == "A1", cell.text
     again = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
     assert again.details["nodeCount"] == observed.details["nodeCount"]
     assert _soffice_rss_mb() - before < GROWTH_MB

@@ -93,6 +93,31 @@ class RootInfo:
 
 
 @dataclass(frozen=True)
+class Window:
+    """A container too big to list, read as a window onto its data.
+
+    ``count`` is how many children it says it has (-1 when it will not say);
+    ``rows`` and ``columns`` its table size (None for a plain list, whose
+    rows are its children). The shown range is 0-based and inclusive, rows
+    first (child indices for a list); ``first_row`` is -1 when nothing of it
+    is on screen. ``cells`` names cells spreadsheet-style (A1:J28).
+    """
+
+    count: int
+    rows: int | None = None
+    columns: int | None = None
+    first_row: int = -1
+    last_row: int = -1
+    first_column: int = -1
+    last_column: int = -1
+    cells: bool = False
+
+    @property
+    def shown(self) -> bool:
+        return self.first_row >= 0
+
+
+@dataclass(frozen=True)
 class RawNode:
     """One accessible element as the platform reports it.
 
@@ -118,6 +143,8 @@ class RawNode:
     truncated: bool = False
     labelled_by: tuple[str, ...] = ()
     """Native ids of the elements the platform says label this one (AT-SPI LABELLED_BY)."""
+    window: Window | None = None
+    """Set on a container read through its viewport: its children are the shown part."""
     children: tuple[RawNode, ...] = ()
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from actui.backends.base import RawNode, Rect
+from actui.backends.base import RawNode, Rect, Window
 from actui.outline.reading import FIELD_ROLES, LABEL_ROLES, Box, infer_labels, reading_order
 from actui.outline.roles import neutral_role
 
@@ -43,6 +43,8 @@ class Node:
     depth: int = 0
     name_inferred: bool = False
     """The name is the text of a label found beside or above the node, not the platform's."""
+    window: Window | None = None
+    """Set on a container read as a window onto its data: its children are the shown part."""
 
     @property
     def label(self) -> str:
@@ -197,6 +199,7 @@ def build_outline(tree: RawNode, origin: Rect | None, scale: float = 1.0) -> Out
             rect=rect,
             secure=raw.secure,
             truncated=raw.truncated,
+            window=raw.window,
             parent=parent,
             children=tuple(children.get(ref, ())),
             depth=depth,

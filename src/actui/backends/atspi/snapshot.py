@@ -30,6 +30,11 @@ with empty extents (hidden stack pages) are listed by role and name only,
 marked ``offscreen``, and read in full once they can be seen. Closed Firefox
 popups (neither ``visible`` nor ``showing``, see ``gecko``) are left out. A dead
 application aborts the walk (``TargetGone``), never yields a partial tree.
+A container too big to list (more than :data:`MAX_CHILDREN` children) or one
+that makes its children on demand (``manages_descendants``) is read as a
+window onto its data (``viewport``): its size, and as children only the cells
+on screen; it is read again on every walk (scrolling it sends no event about
+it), while its cells come from the mirror like any other node.
 An unnamed, showing field of a toolkit known to answer ``GetRelationSet`` is
 asked who labels it (one call each; the names are resolved above the seam).
 Per-node calls live in ``reader``; caps in ``caps``; naming quirks in
@@ -67,7 +72,8 @@ from actui.backends.atspi.reader import (
     short_interfaces,
 )
 from actui.backends.atspi.tables import role_name, state_names
-from actui.backends.base import RawNode, Rect, RootInfo, Snapshot
+from actui.backends.atspi.viewport import is_windowed, read_window
+from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
 from actui.errors import TargetGone
 
 CACHE_PATH = "/org/a11y/atspi/cache"
@@ -105,6 +111,8 @@ class _Visit:
     children_known: bool = False
     children_read: bool = False
     labelled_by: tuple[str, ...] = ()
+    window: Window | None = None
+    """Set when the children are the shown part of a container too big to list."""
     settled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -114,26 +122,25 @@ MAX_CHILDREN = 4096
 
 
 def _uncounted(basics: Basics) -> bool:
-    """A container that makes its children on demand and has not said how many."""
+    """A container that makes its children on demand and has not said how many (GTK 3's
+    tree views in the cache; they answer the direct question)."""
     return basics.child_count < 0 and "manages_descendants" in basics.states
 
 
 def _wants_children(visit: _Visit, basics: Basics, max_depth: int) -> bool:
-    """Whether to read the element's children; where they stay unread it is marked truncated.
+    """Whether to list the element's children; cut by the depth cap, it is marked truncated.
 
-    Not those of a container that manages its descendants and, asked directly,
-    still will not say how many it has: LibreOffice's sheet answers
-    ``ChildCount`` -1 for its 2^31 cells and makes an object for each one asked
-    for, so asking for them all grew soffice by gigabytes and never answered in
-    time. (GTK 3 tree views manage their descendants too, and are uncounted in
-    the cache, but answer the direct question.)
+    A container too big to list, or one that makes its children on demand, is
+    read through its viewport instead (``viewport``): LibreOffice's sheet
+    claims 2^31 cells and makes an object for each one asked for, so asking
+    for them all grew soffice by gigabytes and never answered in time.
     """
     if basics.child_count == 0:
         return False
-    if visit.depth >= max_depth or _uncounted(basics) or basics.child_count > MAX_CHILDREN:
+    if visit.depth >= max_depth:
         visit.truncated = True
         return False
-    return True
+    return not is_windowed(basics, MAX_CHILDREN)
 
 
 @dataclass(frozen=True)
@@ -430,6 +437,8 @@ class SnapshotReader:
         if unseen != known.basics.unseen:
             return False  # read under the other rule
         basics = known.basics
+        if is_windowed(basics, MAX_CHILDREN):
+            return False  # what it shows is read again: scrolling sends no event for it
         wants_children = _wants_children(visit, basics, max_depth)
         if wants_children and known.children is None:
             return False
@@ -475,6 +484,9 @@ class SnapshotReader:
                 basics = replace(basics, child_count=int(count))
             wants_children = _wants_children(visit, basics, max_depth)
             listed = _listed_children(entry, known, wants_children)
+            if visit.depth < max_depth and is_windowed(basics, MAX_CHILDREN):
+                viewed = await read_window(self._bus, visit.at, basics)
+                visit.window, listed = viewed.window, list(viewed.children)
             if listed is None:
                 pending.append(request_children(self._bus, visit.at))
             if plan.rect_follows_parent:
@@ -674,6 +686,7 @@ def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
             secure=b.secure,
             truncated=v.truncated,
             labelled_by=v.labelled_by,
+            window=v.window,
             children=tuple(built.pop(c) for c in kept),
         )
     return built[0], sizes[0]
