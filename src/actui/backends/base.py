@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -115,6 +115,20 @@ class Window:
     @property
     def shown(self) -> bool:
         return self.first_row >= 0
+
+
+@dataclass(frozen=True)
+class RowQuery:
+    """Which unread rows of a windowed container to read, and which cells to keep.
+
+    ``accepts`` is asked about each cell's text; at most ``limit`` cells are kept.
+    """
+
+    container: str
+    rows: range
+    columns: range
+    accepts: Callable[[str], bool]
+    limit: int
 
 
 @dataclass(frozen=True)
@@ -285,6 +299,14 @@ class Backend(abc.ABC):
     async def capture(self, root: RootInfo, *, max_dimension: int) -> Image | None:
         """The root's current pixels, or None when this backend cannot capture."""
         return None
+
+    async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
+        """Unread cells of a windowed container (``RawNode.window``) whose text matches.
+
+        Only backends whose snapshots hold windowed containers are asked; the
+        rows are read on demand without scrolling or moving focus.
+        """
+        raise NotImplementedError(f"{self.name} has no windowed containers")
 
     def document_generation(self, root: RootInfo) -> int:
         """How often ``root``'s content was replaced wholesale (a page navigation).

@@ -35,6 +35,7 @@ from actui.backends.base import (
     ProcessExit,
     RawNode,
     RootInfo,
+    RowQuery,
     Snapshot,
     TextSlice,
 )
@@ -238,6 +239,9 @@ class LinuxBackend(Backend):
                 "observe it with mode 'visual' to read its text from the picture."
             )
         return await self.atspi.read_text(root, node_id, offset, limit)
+
+    async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
+        return await self.atspi.find_in_rows(root, query)
 
     def change_mark(self, root: RootInfo) -> int:
         return super().change_mark(root) if is_window_only(root) else self.atspi.change_mark(root)

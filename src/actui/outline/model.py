@@ -245,3 +245,30 @@ def renumbered(outline: Outline, mapping: Mapping[str, str]) -> Outline:
             children=tuple(mapping[c] for c in node.children),
         )
     return Outline(root=mapping[outline.root], nodes=nodes)
+
+
+def grafted(
+    outline: Outline, parent: str, children: tuple[RawNode, ...], origin: Rect | None, scale: float
+) -> Outline:
+    """A successor outline with ``children`` read on demand added under ``parent``.
+
+    They are numbered after every existing ref, so refs of the base outline
+    keep their meaning; ones already in the outline (by native id) are skipped.
+    """
+    known = outline.by_wire()
+    fresh = tuple(c for c in children if c.native_id not in known)
+    if not fresh:
+        return outline
+    holder = outline.nodes[parent]
+    piece = build_outline(RawNode(native_id="", raw_role="", children=fresh), origin, scale)
+    start = outline.max_ref
+    mapping = {ref: f"@e{start + ref_number(ref) - 1}" for ref in piece.nodes}
+    mapping[piece.root] = parent
+    added = renumbered(piece, mapping)
+    nodes = dict(outline.nodes)
+    for node in added:
+        if node.ref != parent:
+            nodes[node.ref] = replace(node, depth=node.depth + holder.depth)
+    extra = added.nodes[parent].children
+    nodes[parent] = replace(holder, children=holder.children + extra)
+    return Outline(root=outline.root, nodes=nodes)

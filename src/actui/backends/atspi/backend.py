@@ -26,14 +26,17 @@ from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import Listing, RootLister
 from actui.backends.atspi.snapshot import SnapshotReader
+from actui.backends.atspi.unread import accepted_cells, read_cells
 from actui.backends.atspi.window_origin import WindowOrigins
 from actui.backends.base import (
     POLL_INTERVAL_S,
     ActionRequest,
     ActionResult,
     Backend,
+    RawNode,
     Rect,
     RootInfo,
+    RowQuery,
     Snapshot,
     TextSlice,
 )
@@ -228,6 +231,14 @@ class AtspiBackend(Backend):
             return TextSlice(basics.name[start : start + limit], start, len(basics.name))
         text, count = await read_text(self._bus, at, start, limit)
         return TextSlice(text, start, count)
+
+    async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
+        at = Address.parse(query.container)
+        basics = await read_basics(self._bus, at)
+        cells = await accepted_cells(self._bus, query, "Table" in basics.interfaces)
+        origin, _ = await self._origin(root)
+        selects = "Selection" in basics.interfaces
+        return await read_cells(self._bus, cells, origin, root.toolkit, parent_selects=selects)
 
     async def close(self) -> None:
         await self._bus.close()
