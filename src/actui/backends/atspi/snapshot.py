@@ -512,7 +512,9 @@ class SnapshotReader:
             if not visit.children_known:
                 visit.child_addresses = []
                 visit.children_known = True
-                admit()
+                task = asyncio.current_task()
+                if task is None or not task.cancelling():
+                    admit()  # a cancelled walk (another visit failed) admits nothing more
 
     async def _labelled_by(self, at: Address) -> tuple[str, ...]:
         """The elements the toolkit says label ``at``; none when it cannot say."""
