@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -88,6 +88,8 @@ FIELD_ROLES = frozenset(
 """Roles whose unnamed, showing elements are asked who labels them (one call each)."""
 RELATION_TOOLKITS = ("gtk", "qt")
 """Toolkits known to answer ``GetRelationSet`` (GTK 3 and 4, Qt); others are not asked."""
+CLAMPING_TOOLKITS = ("gtk", "qt")
+"""Toolkits measured to clamp a text range past the end (GTK 3 and 4, Qt; not Gecko)."""
 
 
 @dataclass
@@ -113,6 +115,8 @@ class _Visit:
     labelled_by: tuple[str, ...] = ()
     window: Window | None = None
     """Set when the children are the shown part of a container too big to list."""
+    cell_identities: Mapping[Address, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    """Of a windowed container: the role and interfaces its shown cells are known to have."""
     settled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -226,6 +230,11 @@ class _Plan:
 
     def value_is_name(self, basics: Basics) -> bool:
         return self.is_gtk and name_is_text(basics)
+
+    @property
+    def text_clamps(self) -> bool:
+        """GTK 3, GTK 4 and Qt clamp a text range past the end (``reader.text_head_from``)."""
+        return self.toolkit.lower().startswith(CLAMPING_TOOLKITS)
 
     @property
     def anchor(self) -> tuple[int, int] | None:
@@ -478,7 +487,8 @@ class SnapshotReader:
             if plan.rect_follows_parent and parent is not None:
                 await parent.settled.wait()
             visit.unseen = plan.unseen(parent)
-            basics = await self._basics(visit, entry, known, plan)
+            hint = parent.cell_identities.get(visit.at) if parent is not None else None
+            basics = await self._basics(visit, entry, known, plan, hint)
             if _uncounted(basics):
                 count = await self._bus.get(visit.at.bus, visit.at.path, ACCESSIBLE, "ChildCount")
                 basics = replace(basics, child_count=int(count))
@@ -487,6 +497,7 @@ class SnapshotReader:
             if visit.depth < max_depth and is_windowed(basics, MAX_CHILDREN):
                 viewed = await read_window(self._bus, visit.at, basics)
                 visit.window, listed = viewed.window, list(viewed.children)
+                visit.cell_identities = viewed.identities
             if listed is None:
                 pending.append(request_children(self._bus, visit.at))
             if plan.rect_follows_parent:
@@ -530,8 +541,14 @@ class SnapshotReader:
         )
 
     async def _basics(
-        self, visit: _Visit, entry: _Cached | None, known: NodeRecord | None, plan: _Plan
+        self,
+        visit: _Visit,
+        entry: _Cached | None,
+        known: NodeRecord | None,
+        plan: _Plan,
+        hint: tuple[str, frozenset[str]] | None = None,
     ) -> Basics:
+        """``hint``: the role and interfaces when the element's table already said them."""
         if entry is not None:
             return entry.basics
         if visit.unseen:
@@ -542,7 +559,7 @@ class SnapshotReader:
         if known is not None and not known.basics.unseen:
             return known.basics
         identity = plan.reuse.identity(visit.at) if plan.reuse is not None else None
-        return await read_basics(self._bus, visit.at, identity)
+        return await read_basics(self._bus, visit.at, identity or hint)
 
     async def _details(
         self,
@@ -576,6 +593,7 @@ class SnapshotReader:
             want_rect=shown and rect,
             want_actions=plan.wants_actions(basics, shown),
             value_is_name=plan.value_is_name(basics),
+            text_clamps=plan.text_clamps,
         )
 
     async def _mirrored_details(

@@ -13,30 +13,17 @@ caller bounds the rows it asks for.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus, CallFailed
 from actui.backends.atspi.caps import derive_caps
 from actui.backends.atspi.names import clean_name, clean_text
-from actui.backends.atspi.reader import ACCESSIBLE, discard, read_basics, read_details
-from actui.backends.atspi.viewport import TABLE
+from actui.backends.atspi.reader import ACCESSIBLE, read_basics, read_details
+from actui.backends.atspi.viewport import TABLE, answers
 from actui.backends.base import RawNode, RowQuery
 
 CHUNK_CELLS = 1024
 """Cells asked for at once: enough to keep the bus's calls in flight."""
-
-
-async def _answers(futures: list[asyncio.Future[list[Any]]]) -> list[Any | None]:
-    """Each call's first value, None where the toolkit refused it."""
-    try:
-        bodies = await asyncio.gather(*futures, return_exceptions=True)
-    finally:
-        discard(futures)
-    for body in bodies:
-        if isinstance(body, BaseException) and not isinstance(body, CallFailed):
-            raise body
-    return [None if isinstance(b, BaseException) else b[0] for b in bodies]
 
 
 async def accepted_cells(bus: AtspiBus, query: RowQuery, table: bool) -> list[Address]:
@@ -54,14 +41,14 @@ async def accepted_cells(bus: AtspiBus, query: RowQuery, table: bool) -> list[Ad
             else bus.request(at.bus, at.path, ACCESSIBLE, "GetChildAtIndex", "i", rc[:1])
             for rc in chunk
         ]
-        refs = [Address.of(a) for a in await _answers(asked) if a is not None]
+        refs = [Address.of(a) for a in await answers(asked) if a is not None]
         refs = [ref for ref in refs if not ref.is_null]
         named = [
             bus.request(ref.bus, ref.path, "org.freedesktop.DBus.Properties", "Get", "ss",
                         (ACCESSIBLE, "Name"))
             for ref in refs
         ]  # fmt: skip
-        for ref, name in zip(refs, await _answers(named), strict=True):
+        for ref, name in zip(refs, await answers(named), strict=True):
             text = getattr(name, "value", name)
             if isinstance(text, str) and query.accepts(text):
                 found.append(ref)

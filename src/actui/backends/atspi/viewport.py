@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus, CallFailed
-from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX, Basics, discard
+from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX, Basics, discard, short_interfaces
 from actui.backends.atspi.tables import role_name
 from actui.backends.base import Window
 
@@ -46,10 +46,12 @@ _CELL_NAME = re.compile(r"^([A-Z]{1,3})([1-9][0-9]{0,6})$")
 
 @dataclass(frozen=True)
 class Viewed:
-    """The window and the children to read: shown column headers, then shown cells."""
+    """The window and the children to read: shown column headers, then shown cells, with
+    the role and interfaces of the cells already known."""
 
     window: Window
     children: tuple[Address, ...]
+    identities: Mapping[Address, tuple[str, frozenset[str]]] = field(default_factory=dict)
 
 
 def cell_address(name: str) -> tuple[int, int] | None:
@@ -159,7 +161,7 @@ async def read_window(bus: AtspiBus, at: Address, basics: Basics) -> Viewed:
         first_column=first[1],
         last_column=first[1] + columns - 1,
     )
-    return Viewed(window, await _shown_children(bus, at, window, table))
+    return await _shown_children(bus, at, window, table)
 
 
 async def _in_spreadsheet(bus: AtspiBus, at: Address) -> bool:
@@ -173,36 +175,72 @@ async def _in_spreadsheet(bus: AtspiBus, at: Address) -> bool:
     return role_name(int(role)) == "document spreadsheet"
 
 
-async def _shown_children(
-    bus: AtspiBus, at: Address, window: Window, table: bool
-) -> tuple[Address, ...]:
-    """Shown column headers (where the table has them), then shown cells row by row."""
-    calls: list[asyncio.Future[list[Any]]] = []
-    rows = range(window.first_row, window.last_row + 1)
-    if table:
-        columns = range(window.first_column, window.last_column + 1)
-        calls += [
-            bus.request(at.bus, at.path, TABLE, "GetColumnHeader", "i", (c,)) for c in columns
-        ]
-        calls += [
-            bus.request(at.bus, at.path, TABLE, "GetAccessibleAt", "ii", (r, c))
-            for r in rows
-            for c in columns
-        ]
-    else:
-        calls += [
-            bus.request(at.bus, at.path, ACCESSIBLE, "GetChildAtIndex", "i", (i,)) for i in rows
-        ]
+Identity = tuple[str, frozenset[str]]
+"""An element's role and interfaces: what ``read_basics`` need not ask again."""
+
+
+async def answers(futures: list[asyncio.Future[list[Any]]]) -> list[Any | None]:
+    """Each call's first value, None where the toolkit refused it (any other failure, an
+    app gone or not answering, is raised as in any other read of a walk)."""
     try:
-        bodies = await asyncio.gather(*calls, return_exceptions=True)
+        bodies = await asyncio.gather(*futures, return_exceptions=True)
     finally:
-        discard(calls)
+        discard(futures)
     for body in bodies:
         if isinstance(body, BaseException) and not isinstance(body, CallFailed):
-            raise body  # gone or not answering: as any other read of the walk
-    found = (Address.of(b[0]) for b in bodies if not isinstance(b, BaseException))
-    seen: dict[Address, None] = {}
-    for child in found:
-        if not child.is_null:
-            seen.setdefault(child)
-    return tuple(seen)
+            raise body
+    return [None if isinstance(b, BaseException) else b[0] for b in bodies]
+
+
+def _present(values: list[Any | None]) -> list[Address]:
+    found = (Address.of(v) for v in values if v is not None)
+    return [a for a in found if not a.is_null]
+
+
+async def _shown_children(bus: AtspiBus, at: Address, window: Window, table: bool) -> Viewed:
+    """Shown column headers (where the table has them), then shown cells row by row.
+
+    A table's cells of one column share a role and interfaces (GTK 3 makes a
+    column's cells from one renderer; LibreOffice's are all alike), so those
+    are read once per column, from its first shown cell, not once per cell.
+    """
+    rows = range(window.first_row, window.last_row + 1)
+    if not table:
+        asked = [
+            bus.request(at.bus, at.path, ACCESSIBLE, "GetChildAtIndex", "i", (i,)) for i in rows
+        ]
+        return Viewed(window, tuple(dict.fromkeys(_present(await answers(asked)))))
+    columns = range(window.first_column, window.last_column + 1)
+    headers = [bus.request(at.bus, at.path, TABLE, "GetColumnHeader", "i", (c,)) for c in columns]
+    grid = [
+        bus.request(at.bus, at.path, TABLE, "GetAccessibleAt", "ii", (r, c))
+        for r in rows
+        for c in columns
+    ]
+    found = await answers(headers + grid)
+    cells = [Address.of(v) if v is not None else Address("", "") for v in found[len(headers) :]]
+    firsts = [cell for cell in cells[: len(columns)] if not cell.is_null]
+    identities = dict(zip(firsts, await _identities(bus, firsts), strict=True))
+    by_cell: dict[Address, Identity] = {}
+    for index, cell in enumerate(cells):
+        known = identities.get(cells[index % len(columns)])
+        if not cell.is_null and known is not None:
+            by_cell[cell] = known
+    children = dict.fromkeys(_present(found))
+    return Viewed(window, tuple(children), by_cell)
+
+
+async def _identities(bus: AtspiBus, cells: list[Address]) -> list[Identity | None]:
+    asked = [
+        bus.request(c.bus, c.path, ACCESSIBLE, member)
+        for c in cells
+        for member in ("GetRole", "GetInterfaces")
+    ]
+    values = await answers(asked)
+    pairs = zip(values[0::2], values[1::2], strict=True)
+    return [
+        (role_name(int(role)), short_interfaces(ifaces))
+        if role is not None and ifaces is not None
+        else None
+        for role, ifaces in pairs
+    ]
