@@ -339,6 +339,12 @@ class Session:
         details["timingsMs"] = dict(snapshot.timings_ms)
         details["source"] = snapshot.source
         news = self.window_news(root.pid, details)
+        if snapshot.partial:
+            news.append(
+                f"partial: {snapshot.partial}. What was read is shown; elements marked "
+                "truncated were not read further. Observe again to read more."
+            )
+            details["partial"] = snapshot.partial
         note = reach_note(snapshot.root, mode)
         if note is not None:
             news.append(note)

@@ -173,6 +173,9 @@ class Snapshot:
     truncated: bool = False
     source: str = ""
     timings_ms: Mapping[str, float] = field(default_factory=dict)
+    partial: str = ""
+    """Why the walk stopped before reading everything ("" when it read all it would):
+    the tree is what was read by then, marked truncated where it stopped."""
 
 
 ActionKind = Literal[

@@ -74,7 +74,7 @@ from actui.backends.atspi.reader import (
 from actui.backends.atspi.tables import role_name, state_names
 from actui.backends.atspi.viewport import is_windowed, read_window
 from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
-from actui.errors import TargetGone
+from actui.errors import CallTimeout, TargetGone
 
 CACHE_PATH = "/org/a11y/atspi/cache"
 CACHE_IFACE = "org.a11y.atspi.Cache"
@@ -120,6 +120,28 @@ class _Visit:
     settled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
+@dataclass
+class _Stop:
+    """Why a walk stopped growing before it was done ("" while it grows).
+
+    Past its budget, or once the application failed to answer one call in
+    time, a walk admits no more nodes: the visits in flight finish (each
+    bounded by the call timeout) and what was read is returned, marked
+    truncated where it stopped, instead of nothing.
+    """
+
+    deadline: float
+    reason: str = ""
+
+    def stopped(self) -> bool:
+        if not self.reason and time.perf_counter() > self.deadline:
+            self.reason = "the application answered too slowly to read it all in time"
+        return bool(self.reason)
+
+
+WALK_BUDGET_S = 8.0
+"""Seconds a walk admits new nodes for: a tool call returns within about this plus one
+call timeout, however slow the application."""
 MAX_CHILDREN = 4096
 """A container with more children is not enumerated: no snapshot could hold them, and
 ``GetChildren`` of 30,000 GTK 3 list cells outlasts the call timeout."""
@@ -305,6 +327,7 @@ class SnapshotReader:
         *,
         max_nodes: int,
         max_depth: int,
+        budget_s: float = WALK_BUDGET_S,
     ) -> Snapshot:
         """The root's tree; ``frame`` is its screen rect, read by the caller just before.
 
@@ -336,7 +359,8 @@ class SnapshotReader:
             toolkit=root.toolkit,
         )
         try:
-            visits = await self._walk(at, plan, max_nodes, max_depth)
+            stop = _Stop(time.perf_counter() + budget_s)
+            visits = await self._walk(at, plan, max_nodes, max_depth, stop)
         except AppGone as exc:
             raise AppGone(
                 f"{root.app_name} (pid {root.pid}) exited while its window {root.title!r} was "
@@ -356,10 +380,11 @@ class SnapshotReader:
         made = Assembled(tree, node_count, any(v.truncated for v in visits), frame)
         if keep:
             # without the root's rect a move could not be noticed: that tree is not reused
-            reusable = made if frame is not None else None
+            reusable = made if frame is not None and not stop.reason else None
             self._mirrors.store(root.native_id, key, _records(visits, plan.anchor), reusable)
         source = "cache" if cache is not None else "walk"
-        return self._result(root, made, _source(source, reuse), started, cached_at)
+        result = self._result(root, made, _source(source, reuse), started, cached_at)
+        return replace(result, partial=stop.reason)
 
     @staticmethod
     def _result(
@@ -386,6 +411,7 @@ class SnapshotReader:
         plan: _Plan,
         max_nodes: int,
         max_depth: int,
+        stop: _Stop,
     ) -> list[_Visit]:
         """Visit nodes as soon as their parent's children are known, in BFS order.
 
@@ -394,7 +420,7 @@ class SnapshotReader:
         details are read. Children are admitted (given their index) strictly in
         breadth-first order, so the node cap keeps the same nodes a level-by-
         level walk would. A node the mirror can supply whole is settled on
-        admission, without a task.
+        admission, without a task. Once ``stop`` says so, no more are admitted.
         """
         reuse = plan.reuse
         visits = [_Visit(root, 0, -1, moved=reuse is None or reuse.moves(root))]
@@ -405,6 +431,10 @@ class SnapshotReader:
             nonlocal admitted
             while admitted < len(visits) and visits[admitted].children_known:
                 visit = visits[admitted]
+                if visit.child_addresses and stop.stopped():
+                    visit.truncated = True
+                    admitted += 1
+                    continue
                 for child in visit.child_addresses:
                     if child in seen:
                         continue
@@ -417,7 +447,7 @@ class SnapshotReader:
                     visits.append(_Visit(child, visit.depth + 1, admitted, moved=moved))
                     if not self._from_mirror(visits, len(visits) - 1, plan, max_depth):
                         group.create_task(
-                            self._visit(visits, len(visits) - 1, plan, max_depth, admit)
+                            self._visit(visits, len(visits) - 1, plan, max_depth, admit, stop)
                         )
                 admitted += 1
 
@@ -427,7 +457,7 @@ class SnapshotReader:
                 def admit() -> None:
                     admit_ready(group)
 
-                group.create_task(self._visit(visits, 0, plan, max_depth, admit))
+                group.create_task(self._visit(visits, 0, plan, max_depth, admit, stop))
         except ExceptionGroup as failed:  # a timeout: the app is hung, give up
             raise failed.exceptions[0] from None
         return visits
@@ -471,6 +501,7 @@ class SnapshotReader:
         plan: _Plan,
         max_depth: int,
         admit: Callable[[], None],
+        stop: _Stop,
     ) -> None:
         """Read one element, then admit its children.
 
@@ -517,6 +548,12 @@ class SnapshotReader:
             raise  # a partial tree of a dead app would look like a real one
         except (TargetGone, CallFailed):
             visit.basics = None  # vanished or broken mid-walk: left out with its subtree
+        except CallTimeout as exc:
+            if index == 0:
+                raise  # not even the window answered: nothing to return
+            stop.reason = stop.reason or f"{exc.message}; the rest was not read"
+            visit.basics = None
+            visits[visit.parent].truncated = True
         finally:
             discard(pending)
             visit.settled.set()
