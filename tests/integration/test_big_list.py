@@ -1,6 +1,7 @@
 """A GTK 3 list of 100,000 rows (tests/apps/gtk3_big_list.py) is read as a window onto its
-data: an observation returns, says how many rows exist and which are shown, and a shown
-cell can be acted on (the fixture prints what got selected)."""
+data: an observation returns, says how many rows exist and which are shown, a shown cell
+can be acted on (the fixture prints what got selected), a search reads the last row on
+demand into a successor state and select selects it, and scrolling moves the window."""
 
 from __future__ import annotations
 
@@ -108,4 +109,22 @@ async def test_searching_for_the_last_row_reads_it_on_demand_and_select_selects_
     )
     await big.selected(wanted)
     assert done["outcome"] == "worked", done
+    await big.app.answering()
+
+
+async def test_scrolling_the_list_moves_the_window_the_next_state_shows(big: BigList) -> None:
+    observed = await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
+    ((window, table),) = [(w, w["ref"]) for w in observed["windows"]]
+    scrolled = await big.app.ok(
+        "act_ui",
+        {
+            "stateId": observed["stateId"],
+            "actions": [{"action": "scroll", "ref": table, "scrollY": 10}],
+        },
+    )
+    again = await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
+    (moved,) = again["windows"]
+    assert moved["shown"]["firstRow"] > window["shown"]["firstRow"], (scrolled, moved)
+    first = moved["shown"]["firstRow"]
+    assert await exact(big.app, again["stateId"], f"Row {first}"), big.app.texts[-1]
     await big.app.answering()

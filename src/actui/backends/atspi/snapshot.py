@@ -30,7 +30,7 @@ with empty extents (hidden stack pages) are listed by role and name only,
 marked ``offscreen``, and read in full once they can be seen. Closed Firefox
 popups (neither ``visible`` nor ``showing``, see ``gecko``) are left out. A dead
 application aborts the walk (``TargetGone``), never yields a partial tree.
-A container too big to list (more than :data:`MAX_CHILDREN` children) or one
+A container too big to list (more than ``viewport.MAX_CHILDREN`` children) or one
 that makes its children on demand (``manages_descendants``) is read as a
 window onto its data (``viewport``): its size, and as children only the cells
 on screen; it is read again on every walk (scrolling it sends no event about
@@ -142,9 +142,6 @@ class _Stop:
 WALK_BUDGET_S = 8.0
 """Seconds a walk admits new nodes for: a tool call returns within about this plus one
 call timeout, however slow the application."""
-MAX_CHILDREN = 4096
-"""A container with more children is not enumerated: no snapshot could hold them, and
-``GetChildren`` of 30,000 GTK 3 list cells outlasts the call timeout."""
 
 
 def _uncounted(basics: Basics) -> bool:
@@ -166,7 +163,7 @@ def _wants_children(visit: _Visit, basics: Basics, max_depth: int) -> bool:
     if visit.depth >= max_depth:
         visit.truncated = True
         return False
-    return not is_windowed(basics, MAX_CHILDREN)
+    return not is_windowed(basics)
 
 
 @dataclass(frozen=True)
@@ -476,7 +473,7 @@ class SnapshotReader:
         if unseen != known.basics.unseen:
             return False  # read under the other rule
         basics = known.basics
-        if is_windowed(basics, MAX_CHILDREN):
+        if is_windowed(basics):
             return False  # what it shows is read again: scrolling sends no event for it
         wants_children = _wants_children(visit, basics, max_depth)
         if wants_children and known.children is None:
@@ -525,7 +522,7 @@ class SnapshotReader:
                 basics = replace(basics, child_count=int(count))
             wants_children = _wants_children(visit, basics, max_depth)
             listed = _listed_children(entry, known, wants_children)
-            if visit.depth < max_depth and is_windowed(basics, MAX_CHILDREN):
+            if visit.depth < max_depth and is_windowed(basics):
                 viewed = await read_window(self._bus, visit.at, basics)
                 visit.window, listed = viewed.window, list(viewed.children)
                 visit.cell_identities = viewed.identities

@@ -33,6 +33,9 @@ from actui.backends.base import Window
 TABLE = IFACE_PREFIX + "Table"
 COMPONENT = IFACE_PREFIX + "Component"
 SCREEN = 0
+MAX_CHILDREN = 4096
+"""A container with more children is not enumerated: no snapshot could hold them, and
+``GetChildren`` of 30,000 GTK 3 list cells outlasts the call timeout."""
 MAX_WINDOW_CELLS = 2048
 """Shown cells read at most: a big screen's sheet shows about 1,500."""
 PROBES = 8
@@ -65,12 +68,14 @@ def cell_address(name: str) -> tuple[int, int] | None:
     return int(found.group(2)) - 1, column - 1
 
 
-def is_windowed(basics: Basics, max_children: int) -> bool:
+def is_windowed(basics: Basics, max_children: int = MAX_CHILDREN) -> bool:
     """Whether the container is read through its viewport instead of its child list.
 
     Every container that makes its children on demand (``manages_descendants``:
     GTK 3 tree views, LibreOffice's sheet), and any with more than
-    ``max_children``.
+    ``max_children``. Nothing may ask such a container for all its children:
+    a GTK 3 list of 100,000 rows stays busy making 300,003 of them long after
+    the call timed out.
     """
     return basics.child_count > max_children or (
         "manages_descendants" in basics.states and basics.child_count != 0
