@@ -698,6 +698,47 @@ def _with_showing(states: frozenset[str], rect: Rect | None, toolkit: str) -> fr
     return states
 
 
+def element_node(
+    at: Address,
+    b: Basics,
+    d: Details,
+    toolkit: str,
+    *,
+    parent_selects: bool,
+    in_scroll_area: bool,
+    truncated: bool = False,
+    labelled_by: tuple[str, ...] = (),
+    window: Window | None = None,
+    children: tuple[RawNode, ...] = (),
+) -> RawNode:
+    """One element as the seam carries it, from what was read of it (a password's text never)."""
+    return RawNode(
+        native_id=at.native_id,
+        raw_role=b.role,
+        name=clean_name(b.name, toolkit),
+        description=clean_text(b.description),
+        value=None if b.secure else d.value,
+        value_length=0 if b.secure else d.value_length,
+        states=_with_showing(b.states, d.rect, toolkit),
+        interfaces=b.interfaces,
+        actions=d.actions or (),
+        caps=derive_caps(
+            b.role,
+            b.interfaces,
+            d.actions,
+            b.states,
+            parent_selects=parent_selects,
+            in_scroll_area=in_scroll_area,
+        ),
+        rect=d.rect,
+        secure=b.secure,
+        truncated=truncated,
+        labelled_by=labelled_by,
+        window=window,
+        children=children,
+    )
+
+
 def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
     """RawNodes bottom-up and their count; failed nodes and closed Gecko popups are
     dropped with their subtrees."""
@@ -718,26 +759,13 @@ def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
         b, d = v.basics, v.details
         kept = [c for c in v.children if c in built]
         sizes[i] = 1 + sum(sizes[c] for c in kept)
-        built[i] = RawNode(
-            native_id=v.at.native_id,
-            raw_role=b.role,
-            name=clean_name(b.name, toolkit),
-            description=clean_text(b.description),
-            value=None if b.secure else d.value,
-            value_length=0 if b.secure else d.value_length,
-            states=_with_showing(b.states, d.rect, toolkit),
-            interfaces=b.interfaces,
-            actions=d.actions or (),
-            caps=derive_caps(
-                b.role,
-                b.interfaces,
-                d.actions,
-                b.states,
-                parent_selects=parent is not None and "Selection" in parent.interfaces,
-                in_scroll_area=v.parent >= 0 and scroll_area[v.parent],
-            ),
-            rect=d.rect,
-            secure=b.secure,
+        built[i] = element_node(
+            v.at,
+            b,
+            d,
+            toolkit,
+            parent_selects=parent is not None and "Selection" in parent.interfaces,
+            in_scroll_area=v.parent >= 0 and scroll_area[v.parent],
             truncated=v.truncated,
             labelled_by=v.labelled_by,
             window=v.window,

@@ -16,9 +16,8 @@ import asyncio
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus, CallFailed
-from actui.backends.atspi.caps import derive_caps
-from actui.backends.atspi.names import clean_name, clean_text
 from actui.backends.atspi.reader import ACCESSIBLE, read_basics, read_details
+from actui.backends.atspi.snapshot import element_node
 from actui.backends.atspi.viewport import TABLE, answers
 from actui.backends.base import RawNode, RowQuery
 
@@ -75,26 +74,8 @@ async def read_cells(
             details = await read_details(bus, at, basics, origin, want_rect=shown)
         except CallFailed:
             return None
-        return RawNode(
-            native_id=at.native_id,
-            raw_role=basics.role,
-            name=clean_name(basics.name, toolkit),
-            description=clean_text(basics.description),
-            value=None if basics.secure else details.value,
-            value_length=0 if basics.secure else details.value_length,
-            states=basics.states,
-            interfaces=basics.interfaces,
-            actions=details.actions or (),
-            caps=derive_caps(
-                basics.role,
-                basics.interfaces,
-                details.actions,
-                basics.states,
-                parent_selects=parent_selects,
-                in_scroll_area=True,
-            ),
-            rect=details.rect,
-            secure=basics.secure,
+        return element_node(
+            at, basics, details, toolkit, parent_selects=parent_selects, in_scroll_area=True
         )
 
     read = await asyncio.gather(*(one(at) for at in cells))
