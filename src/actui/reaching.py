@@ -14,7 +14,7 @@ with how to reach it. Nothing is scrolled or focused.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -140,7 +140,9 @@ def _shown(window: Window) -> Intervals:
     return ((window.first_row, window.last_row),) if window.shown else ()
 
 
-def _accepts(text: str) -> Any:
+def _accepts(text: str) -> Callable[[str], bool]:
+    """A cell is kept when ``text`` matches it as search ranks it, short of fuzzy."""
+
     def accepts(label: str) -> bool:
         ranked = rank_text(text, (label,))
         return ranked is not None and ranked[0] != "fuzzy"

@@ -48,20 +48,11 @@ EMPTY_BOOK = """<?xml version="1.0" encoding="UTF-8"?>
 """A flat ODF spreadsheet with one empty sheet: saved in place, without a dialog."""
 
 
-def _soffice_rss_mb() -> float:
-    """Resident memory of every soffice process (the launcher execs soffice.bin)."""
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if b"soffice" not in (entry / "cmdline").read_bytes():
-                continue
-            found = re.search(r"^VmRSS:\s+(\d+) kB", (entry / "status").read_text(), re.M)
-        except OSError:
-            continue
-        total += int(found.group(1)) if found else 0
-    return total / 1024
+def _rss_mb(pid: int) -> float:
+    """Resident memory of Calc's process (the one behind its window: other desktops on the
+    machine may run soffice too)."""
+    found = re.search(r"^VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text(), re.M)
+    return int(found.group(1)) / 1024 if found else 0.0
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -88,7 +79,7 @@ async def calc(
 
 async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(calc: Calc) -> None:
     await asyncio.sleep(2)  # let the start-up settle before the baseline
-    before = _soffice_rss_mb()
+    before = _rss_mb(calc.pid)
     observed = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
     state = observed.details["stateId"]
     sheet = await call_alive(
@@ -106,7 +97,7 @@ async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(ca
     assert cell.details["matches"][0]["label"] == "A1", cell.text
     again = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
     assert again.details["nodeCount"] == observed.details["nodeCount"]
-    assert _soffice_rss_mb() - before < GROWTH_MB
+    assert _rss_mb(calc.pid) - before < GROWTH_MB
     assert_alive(calc.pid)
     roots = await call_alive(calc.computer, calc.pid, "find_roots", {"pid": calc.pid})
     assert roots.details["windows"], "Calc still answers for its window"
@@ -129,7 +120,7 @@ async def _csv_of(book: Path) -> list[str]:
 
 async def test_entering_three_numbers_and_their_sum_is_saved_and_reads_back(calc: Calc) -> None:
     await asyncio.sleep(1)
-    before = _soffice_rss_mb()
+    before = _rss_mb(calc.pid)
     observed = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
     state = observed.details["stateId"]
     cells = []
@@ -163,7 +154,7 @@ async def test_entering_three_numbers_and_their_sum_is_saved_and_reads_back(calc
     assert not entered.is_error, entered.text
     await asyncio.sleep(2)
     assert await _csv_of(calc.book) == ["3", "4", "5", "12"]
-    assert _soffice_rss_mb() - before < GROWTH_MB
+    assert _rss_mb(calc.pid) - before < GROWTH_MB
     assert_alive(calc.pid)
     roots = await call_alive(calc.computer, calc.pid, "find_roots", {"pid": calc.pid})
     assert roots.details["windows"], "Calc still answers for its window"

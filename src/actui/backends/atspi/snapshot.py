@@ -523,7 +523,9 @@ class SnapshotReader:
             wants_children = _wants_children(visit, basics, max_depth)
             listed = _listed_children(entry, known, wants_children)
             if visit.depth < max_depth and is_windowed(basics):
-                viewed = await read_window(self._bus, visit.at, basics)
+                viewed = await read_window(
+                    self._bus, visit.at, basics, showing_known=plan.showing_known
+                )
                 visit.window, listed = viewed.window, list(viewed.children)
                 visit.cell_identities = viewed.identities
             if listed is None:

@@ -121,8 +121,11 @@ class _Reader:
         return None
 
 
-async def read_window(bus: AtspiBus, at: Address, basics: Basics) -> Viewed:
-    """The container's size and its shown part (nothing shown when it has no extents)."""
+async def read_window(
+    bus: AtspiBus, at: Address, basics: Basics, *, showing_known: bool = True
+) -> Viewed:
+    """The container's size and its shown part (nothing shown when it has no extents, or
+    is not ``showing`` where the toolkit says so reliably: GTK 4 never does)."""
     table = "Table" in basics.interfaces
     cells = table and await _in_spreadsheet(bus, at)
     window = Window(count=basics.child_count, cells=cells)
@@ -131,7 +134,8 @@ async def read_window(bus: AtspiBus, at: Address, basics: Basics) -> Viewed:
         window = replace(
             window, rows=int(size.get("NRows", -1)), columns=int(size.get("NColumns", -1))
         )
-    if "Component" not in basics.interfaces or "showing" not in basics.states:
+    hidden = showing_known and "showing" not in basics.states
+    if "Component" not in basics.interfaces or hidden:
         return Viewed(window, ())
     (extents,) = await bus.call(at.bus, at.path, COMPONENT, "GetExtents", "u", (SCREEN,))
     left, top, width, height = (int(v) for v in extents)
