@@ -1,12 +1,15 @@
-"""A container read as a window onto its data: its line form and spreadsheet addresses."""
+"""A container read as a window onto its data: its line form, spreadsheet addresses, and
+cells read on demand joining a successor outline."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import outlines, raw
 
 from actui.backends.atspi.viewport import cell_address
 from actui.backends.base import Window
+from actui.outline.model import Outline, grafted
 from actui.outline.windows import column_letters, window_json, window_text
 
 
@@ -43,3 +46,23 @@ def test_a_list_counts_items_and_one_showing_nothing_says_so() -> None:
     hidden = Window(-1, 1_048_576, 16_384)
     assert window_text(hidden) == "1,048,576 rows × 16,384 columns; none shown"
     assert window_json(hidden)["shown"] is None
+
+
+@given(outlines(), st.integers(1, 5), st.data())
+def test_cells_read_on_demand_join_a_successor_and_every_old_ref_keeps_its_node(
+    base: Outline, count: int, data: st.DataObject
+) -> None:
+    holder = data.draw(st.sampled_from(sorted(base.nodes)))
+    found = tuple(raw("table cell", f"Row {i}") for i in range(count))
+    again = found[0]  # read twice: joins once
+    grown = grafted(base, holder, (*found, again), None, 1.0)
+    assert {ref: grown.nodes[ref] for ref in base.nodes if ref != holder} == {
+        ref: node for ref, node in base.nodes.items() if ref != holder
+    }
+    added = grown.nodes[holder].children[len(base.nodes[holder].children) :]
+    assert [grown.nodes[r].name for r in added] == [f"Row {i}" for i in range(count)]
+    assert all(grown.nodes[r].parent == holder for r in added)
+    assert len(grown) == len(base) + count and grown.descendant_count(grown.root_node) == count + (
+        len(base) - 1
+    )
+    assert grafted(grown, holder, found, None, 1.0) is grown, "nothing new: the same outline"

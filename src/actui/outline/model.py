@@ -253,10 +253,11 @@ def grafted(
     """A successor outline with ``children`` read on demand added under ``parent``.
 
     They are numbered after every existing ref, so refs of the base outline
-    keep their meaning; ones already in the outline (by native id) are skipped.
+    keep their meaning; ones already in the outline, or given twice (by native id), join
+    once.
     """
     known = outline.by_wire()
-    fresh = tuple(c for c in children if c.native_id not in known)
+    fresh = tuple({c.native_id: c for c in children if c.native_id not in known}.values())
     if not fresh:
         return outline
     holder = outline.nodes[parent]
