@@ -5,7 +5,8 @@ screen). A text search that finds no exact match among what was read asks
 the backend for the container's other rows, a chunk at a time, bounded by
 :data:`BUDGET_S` and :data:`MAX_CELLS`: first a page at the end (where
 "the last", "the newest" entries of lists and logs are), then down from the
-shown rows, then up to them. Matching cells join a successor state (stored
+shown rows, then up to them (a spreadsheet's end is skipped: its million rows
+are mostly empty). Matching cells join a successor state (stored
 states stay immutable), which also remembers the rows searched, so searching
 it again continues where this one stopped. What was not searched is said,
 with how to reach it. Nothing is scrolled or focused.
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from actui.backends.base import Backend, RowQuery, Window
+from actui.errors import CallTimeout
 from actui.outline.model import Node, Outline, grafted
 from actui.outline.search import rank_text
 from actui.runtime.store import State, new_state_id
@@ -26,11 +28,15 @@ from actui.runtime.store import State, new_state_id
 BUDGET_S = 8.0
 """Seconds one search spends reading unread rows at most (GTK 3: about 2,600 cells a
 second), well inside a tool call's timeout."""
-MAX_CELLS = 60_000
-"""Cells one search reads at most: toolkits keep each one they were asked for."""
+MAX_CELLS = 2_048
+"""Cells one search reads at most: toolkits keep each one they were asked for (GTK 3
+about 0.8 KB a cell; LibreOffice about 7.4 KB, 57 MB for 7,680 cells), so a search costs
+an app at most a few MB; searching again continues."""
 END_ROWS = 256
 """Rows at the end of a container read first."""
-CHUNK_ROWS = 512
+CHUNK_CELLS = 512
+"""Cells asked for per backend call: the budget is checked between calls (LibreOffice
+took about 6 ms a cell for cells off screen)."""
 MAX_COLUMNS = 16
 """Columns searched at most: the shown ones, from the first."""
 MATCH_LIMIT = 32
@@ -67,15 +73,22 @@ def gaps(intervals: Intervals, low: int, high: int) -> Iterator[tuple[int, int]]
         yield at, high
 
 
-def scan_order(total: int, window: Window, searched: Intervals) -> Iterator[range]:
-    """Chunks of unsearched rows: the end first, then below the shown rows, then above."""
+def scan_order(
+    total: int, window: Window, searched: Intervals, chunk_rows: int = CHUNK_CELLS
+) -> Iterator[range]:
+    """Chunks of unsearched rows: the end first, then below the shown rows, then above.
+
+    A spreadsheet's end is not where its data is (a sheet has a million rows, mostly
+    empty): it is searched down from the shown rows instead.
+    """
     last = total - 1
     below = window.last_row + 1 if window.shown else 0
     above = window.first_row - 1 if window.shown else -1
-    for low, high in ((max(0, total - END_ROWS), last), (below, last), (0, above)):
+    tail = (max(0, total - END_ROWS), last) if not window.cells else (total, last)
+    for low, high in (tail, (below, last), (0, above)):
         for start, end in gaps(searched, low, high):
-            for chunk in range(start, end + 1, CHUNK_ROWS):
-                yield range(chunk, min(end, chunk + CHUNK_ROWS - 1) + 1)
+            for chunk in range(start, end + 1, chunk_rows):
+                yield range(chunk, min(end, chunk + chunk_rows - 1) + 1)
         searched = merged(searched, (low, high)) if low <= high else searched
 
 
@@ -86,6 +99,8 @@ class Coverage:
     node: Node
     total: int
     searched: Intervals
+    slow: bool = False
+    """The application stopped answering in time, so the search stopped there."""
 
     @property
     def missing(self) -> list[tuple[int, int]]:
@@ -98,8 +113,9 @@ class Coverage:
             return f"{what}: all {self.total:,} rows searched."
         shown = ", ".join(f"{low + 1:,}–{high + 1:,}" for low, high in self.missing[:3])
         more = ", …" if len(self.missing) > 3 else ""
+        why = " (the application answered too slowly to go on)" if self.slow else ""
         return (
-            f"{what}: searched {rows:,} of {self.total:,} rows; rows {shown}{more} not "
+            f"{what}: searched {rows:,} of {self.total:,} rows{why}; rows {shown}{more} not "
             f"searched. search_ui again on stateId {state_id} continues, or scroll "
             f"{self.node.ref} there, or search for a longer text."
         )
@@ -110,6 +126,7 @@ class Coverage:
             "rows": self.total,
             "searchedRows": sum(high - low + 1 for low, high in self.searched),
             "notSearched": [[low + 1, high + 1] for low, high in self.missing],
+            "stoppedSlow": self.slow,
         }
 
 
@@ -159,7 +176,7 @@ async def search_unread(
     searched = _searched(state)
     outline = state.outline
     cells = 0
-    exact = False
+    exact = slow = False
     coverage: list[Coverage] = []
     for node, window in _windows(state.outline):
         total = _total(window)
@@ -167,17 +184,22 @@ async def search_unread(
         first = max(0, window.first_column) if window.rows is not None else 0
         width = (window.columns or 1) - first if window.rows is not None else 1
         columns = range(first, first + max(1, min(MAX_COLUMNS, width)))
-        for rows in scan_order(total, window, seen):
-            if exact or loop.time() >= deadline or cells >= MAX_CELLS:
+        for rows in scan_order(total, window, seen, max(1, CHUNK_CELLS // len(columns))):
+            if exact or slow or loop.time() >= deadline or cells >= MAX_CELLS:
                 break
             query = RowQuery(str(node.wire), rows, columns, _accepts(text), MATCH_LIMIT)
-            found = await backend.find_in_rows(state.root, query)
+            try:
+                async with asyncio.timeout(max(0.1, deadline - loop.time())):
+                    found = await backend.find_in_rows(state.root, query)
+            except (CallTimeout, TimeoutError):
+                slow = True  # what was searched so far still counts; the rest is said
+                break
             cells += len(rows) * len(columns)
             seen = merged(seen, (rows.start, rows.stop - 1))
             outline = grafted(outline, node.ref, tuple(found), state.root.frame, scale)
             exact = any(rank_text(text, (n.name,)) == ("exact", 1.0) for n in found)
         searched[str(node.wire)] = seen
-        coverage.append(Coverage(node, total, seen))
+        coverage.append(Coverage(node, total, seen, slow))
     successor = State(
         state_id=new_state_id(),
         resource_key=state.resource_key,

@@ -49,3 +49,9 @@ def test_the_end_is_read_first_then_below_the_shown_rows_then_above_each_row_onc
     assert len(rows) == len(set(rows)) == 5000 - 24
     assert rows.index(1024) < rows.index(999), "below the shown rows before above them"
     assert not list(scan_order(5000, window, ((0, 4999),)))
+
+
+def test_a_spreadsheet_is_searched_down_from_its_shown_rows_not_from_its_end() -> None:
+    sheet = Window(-1, 1_048_576, 16_384, 0, 32, 0, 14, cells=True)
+    first = next(scan_order(1_048_576, sheet, ((0, 32),), chunk_rows=34))
+    assert first == range(33, 67)
