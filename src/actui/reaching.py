@@ -101,6 +101,19 @@ class Coverage:
     searched: Intervals
     slow: bool = False
     """The application stopped answering in time, so the search stopped there."""
+    columns: range = range(1)
+    """The columns searched (0-based), of ``width``."""
+    width: int = 1
+
+    @property
+    def other_columns(self) -> str:
+        """`` Only columns 1–15 of 16,384 were searched.`` when some were not; else ''."""
+        if self.columns.start == 0 and self.columns.stop >= self.width:
+            return ""
+        return (
+            f" Only columns {self.columns.start + 1:,}–{self.columns.stop:,} of "
+            f"{self.width:,} were searched."
+        )
 
     @property
     def missing(self) -> list[tuple[int, int]]:
@@ -110,14 +123,14 @@ class Coverage:
         what = f"{self.node.ref} {self.node.role}"
         rows = sum(high - low + 1 for low, high in self.searched)
         if not self.missing:
-            return f"{what}: all {self.total:,} rows searched."
+            return f"{what}: all {self.total:,} rows searched.{self.other_columns}"
         shown = ", ".join(f"{low + 1:,}–{high + 1:,}" for low, high in self.missing[:3])
         more = ", …" if len(self.missing) > 3 else ""
         why = " (the application answered too slowly to go on)" if self.slow else ""
         return (
             f"{what}: searched {rows:,} of {self.total:,} rows{why}; rows {shown}{more} not "
             f"searched. search_ui again on stateId {state_id} continues, or scroll "
-            f"{self.node.ref} there, or search for a longer text."
+            f"{self.node.ref} there, or search for a longer text.{self.other_columns}"
         )
 
     def json(self) -> dict[str, Any]:
@@ -127,6 +140,7 @@ class Coverage:
             "searchedRows": sum(high - low + 1 for low, high in self.searched),
             "notSearched": [[low + 1, high + 1] for low, high in self.missing],
             "stoppedSlow": self.slow,
+            "searchedColumns": [self.columns.start + 1, self.columns.stop],
         }
 
 
@@ -199,7 +213,8 @@ async def search_unread(
             outline = grafted(outline, node.ref, tuple(found), state.root.frame, scale)
             exact = any(rank_text(text, (n.name,)) == ("exact", 1.0) for n in found)
         searched[str(node.wire)] = seen
-        coverage.append(Coverage(node, total, seen, slow))
+        of = window.columns if window.rows is not None and window.columns else 1
+        coverage.append(Coverage(node, total, seen, slow, columns, of))
     successor = State(
         state_id=new_state_id(),
         resource_key=state.resource_key,

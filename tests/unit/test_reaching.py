@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.base import Window
-from actui.reaching import END_ROWS, gaps, merged, scan_order
+from actui.outline.model import Node
+from actui.reaching import END_ROWS, Coverage, gaps, merged, scan_order
 
 spans = st.lists(st.tuples(st.integers(0, 2000), st.integers(0, 200)), max_size=12)
 
@@ -55,3 +56,13 @@ def test_a_spreadsheet_is_searched_down_from_its_shown_rows_not_from_its_end() -
     sheet = Window(-1, 1_048_576, 16_384, 0, 32, 0, 14, cells=True)
     first = next(scan_order(1_048_576, sheet, ((0, 32),), chunk_rows=34))
     assert first == range(33, 67)
+
+
+def test_a_search_says_which_rows_and_columns_it_left_and_how_to_go_on() -> None:
+    sheet = Node(ref="@e3", wire=":1.2/t", role="table", raw_role="table")
+    note = Coverage(sheet, 1000, ((0, 9),), columns=range(0, 15), width=16_384).note("s9")
+    assert "searched 10 of 1,000 rows; rows 11–1,000 not searched" in note
+    assert "search_ui again on stateId s9 continues" in note
+    assert "Only columns 1–15 of 16,384 were searched." in note
+    done = Coverage(sheet, 10, ((0, 9),), columns=range(0, 3), width=3).note("s9")
+    assert done == "@e3 table: all 10 rows searched."
