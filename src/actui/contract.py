@@ -322,7 +322,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     ToolSpec(
         "search_ui",
         SearchUi,
-        "Find elements in a stored state by text, role or capability. No live call.",
+        "Find elements in a stored state by text, role or capability. Rows a big list or "
+        "sheet did not show are read on demand into a new stateId.",
     ),
     ToolSpec(
         "expand_ui",

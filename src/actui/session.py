@@ -32,6 +32,7 @@ from actui.ocr import recognize
 from actui.outline.diff import changes_json, compute_changes, diff_or_view
 from actui.outline.model import Outline
 from actui.outline.view import MIN_VIEW_TOKENS, PAGE_TOKENS, WINDOW_TOKENS, render_view
+from actui.outline.windows import windows_json
 from actui.output import OutputStore
 from actui.runtime.deltas import Announced
 from actui.runtime.roots import RootRegistry, is_browser_app, match_root
@@ -309,6 +310,7 @@ class Session:
             "view": view,
             "target": root_json(state.root_ref, root),
             "nodeCount": len(state.outline),
+            **windows_json(state.outline),
             "status": "ok",
         }
         if state.image_size:
@@ -354,6 +356,12 @@ class Session:
         details["timingsMs"] = dict(snapshot.timings_ms)
         details["source"] = snapshot.source
         news = self.window_news(root.pid, details)
+        if snapshot.partial:
+            news.append(
+                f"partial: {snapshot.partial}. What was read is shown; elements marked "
+                "truncated were not read further. Observe again to read more."
+            )
+            details["partial"] = snapshot.partial
         note = reach_note(snapshot.root, mode)
         if note is not None:
             news.append(note)

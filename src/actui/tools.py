@@ -37,6 +37,7 @@ from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.search import rank_text, render_search, search
 from actui.output import ELEMENT_PAGE_CHARS, bound_details
 from actui.quoting import inline, quote
+from actui.reaching import Coverage, has_unread, search_unread
 from actui.runtime.roots import (
     is_browser_app,
     match_root,
@@ -44,7 +45,8 @@ from actui.runtime.roots import (
     promote_modal,
     window_score,
 )
-from actui.session import RESULT_BUDGET, TOP_N, Session, ToolResult
+from actui.runtime.store import State
+from actui.session import RESULT_BUDGET, TOP_N, Session, ToolResult, scale_of
 from actui.views import TITLE_CAP, node_json, root_json, root_line
 
 log = logging.getLogger(__name__)
@@ -276,6 +278,11 @@ class Computer(Session):
     async def _tool_search_ui(self, p: contract.SearchUi) -> ToolResult:
         state = self.state(p.stateId)
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
+        text = (p.text or "").strip()
+        reached: list[Coverage] = []
+        if text and has_unread(state) and not any(m.reason == "exact" for m in result.matches):
+            state, reached = await self._search_unread(state, text)
+            result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
         matches = [
             {
                 "ref": m.ref,
@@ -290,16 +297,32 @@ class Computer(Session):
             }
             for m in result.matches
         ]
-        return ToolResult(
-            render_search(result),
-            {
-                "stateId": state.state_id,
-                "matches": matches,
-                "totalMatches": result.total,
-                "returned": len(matches),
-                "hasMore": result.total > len(matches),
-            },
-        )
+        details: dict[str, Any] = {
+            "stateId": state.state_id,
+            "matches": matches,
+            "totalMatches": result.total,
+            "returned": len(matches),
+            "hasMore": result.total > len(matches),
+        }
+        lines = [render_search(result)]
+        if reached:
+            lines.append(f"read on demand into stateId {state.state_id}:")
+            lines += [c.note(state.state_id) for c in reached]
+            details["baseStateId"] = state.base_state_id
+            details["unread"] = [c.json() for c in reached]
+        return ToolResult("\n".join(lines), details)
+
+    async def _search_unread(self, state: State, text: str) -> tuple[State, list[Coverage]]:
+        """Rows the state's windowed containers did not show, read for ``text``; the
+        successor state is saved."""
+        backend = self.backend_for(state.root)
+
+        async def job(_epoch: int) -> tuple[State, list[Coverage]]:
+            return await search_unread(backend, state, text, state.epoch, scale_of(state))
+
+        successor, reached = await self.scheduler.read_at(state.resource_key, state.epoch, job)
+        self.store.put(successor)
+        return successor, reached
 
     async def _tool_expand_ui(self, p: contract.ExpandUi) -> ToolResult:
         state = self.state(p.stateId)

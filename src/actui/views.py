@@ -17,6 +17,7 @@ from typing import Any
 from actui.backends.base import ProcessExit, RootInfo
 from actui.outline.fold import INSPECT_LABEL_CAP
 from actui.outline.model import Node
+from actui.outline.windows import window_json
 from actui.quoting import clip, inline, quote
 
 TITLE_CAP = 200
@@ -185,6 +186,8 @@ def node_json(node: Node) -> dict[str, Any]:
         "rect": {"x": rect.x, "y": rect.y, "w": rect.w, "h": rect.h} if rect else None,
         "childCount": len(node.children),
     }
+    if node.window is not None:
+        out["window"] = window_json(node.window)
     for field, text in (("name", node.name), ("description", node.description)):
         if len(text) > INSPECT_LABEL_CAP:
             out[f"{field}Length"] = len(text)

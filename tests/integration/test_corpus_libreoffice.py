@@ -2,9 +2,11 @@
 
 Its sheet is a table that manages its own descendants and claims 2^31 cells;
 asking for all of them grew soffice from 0.5 to 2.2 GB and no observation
-ever returned. actui leaves such a container's children unread (marked
-truncated), so observing Calc returns, soffice's memory stays put, and Calc
-keeps answering.
+ever returned. actui reads such a container as a window onto its data (its
+size, and the cells on screen), so observing Calc returns and says the
+sheet's size and shown range, soffice's memory stays put, and Calc keeps
+answering. The task an agent would do works end to end: find A1, enter 3, 4,
+5 and their sum below, save; a headless soffice reads the file back.
 """
 
 from __future__ import annotations
@@ -31,45 +33,53 @@ class Calc:
     computer: Computer
     pid: int
     root: str
+    book: Path
 
 
-def _soffice_rss_mb() -> float:
-    """Resident memory of every soffice process (the launcher execs soffice.bin)."""
-    total = 0
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if b"soffice" not in (entry / "cmdline").read_bytes():
-                continue
-            found = re.search(r"^VmRSS:\s+(\d+) kB", (entry / "status").read_text(), re.M)
-        except OSError:
-            continue
-        total += int(found.group(1)) if found else 0
-    return total / 1024
+EMPTY_BOOK = """<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" office:version="1.2"
+ office:mimetype="application/vnd.oasis.opendocument.spreadsheet">
+ <office:body><office:spreadsheet><table:table table:name="Sheet1">
+  <table:table-row><table:table-cell/></table:table-row>
+ </table:table></office:spreadsheet></office:body>
+</office:document>
+"""
+"""A flat ODF spreadsheet with one empty sheet: saved in place, without a dialog."""
+
+
+def _rss_mb(pid: int) -> float:
+    """Resident memory of Calc's process (the one behind its window: other desktops on the
+    machine may run soffice too)."""
+    found = re.search(r"^VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text(), re.M)
+    return int(found.group(1)) / 1024 if found else 0.0
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def calc(module_sandbox: Sandbox) -> AsyncIterator[Calc]:
-    await module_sandbox.launch(["soffice", "--calc", "--norestore", "--nologo"])
-    computer = Computer(env=module_sandbox.env)
+async def calc(
+    module_sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Calc]:
+    book = tmp_path_factory.mktemp("calc") / "book.fods"
+    book.write_text(EMPTY_BOOK)
+    await module_sandbox.launch(["soffice", "--calc", "--norestore", "--nologo", str(book)])
+    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         windows: list[dict[str, object]] = []
         for _ in range(240):  # a cold LibreOffice start takes seconds
-            found = await computer.call("find_roots", {"text": "LibreOffice Calc"})
+            found = await computer.call("find_roots", {"text": "book.fods"})
             windows = found.details.get("windows", [])
             if windows:
                 break
             await asyncio.sleep(0.25)
         assert windows, "LibreOffice Calc showed no window"
-        yield Calc(computer, int(str(windows[0]["pid"])), str(windows[0]["windowRef"]))
+        yield Calc(computer, int(str(windows[0]["pid"])), str(windows[0]["windowRef"]), book)
     finally:
         await computer.close()
 
 
 async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(calc: Calc) -> None:
     await asyncio.sleep(2)  # let the start-up settle before the baseline
-    before = _soffice_rss_mb()
+    before = _rss_mb(calc.pid)
     observed = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
     state = observed.details["stateId"]
     sheet = await call_alive(
@@ -77,13 +87,74 @@ async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(ca
     )
     assert sheet.details["matches"], observed.text
     ref = sheet.details["matches"][0]["ref"]
-    details = await call_alive(
-        calc.computer, calc.pid, "inspect_ui", {"stateId": state, "ref": ref}
+    (window,) = [w for w in observed.details["windows"] if w["ref"] == ref]
+    assert (window["rows"], window["columns"]) == (1_048_576, 16_384), window
+    assert window["shown"]["range"].startswith("A1:"), window
+    assert f"1,048,576 rows × 16,384 columns; showing {window['shown']['range']}" in observed.text
+    cell = await call_alive(
+        calc.computer, calc.pid, "search_ui", {"stateId": state, "text": "A1", "role": "cell"}
     )
-    assert "truncated" in details.text, details.text
+    assert cell.details["matches"][0]["label"] == "A1", cell.text
     again = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
     assert again.details["nodeCount"] == observed.details["nodeCount"]
-    assert _soffice_rss_mb() - before < GROWTH_MB
+    assert _rss_mb(calc.pid) - before < GROWTH_MB
+    assert_alive(calc.pid)
+    roots = await call_alive(calc.computer, calc.pid, "find_roots", {"pid": calc.pid})
+    assert roots.details["windows"], "Calc still answers for its window"
+
+
+async def _csv_of(book: Path) -> list[str]:
+    """The sheet as CSV, converted by a headless soffice of its own (a separate profile, so
+    the running Calc is not asked)."""
+    out = book.parent / "csv"
+    profile = (book.parent / "profile").as_uri()
+    converter = await asyncio.create_subprocess_exec(
+        "soffice", f"-env:UserInstallation={profile}", "--headless", "--convert-to", "csv",
+        "--outdir", str(out), str(book),
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
+    )  # fmt: skip
+    async with asyncio.timeout(90):
+        await converter.wait()
+    return (out / "book.csv").read_text().split()
+
+
+async def test_entering_three_numbers_and_their_sum_is_saved_and_reads_back(calc: Calc) -> None:
+    await asyncio.sleep(1)
+    before = _rss_mb(calc.pid)
+    observed = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
+    state = observed.details["stateId"]
+    cells = []
+    for name in ("A1", "A2", "A3", "A4"):
+        found = await call_alive(
+            calc.computer, calc.pid, "search_ui", {"stateId": state, "text": name, "role": "cell"}
+        )
+        cells += [m["ref"] for m in found.details["matches"] if m["label"] == name]
+    assert len(cells) == 4, cells
+    entries = zip(cells, ("3", "4", "5", "=SUM(A1:A3)"), strict=True)
+    entered = await call_alive(
+        calc.computer,
+        calc.pid,
+        "act_ui",
+        {
+            "stateId": state,
+            "actions": [
+                *(
+                    step
+                    for ref, text in entries
+                    for step in (
+                        {"action": "click", "ref": ref},
+                        {"action": "typeText", "text": text},
+                        {"action": "keypress", "keys": ["Return"]},
+                    )
+                ),
+                {"action": "keypress", "keys": ["ctrl", "s"]},
+            ],
+        },
+    )
+    assert not entered.is_error, entered.text
+    await asyncio.sleep(2)
+    assert await _csv_of(calc.book) == ["3", "4", "5", "12"]
+    assert _rss_mb(calc.pid) - before < GROWTH_MB
     assert_alive(calc.pid)
     roots = await call_alive(calc.computer, calc.pid, "find_roots", {"pid": calc.pid})
     assert roots.details["windows"], "Calc still answers for its window"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -93,6 +93,45 @@ class RootInfo:
 
 
 @dataclass(frozen=True)
+class Window:
+    """A container too big to list, read as a window onto its data.
+
+    ``count`` is how many children it says it has (-1 when it will not say);
+    ``rows`` and ``columns`` its table size (None for a plain list, whose
+    rows are its children). The shown range is 0-based and inclusive, rows
+    first (child indices for a list); ``first_row`` is -1 when nothing of it
+    is on screen. ``cells`` names cells spreadsheet-style (A1:J28).
+    """
+
+    count: int
+    rows: int | None = None
+    columns: int | None = None
+    first_row: int = -1
+    last_row: int = -1
+    first_column: int = -1
+    last_column: int = -1
+    cells: bool = False
+
+    @property
+    def shown(self) -> bool:
+        return self.first_row >= 0
+
+
+@dataclass(frozen=True)
+class RowQuery:
+    """Which unread rows of a windowed container to read, and which cells to keep.
+
+    ``accepts`` is asked about each cell's text; at most ``limit`` cells are kept.
+    """
+
+    container: str
+    rows: range
+    columns: range
+    accepts: Callable[[str], bool]
+    limit: int
+
+
+@dataclass(frozen=True)
 class RawNode:
     """One accessible element as the platform reports it.
 
@@ -118,6 +157,8 @@ class RawNode:
     truncated: bool = False
     labelled_by: tuple[str, ...] = ()
     """Native ids of the elements the platform says label this one (AT-SPI LABELLED_BY)."""
+    window: Window | None = None
+    """Set on a container read through its viewport: its children are the shown part."""
     children: tuple[RawNode, ...] = ()
 
 
@@ -132,6 +173,9 @@ class Snapshot:
     truncated: bool = False
     source: str = ""
     timings_ms: Mapping[str, float] = field(default_factory=dict)
+    partial: str = ""
+    """Why the walk stopped before reading everything ("" when it read all it would):
+    the tree is what was read by then, marked truncated where it stopped."""
 
 
 ActionKind = Literal[
@@ -258,6 +302,14 @@ class Backend(abc.ABC):
     async def capture(self, root: RootInfo, *, max_dimension: int) -> Image | None:
         """The root's current pixels, or None when this backend cannot capture."""
         return None
+
+    async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
+        """Unread cells of a windowed container (``RawNode.window``) whose text matches.
+
+        Only backends whose snapshots hold windowed containers are asked; the
+        rows are read on demand without scrolling or moving focus.
+        """
+        raise NotImplementedError(f"{self.name} has no windowed containers")
 
     def document_generation(self, root: RootInfo) -> int:
         """How often ``root``'s content was replaced wholesale (a page navigation).

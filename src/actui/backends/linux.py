@@ -38,6 +38,7 @@ from actui.backends.base import (
     ProcessExit,
     RawNode,
     RootInfo,
+    RowQuery,
     Snapshot,
     TextSlice,
 )
@@ -274,6 +275,9 @@ class LinuxBackend(Backend):
             )
         with self._on_display():
             return await self.atspi.read_text(root, node_id, offset, limit)
+
+    async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
+        return await self.atspi.find_in_rows(root, query)
 
     def change_mark(self, root: RootInfo) -> int:
         return super().change_mark(root) if is_window_only(root) else self.atspi.change_mark(root)

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from actui.backends.base import CAPABILITIES
 from actui.errors import UnknownRef
 from actui.outline.model import Node, Outline, is_offscreen
+from actui.outline.windows import window_text
 from actui.quoting import inline, quote
 
 LABEL_CAP = 120
@@ -130,7 +131,11 @@ def node_details(node: Node) -> str:
 
 def node_line(node: Node) -> str:
     """A node as one fold line, without indent or fold summary."""
-    return f"{node.ref} {display_name(node)}{node_details(node)}"
+    return f"{node.ref} {display_name(node)}{_window(node)}{node_details(node)}"
+
+
+def _window(node: Node) -> str:
+    return f" {window_text(node.window)}" if node.window is not None else ""
 
 
 def label_line(node: Node) -> str:
@@ -146,7 +151,7 @@ def label_line(node: Node) -> str:
     label = quoted(node.label, INSPECT_LABEL_CAP) if node.label else "(unlabeled)"
     if node.name_inferred:
         label += f" {INFERRED}"
-    return f"{node.ref} {role} {label}{node_details(node)}"
+    return f"{node.ref} {role} {label}{_window(node)}{node_details(node)}"
 
 
 def path_text(outline: Outline, node: Node) -> str:

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from actui.backends.base import RawNode, Rect
+from actui.backends.base import RawNode, Rect, Window
 from actui.outline.reading import FIELD_ROLES, LABEL_ROLES, Box, infer_labels, reading_order
 from actui.outline.roles import neutral_role
 
@@ -43,6 +43,8 @@ class Node:
     depth: int = 0
     name_inferred: bool = False
     """The name is the text of a label found beside or above the node, not the platform's."""
+    window: Window | None = None
+    """Set on a container read as a window onto its data: its children are the shown part."""
 
     @property
     def label(self) -> str:
@@ -197,6 +199,7 @@ def build_outline(tree: RawNode, origin: Rect | None, scale: float = 1.0) -> Out
             rect=rect,
             secure=raw.secure,
             truncated=raw.truncated,
+            window=raw.window,
             parent=parent,
             children=tuple(children.get(ref, ())),
             depth=depth,
@@ -242,3 +245,31 @@ def renumbered(outline: Outline, mapping: Mapping[str, str]) -> Outline:
             children=tuple(mapping[c] for c in node.children),
         )
     return Outline(root=mapping[outline.root], nodes=nodes)
+
+
+def grafted(
+    outline: Outline, parent: str, children: tuple[RawNode, ...], origin: Rect | None, scale: float
+) -> Outline:
+    """A successor outline with ``children`` read on demand added under ``parent``.
+
+    They are numbered after every existing ref, so refs of the base outline
+    keep their meaning; ones already in the outline, or given twice (by native id), join
+    once.
+    """
+    known = outline.by_wire()
+    fresh = tuple({c.native_id: c for c in children if c.native_id not in known}.values())
+    if not fresh:
+        return outline
+    holder = outline.nodes[parent]
+    piece = build_outline(RawNode(native_id="", raw_role="", children=fresh), origin, scale)
+    start = outline.max_ref
+    mapping = {ref: f"@e{start + ref_number(ref) - 1}" for ref in piece.nodes}
+    mapping[piece.root] = parent
+    added = renumbered(piece, mapping)
+    nodes = dict(outline.nodes)
+    for node in added:
+        if node.ref != parent:
+            nodes[node.ref] = replace(node, depth=node.depth + holder.depth)
+    extra = added.nodes[parent].children
+    nodes[parent] = replace(holder, children=holder.children + extra)
+    return Outline(root=outline.root, nodes=nodes)

@@ -25,15 +25,18 @@ from actui.backends.atspi.fields import FieldText, FocusTracker, read_field, rea
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import Listing, RootLister
-from actui.backends.atspi.snapshot import SnapshotReader
+from actui.backends.atspi.snapshot import WALK_BUDGET_S, SnapshotReader
+from actui.backends.atspi.unread import accepted_cells, read_cells
 from actui.backends.atspi.window_origin import WindowOrigins
 from actui.backends.base import (
     POLL_INTERVAL_S,
     ActionRequest,
     ActionResult,
     Backend,
+    RawNode,
     Rect,
     RootInfo,
+    RowQuery,
     Snapshot,
     TextSlice,
 )
@@ -82,7 +85,10 @@ class AtspiBackend(Backend):
         await self._bus.ensure_events()
         return await self._roots.listing(pid)
 
-    async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
+    async def snapshot(
+        self, root: RootInfo, *, max_nodes: int, max_depth: int, budget_s: float = WALK_BUDGET_S
+    ) -> Snapshot:
+        """``budget_s``: how long the walk admits new nodes (see ``snapshot.WALK_BUDGET_S``)."""
         await self._bus.ensure_events()
         origin, frame = await self._origin(root)
         return await self._snapshots.snapshot(
@@ -91,6 +97,7 @@ class AtspiBackend(Backend):
             frame,
             max_nodes=min(max_nodes, MAX_NODES),
             max_depth=min(max_depth, MAX_DEPTH),
+            budget_s=budget_s,
         )
 
     async def refusal_if_disabled(self, request: ActionRequest) -> ActionResult | None:
@@ -236,6 +243,14 @@ class AtspiBackend(Backend):
             return TextSlice(basics.name[start : start + limit], start, len(basics.name))
         text, count = await read_text(self._bus, at, start, limit)
         return TextSlice(text, start, count)
+
+    async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
+        at = Address.parse(query.container)
+        basics = await read_basics(self._bus, at)
+        cells = await accepted_cells(self._bus, query, "Table" in basics.interfaces)
+        origin, _ = await self._origin(root)
+        selects = "Selection" in basics.interfaces
+        return await read_cells(self._bus, cells, origin, root.toolkit, parent_selects=selects)
 
     async def close(self) -> None:
         await self._bus.close()

@@ -275,7 +275,7 @@ def request_text_head(bus: AtspiBus, at: Address) -> asyncio.Future[list[Any]]:
 
 
 async def text_head_from(
-    bus: AtspiBus, at: Address, request: asyncio.Future[list[Any]]
+    bus: AtspiBus, at: Address, request: asyncio.Future[list[Any]], *, clamps: bool = False
 ) -> tuple[str, int]:
     """The first :data:`VALUE_CAP` characters and the full count, mostly in one call.
 
@@ -283,10 +283,12 @@ async def text_head_from(
     short answer is the whole text; only a full one needs ``CharacterCount``.
     Gecko does not clamp: it answers any range past the text with '' (a web
     paragraph's "Not submitted" read as empty), so an empty answer is asked
-    again with the real end; that costs two calls only where text is empty.
+    again with the real end; that costs two calls only where text is empty,
+    and none where the toolkit is known to clamp (``clamps``: an empty answer
+    is empty text, as in the empty cells of a spreadsheet's shown window).
     """
     text = str((await request)[0])[:VALUE_CAP]
-    if 0 < len(text) < VALUE_CAP:
+    if 0 < len(text) < VALUE_CAP or (clamps and not text):
         return text, len(text)
     count = int(await bus.get(at.bus, at.path, IFACE_PREFIX + "Text", "CharacterCount"))
     if text or count <= 0:
@@ -340,11 +342,13 @@ async def read_details(
     want_rect: bool,
     want_actions: bool = True,
     value_is_name: bool = False,
+    text_clamps: bool = False,
 ) -> Details:
     """Extents, value and actions for the interfaces the element has, asked all at once.
 
     ``actions`` stays None when not wanted; ``value_is_name`` takes the value
-    from the name instead of reading the text (see :func:`name_is_text`).
+    from the name instead of reading the text (see :func:`name_is_text`);
+    ``text_clamps`` says the toolkit clamps text ranges (:func:`text_head_from`).
     Password fields never have their text read.
     """
     await bus.a11y()
@@ -364,7 +368,7 @@ async def read_details(
         value: str | None = None
         length = 0
         if text_f is not None:
-            text, length = await text_head_from(bus, at, text_f)
+            text, length = await text_head_from(bus, at, text_f, clamps=text_clamps)
             value = clean_text(text)
         elif value_f is not None:
             value = format_number(value_of(await value_f))

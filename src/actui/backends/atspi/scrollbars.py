@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.atspi.reader import IFACE_PREFIX, read_basics, read_children
+from actui.backends.atspi.viewport import is_windowed
 from actui.errors import ActuiError
 
 VALUE = IFACE_PREFIX + "Value"
@@ -54,7 +55,11 @@ async def scroll_bars(bus: AtspiBus, at: Address) -> list[Bar]:
 
 
 async def _own_bars(bus: AtspiBus, at: Address) -> list[Bar]:
+    """The element's scroll bars among its children; none of a container read as a window
+    (its children are its cells, and asking for them all would wedge the application)."""
     bars: list[Bar] = []
+    if is_windowed(await read_basics(bus, at)):
+        return bars
     for child in await read_children(bus, at):
         with contextlib.suppress(ActuiError):
             basics = await read_basics(bus, child)

@@ -30,6 +30,11 @@ with empty extents (hidden stack pages) are listed by role and name only,
 marked ``offscreen``, and read in full once they can be seen. Closed Firefox
 popups (neither ``visible`` nor ``showing``, see ``gecko``) are left out. A dead
 application aborts the walk (``TargetGone``), never yields a partial tree.
+A container too big to list (more than ``viewport.MAX_CHILDREN`` children) or one
+that makes its children on demand (``manages_descendants``) is read as a
+window onto its data (``viewport``): its size, and as children only the cells
+on screen; it is read again on every walk (scrolling it sends no event about
+it), while its cells come from the mirror like any other node.
 An unnamed, showing field of a toolkit known to answer ``GetRelationSet`` is
 asked who labels it (one call each; the names are resolved above the seam).
 Per-node calls live in ``reader``; caps in ``caps``; naming quirks in
@@ -40,7 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -67,8 +72,9 @@ from actui.backends.atspi.reader import (
     short_interfaces,
 )
 from actui.backends.atspi.tables import role_name, state_names
-from actui.backends.base import RawNode, Rect, RootInfo, Snapshot
-from actui.errors import TargetGone
+from actui.backends.atspi.viewport import is_windowed, read_window
+from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
+from actui.errors import CallTimeout, TargetGone
 
 CACHE_PATH = "/org/a11y/atspi/cache"
 CACHE_IFACE = "org.a11y.atspi.Cache"
@@ -82,6 +88,8 @@ FIELD_ROLES = frozenset(
 """Roles whose unnamed, showing elements are asked who labels them (one call each)."""
 RELATION_TOOLKITS = ("gtk", "qt")
 """Toolkits known to answer ``GetRelationSet`` (GTK 3 and 4, Qt); others are not asked."""
+CLAMPING_TOOLKITS = ("gtk", "qt")
+"""Toolkits measured to clamp a text range past the end (GTK 3 and 4, Qt; not Gecko)."""
 
 
 @dataclass
@@ -105,35 +113,57 @@ class _Visit:
     children_known: bool = False
     children_read: bool = False
     labelled_by: tuple[str, ...] = ()
+    window: Window | None = None
+    """Set when the children are the shown part of a container too big to list."""
+    cell_identities: Mapping[Address, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    """Of a windowed container: the role and interfaces its shown cells are known to have."""
     settled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-MAX_CHILDREN = 4096
-"""A container with more children is not enumerated: no snapshot could hold them, and
-``GetChildren`` of 30,000 GTK 3 list cells outlasts the call timeout."""
+@dataclass
+class _Stop:
+    """Why a walk stopped growing before it was done ("" while it grows).
+
+    Past its budget, or once the application failed to answer one call in
+    time, a walk admits no more nodes: the visits in flight finish (each
+    bounded by the call timeout) and what was read is returned, marked
+    truncated where it stopped, instead of nothing.
+    """
+
+    deadline: float
+    reason: str = ""
+
+    def stopped(self) -> bool:
+        if not self.reason and time.perf_counter() > self.deadline:
+            self.reason = "the application answered too slowly to read it all in time"
+        return bool(self.reason)
+
+
+WALK_BUDGET_S = 8.0
+"""Seconds a walk admits new nodes for: a tool call returns within about this plus one
+call timeout, however slow the application."""
 
 
 def _uncounted(basics: Basics) -> bool:
-    """A container that makes its children on demand and has not said how many."""
+    """A container that makes its children on demand and has not said how many (GTK 3's
+    tree views in the cache; they answer the direct question)."""
     return basics.child_count < 0 and "manages_descendants" in basics.states
 
 
 def _wants_children(visit: _Visit, basics: Basics, max_depth: int) -> bool:
-    """Whether to read the element's children; where they stay unread it is marked truncated.
+    """Whether to list the element's children; cut by the depth cap, it is marked truncated.
 
-    Not those of a container that manages its descendants and, asked directly,
-    still will not say how many it has: LibreOffice's sheet answers
-    ``ChildCount`` -1 for its 2^31 cells and makes an object for each one asked
-    for, so asking for them all grew soffice by gigabytes and never answered in
-    time. (GTK 3 tree views manage their descendants too, and are uncounted in
-    the cache, but answer the direct question.)
+    A container too big to list, or one that makes its children on demand, is
+    read through its viewport instead (``viewport``): LibreOffice's sheet
+    claims 2^31 cells and makes an object for each one asked for, so asking
+    for them all grew soffice by gigabytes and never answered in time.
     """
     if basics.child_count == 0:
         return False
-    if visit.depth >= max_depth or _uncounted(basics) or basics.child_count > MAX_CHILDREN:
+    if visit.depth >= max_depth:
         visit.truncated = True
         return False
-    return True
+    return not is_windowed(basics)
 
 
 @dataclass(frozen=True)
@@ -221,6 +251,11 @@ class _Plan:
         return self.is_gtk and name_is_text(basics)
 
     @property
+    def text_clamps(self) -> bool:
+        """GTK 3, GTK 4 and Qt clamp a text range past the end (``reader.text_head_from``)."""
+        return self.toolkit.lower().startswith(CLAMPING_TOOLKITS)
+
+    @property
     def anchor(self) -> tuple[int, int] | None:
         """The root's top-left corner: mirrored rects are relative to it."""
         return None if self.frame is None else (self.frame.x, self.frame.y)
@@ -289,6 +324,7 @@ class SnapshotReader:
         *,
         max_nodes: int,
         max_depth: int,
+        budget_s: float = WALK_BUDGET_S,
     ) -> Snapshot:
         """The root's tree; ``frame`` is its screen rect, read by the caller just before.
 
@@ -321,7 +357,8 @@ class SnapshotReader:
             toolkit=root.toolkit,
         )
         try:
-            visits = await self._walk(at, plan, max_nodes, max_depth)
+            stop = _Stop(time.perf_counter() + budget_s)
+            visits = await self._walk(at, plan, max_nodes, max_depth, stop)
         except AppGone as exc:
             raise AppGone(
                 f"{root.app_name} (pid {root.pid}) exited while its window {root.title!r} was "
@@ -341,10 +378,11 @@ class SnapshotReader:
         made = Assembled(tree, node_count, any(v.truncated for v in visits), frame)
         if keep:
             # without the root's rect a move could not be noticed: that tree is not reused
-            reusable = made if frame is not None else None
+            reusable = made if frame is not None and not stop.reason else None
             self._mirrors.store(root.native_id, key, _records(visits, plan.anchor), reusable)
         source = "cache" if cache is not None else "walk"
-        return self._result(root, made, _source(source, reuse), started, cached_at)
+        result = self._result(root, made, _source(source, reuse), started, cached_at)
+        return replace(result, partial=stop.reason)
 
     @staticmethod
     def _result(
@@ -371,6 +409,7 @@ class SnapshotReader:
         plan: _Plan,
         max_nodes: int,
         max_depth: int,
+        stop: _Stop,
     ) -> list[_Visit]:
         """Visit nodes as soon as their parent's children are known, in BFS order.
 
@@ -379,7 +418,7 @@ class SnapshotReader:
         details are read. Children are admitted (given their index) strictly in
         breadth-first order, so the node cap keeps the same nodes a level-by-
         level walk would. A node the mirror can supply whole is settled on
-        admission, without a task.
+        admission, without a task. Once ``stop`` says so, no more are admitted.
         """
         reuse = plan.reuse
         visits = [_Visit(root, 0, -1, moved=reuse is None or reuse.moves(root))]
@@ -390,6 +429,10 @@ class SnapshotReader:
             nonlocal admitted
             while admitted < len(visits) and visits[admitted].children_known:
                 visit = visits[admitted]
+                if visit.child_addresses and stop.stopped():
+                    visit.truncated = True
+                    admitted += 1
+                    continue
                 for child in visit.child_addresses:
                     if child in seen:
                         continue
@@ -402,7 +445,7 @@ class SnapshotReader:
                     visits.append(_Visit(child, visit.depth + 1, admitted, moved=moved))
                     if not self._from_mirror(visits, len(visits) - 1, plan, max_depth):
                         group.create_task(
-                            self._visit(visits, len(visits) - 1, plan, max_depth, admit)
+                            self._visit(visits, len(visits) - 1, plan, max_depth, admit, stop)
                         )
                 admitted += 1
 
@@ -412,7 +455,7 @@ class SnapshotReader:
                 def admit() -> None:
                     admit_ready(group)
 
-                group.create_task(self._visit(visits, 0, plan, max_depth, admit))
+                group.create_task(self._visit(visits, 0, plan, max_depth, admit, stop))
         except ExceptionGroup as failed:  # a timeout: the app is hung, give up
             raise failed.exceptions[0] from None
         return visits
@@ -431,6 +474,8 @@ class SnapshotReader:
         if unseen != known.basics.unseen:
             return False  # read under the other rule
         basics = known.basics
+        if is_windowed(basics):
+            return False  # what it shows is read again: scrolling sends no event for it
         wants_children = _wants_children(visit, basics, max_depth)
         if wants_children and known.children is None:
             return False
@@ -454,6 +499,7 @@ class SnapshotReader:
         plan: _Plan,
         max_depth: int,
         admit: Callable[[], None],
+        stop: _Stop,
     ) -> None:
         """Read one element, then admit its children.
 
@@ -470,12 +516,19 @@ class SnapshotReader:
             if plan.rect_follows_parent and parent is not None:
                 await parent.settled.wait()
             visit.unseen = plan.unseen(parent)
-            basics = await self._basics(visit, entry, known, plan)
+            hint = parent.cell_identities.get(visit.at) if parent is not None else None
+            basics = await self._basics(visit, entry, known, plan, hint)
             if _uncounted(basics):
                 count = await self._bus.get(visit.at.bus, visit.at.path, ACCESSIBLE, "ChildCount")
                 basics = replace(basics, child_count=int(count))
             wants_children = _wants_children(visit, basics, max_depth)
             listed = _listed_children(entry, known, wants_children)
+            if visit.depth < max_depth and is_windowed(basics):
+                viewed = await read_window(
+                    self._bus, visit.at, basics, showing_known=plan.showing_known
+                )
+                visit.window, listed = viewed.window, list(viewed.children)
+                visit.cell_identities = viewed.identities
             if listed is None:
                 pending.append(request_children(self._bus, visit.at))
             if plan.rect_follows_parent:
@@ -495,13 +548,21 @@ class SnapshotReader:
             raise  # a partial tree of a dead app would look like a real one
         except (TargetGone, CallFailed):
             visit.basics = None  # vanished or broken mid-walk: left out with its subtree
+        except CallTimeout as exc:
+            if index == 0:
+                raise  # not even the window answered: nothing to return
+            stop.reason = stop.reason or f"{exc.message}; the rest was not read"
+            visit.basics = None
+            visits[visit.parent].truncated = True
         finally:
             discard(pending)
             visit.settled.set()
             if not visit.children_known:
                 visit.child_addresses = []
                 visit.children_known = True
-                admit()
+                task = asyncio.current_task()
+                if task is None or not task.cancelling():
+                    admit()  # a cancelled walk (another visit failed) admits nothing more
 
     async def _labelled_by(self, at: Address) -> tuple[str, ...]:
         """The elements the toolkit says label ``at``; none when it cannot say."""
@@ -517,8 +578,14 @@ class SnapshotReader:
         )
 
     async def _basics(
-        self, visit: _Visit, entry: _Cached | None, known: NodeRecord | None, plan: _Plan
+        self,
+        visit: _Visit,
+        entry: _Cached | None,
+        known: NodeRecord | None,
+        plan: _Plan,
+        hint: tuple[str, frozenset[str]] | None = None,
     ) -> Basics:
+        """``hint``: the role and interfaces when the element's table already said them."""
         if entry is not None:
             return entry.basics
         if visit.unseen:
@@ -529,7 +596,7 @@ class SnapshotReader:
         if known is not None and not known.basics.unseen:
             return known.basics
         identity = plan.reuse.identity(visit.at) if plan.reuse is not None else None
-        return await read_basics(self._bus, visit.at, identity)
+        return await read_basics(self._bus, visit.at, identity or hint)
 
     async def _details(
         self,
@@ -563,6 +630,7 @@ class SnapshotReader:
             want_rect=shown and rect,
             want_actions=plan.wants_actions(basics, shown),
             value_is_name=plan.value_is_name(basics),
+            text_clamps=plan.text_clamps,
         )
 
     async def _mirrored_details(
@@ -633,6 +701,47 @@ def _with_showing(states: frozenset[str], rect: Rect | None, toolkit: str) -> fr
     return states
 
 
+def element_node(
+    at: Address,
+    b: Basics,
+    d: Details,
+    toolkit: str,
+    *,
+    parent_selects: bool,
+    in_scroll_area: bool,
+    truncated: bool = False,
+    labelled_by: tuple[str, ...] = (),
+    window: Window | None = None,
+    children: tuple[RawNode, ...] = (),
+) -> RawNode:
+    """One element as the seam carries it, from what was read of it (a password's text never)."""
+    return RawNode(
+        native_id=at.native_id,
+        raw_role=b.role,
+        name=clean_name(b.name, toolkit),
+        description=clean_text(b.description),
+        value=None if b.secure else d.value,
+        value_length=0 if b.secure else d.value_length,
+        states=_with_showing(b.states, d.rect, toolkit),
+        interfaces=b.interfaces,
+        actions=d.actions or (),
+        caps=derive_caps(
+            b.role,
+            b.interfaces,
+            d.actions,
+            b.states,
+            parent_selects=parent_selects,
+            in_scroll_area=in_scroll_area,
+        ),
+        rect=d.rect,
+        secure=b.secure,
+        truncated=truncated,
+        labelled_by=labelled_by,
+        window=window,
+        children=children,
+    )
+
+
 def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
     """RawNodes bottom-up and their count; failed nodes and closed Gecko popups are
     dropped with their subtrees."""
@@ -653,28 +762,16 @@ def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
         b, d = v.basics, v.details
         kept = [c for c in v.children if c in built]
         sizes[i] = 1 + sum(sizes[c] for c in kept)
-        built[i] = RawNode(
-            native_id=v.at.native_id,
-            raw_role=b.role,
-            name=clean_name(b.name, toolkit),
-            description=clean_text(b.description),
-            value=None if b.secure else d.value,
-            value_length=0 if b.secure else d.value_length,
-            states=_with_showing(b.states, d.rect, toolkit),
-            interfaces=b.interfaces,
-            actions=d.actions or (),
-            caps=derive_caps(
-                b.role,
-                b.interfaces,
-                d.actions,
-                b.states,
-                parent_selects=parent is not None and "Selection" in parent.interfaces,
-                in_scroll_area=v.parent >= 0 and scroll_area[v.parent],
-            ),
-            rect=d.rect,
-            secure=b.secure,
+        built[i] = element_node(
+            v.at,
+            b,
+            d,
+            toolkit,
+            parent_selects=parent is not None and "Selection" in parent.interfaces,
+            in_scroll_area=v.parent >= 0 and scroll_area[v.parent],
             truncated=v.truncated,
             labelled_by=v.labelled_by,
+            window=v.window,
             children=tuple(built.pop(c) for c in kept),
         )
     return built[0], sizes[0]

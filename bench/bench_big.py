@@ -1,0 +1,219 @@
+"""Showing-first observation: the cost of a look follows what is on screen, not the data.
+
+Three measures, each actui against its reference in the same run:
+
+* ``scale``: cold ``observe_ui`` (a fresh ``Computer`` per run, the window found
+  untimed) of ``tests/apps/gtk3_big_list.py`` with N rows × 3 columns, for
+  N = 100, 1,000, 10,000, 100,000, beside dogtail's ``dump()`` of the same
+  window (``baseline_walk.py``, N ≤ ``--dogtail-max``); the app's RSS after
+  the runs and this process's peak RSS (actui runs in it).
+* ``calc``: cold ``observe_ui`` of LibreOffice Calc and the RSS growth of its
+  process (the one behind its window) over the runs (targets ≤ 500 ms, ≤ +50 MB).
+* ``search``: ``search_ui`` for the last row of the 100,000-row list on a
+  fresh observation: its time and the AT-SPI calls it made.
+
+Run: ``.venv/bin/python bench/bench_big.py [--rounds N] [--only scale|calc|search]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import resource
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from bench_desktop import baseline, have_baselines, ok, root_ref
+from benchkit import Series, Stopwatch, machine_line, ms, ratio, table
+
+from actui.backends.atspi.bus import AtspiBus
+from actui.sandbox import Sandbox
+from actui.tools import Computer
+
+APP = Path(__file__).resolve().parents[1] / "tests" / "apps" / "gtk3_big_list.py"
+SIZES = (100, 1_000, 10_000, 100_000)
+MEASURES = ("scale", "calc", "search")
+
+
+def rss_mb(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            found = re.search(r"^VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text(), re.M)
+        except OSError:
+            continue
+        total += int(found.group(1)) if found else 0
+    return total / 1024
+
+
+def peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+@contextmanager
+def counted_calls() -> Iterator[list[int]]:
+    """Every AT-SPI call actui sends meanwhile, counted (``AtspiBus.request`` wrapped)."""
+    count = [0]
+    original = AtspiBus.request
+
+    def request(self: AtspiBus, *args: Any, **kwargs: Any) -> Any:
+        count[0] += 1
+        return original(self, *args, **kwargs)
+
+    AtspiBus.request = request  # type: ignore[method-assign]
+    try:
+        yield count
+    finally:
+        AtspiBus.request = original  # type: ignore[method-assign]
+
+
+async def cold_observe(env: dict[str, str], pid: int) -> tuple[float, dict[str, Any]]:
+    computer = Computer(env=env)
+    try:
+        ref = await root_ref(computer, pid)
+        with Stopwatch() as watch:
+            observed = ok(await computer.observe_ui(root=ref, mode="semantic"))
+        return watch.ms, dict(observed.details)
+    finally:
+        await computer.close()
+
+
+async def scale(rounds: int, dogtail_max: int) -> str:
+    rows: list[list[str]] = []
+    smallest = float("nan")
+    async with Sandbox() as desktop:
+        for n in SIZES:
+            process = await desktop.launch(["/usr/bin/python3", str(APP), str(n)])
+            await desktop.wait_for_app(process.pid)
+            ours, theirs = Series(f"{n:,} rows"), Series("dogtail")
+            nodes = shown = ""
+            for _ in range(rounds):
+                took, details = await cold_observe(desktop.env, process.pid)
+                ours.add(took)
+                nodes = str(details["nodeCount"])
+                shown = "; ".join(str(w["shown"]["range"]) for w in details.get("windows", []))
+                if have_baselines() and n <= dogtail_max:
+                    dump = await baseline(desktop.env, "dump", process.pid, repeat=1)
+                    theirs.add(dump["runs_ms"][0])
+            if n == SIZES[0]:
+                smallest = ours.median
+            rows.append(
+                [
+                    f"{n:,}",
+                    nodes,
+                    shown,
+                    ms(ours.median),
+                    f"{ours.median / smallest:.2f}",
+                    ms(theirs.median),
+                    ratio(theirs.median, ours.median),
+                    f"{rss_mb([process.pid]):.0f}",
+                    f"{peak_mb():.0f}",
+                ]
+            )
+            process.kill()
+            await process.wait()
+    headers = (
+        "rows", "outline nodes", "shown", "actui cold ms (median)", "÷ 100-row",
+        "dogtail dump ms", "dogtail ÷ actui", "app RSS MB", "bench peak RSS MB",
+    )  # fmt: skip
+    return f"scale ({rounds} rounds)\n" + table(headers, rows)
+
+
+async def calc_pid(computer: Computer) -> int:
+    """Calc's pid once its window is listed with its accessibility tree (seconds, cold)."""
+    for _ in range(180):
+        windows = ok(await computer.find_roots(text="LibreOffice Calc")).details["windows"]
+        if windows and windows[0]["accessibility"] == "full":
+            return int(windows[0]["pid"])
+        await asyncio.sleep(0.5)
+    raise RuntimeError("LibreOffice Calc showed no accessible window in 90 s")
+
+
+async def calc(rounds: int) -> str:
+    series = Series("Calc cold observe_ui")
+    async with Sandbox() as desktop:
+        await desktop.launch(["soffice", "--calc", "--norestore", "--nologo"])
+        computer = Computer(env=desktop.env)
+        try:
+            pid = await calc_pid(computer)
+        finally:
+            await computer.close()
+        await asyncio.sleep(3)  # the start-up settles
+        before = rss_mb([pid])
+        nodes = ""
+        for _ in range(rounds):
+            took, details = await cold_observe(desktop.env, pid)
+            series.add(took)
+            nodes = str(details["nodeCount"])
+        growth = rss_mb([pid]) - before
+    return f"calc ({rounds} rounds)\n" + table(
+        ("what", "min ms", "median ms", "outline nodes", "soffice RSS before MB", "growth MB"),
+        [
+            [
+                series.name,
+                ms(series.min),
+                ms(series.median),
+                nodes,
+                f"{before:.0f}",
+                f"{growth:+.1f}",
+            ]
+        ],
+    )
+
+
+async def search(rounds: int) -> str:
+    rows: list[list[str]] = []
+    n = SIZES[-1]
+    async with Sandbox() as desktop:
+        process = await desktop.launch(["/usr/bin/python3", str(APP), str(n)])
+        await desktop.wait_for_app(process.pid)
+        for _ in range(rounds):
+            computer = Computer(env=desktop.env)
+            try:
+                ref = await root_ref(computer, process.pid)
+                observed = ok(await computer.observe_ui(root=ref, mode="semantic"))
+                state = observed.details["stateId"]
+                with counted_calls() as calls, Stopwatch() as watch:
+                    found = ok(await computer.search_ui(stateId=state, text=f"Row {n}"))
+                labels = [m["label"] for m in found.details["matches"]]
+                unread = found.details.get("unread", [{}])[0]
+                rows.append(
+                    [
+                        ms(watch.ms),
+                        str(calls[0]),
+                        str(f"Row {n}" in labels),
+                        f"{unread.get('searchedRows', 0):,}",
+                    ]
+                )
+            finally:
+                await computer.close()
+        process.kill()
+        await process.wait()
+    headers = ("search_ui ms", "AT-SPI calls", "last row found", "rows searched")
+    return f"search for the last of {n:,} rows\n" + table(headers, rows)
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--dogtail-max", type=int, default=10_000)
+    parser.add_argument("--only", action="append", choices=MEASURES)
+    args = parser.parse_args()
+    print(machine_line())
+    for measure in args.only or MEASURES:
+        if measure == "scale":
+            print(await scale(args.rounds, args.dogtail_max))
+        elif measure == "calc":
+            print(await calc(args.rounds))
+        else:
+            print(await search(args.rounds))
+        sys.stdout.flush()
+    print(machine_line())
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

@@ -1,0 +1,255 @@
+"""A container too big to list, read as a window onto its data: its size and what is on screen.
+
+A GTK 3 tree view of 100,000 rows has 300,003 children and ``GetChildren``
+outlasts any timeout; LibreOffice's sheet claims 2^31 cells and makes an
+object for each one asked for (asking for all grew soffice by gigabytes).
+Such a container is never enumerated. Its size comes from ``ChildCount`` and
+``Table`` (``NRows``, ``NColumns``: one call each); its shown part from its
+viewport: ``Component.GetAccessibleAtPoint`` just inside its top-left,
+bottom-left and top-right corners (both GTK 3 and LibreOffice answer it in
+under a millisecond) gives the first and last shown row and column, and
+``Table.GetAccessibleAt`` (a list: ``GetChildAtIndex``) each shown cell.
+A point may fall on a column header or a gap; a few points further in are
+tried. Row and column of a cell come from its index through the table
+(``GetRowAtIndex``); LibreOffice's index overflows past row 131,072, so a
+spreadsheet's cells fall back on their names (``A1``). This module reads; it
+does not decide which containers are windows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from actui.backends.atspi.address import Address
+from actui.backends.atspi.bus import AtspiBus, CallFailed
+from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX, Basics, discard, short_interfaces
+from actui.backends.atspi.tables import role_name
+from actui.backends.base import Window
+
+TABLE = IFACE_PREFIX + "Table"
+COMPONENT = IFACE_PREFIX + "Component"
+SCREEN = 0
+MAX_CHILDREN = 4096
+"""A container with more children is not enumerated: no snapshot could hold them, and
+``GetChildren`` of 30,000 GTK 3 list cells outlasts the call timeout."""
+MAX_WINDOW_CELLS = 2048
+"""Shown cells read at most: a big screen's sheet shows about 1,500."""
+PROBES = 8
+"""Points tried from each corner inwards before the corner is given up."""
+INSET = 3
+"""Pixels inside the container's edge a probe starts at."""
+MIN_LINE = 8
+"""Pixels a row or column takes at least: bounds what a view can show."""
+_CELL_NAME = re.compile(r"^([A-Z]{1,3})([1-9][0-9]{0,6})$")
+
+
+@dataclass(frozen=True)
+class Viewed:
+    """The window and the children to read: shown column headers, then shown cells, with
+    the role and interfaces of the cells already known."""
+
+    window: Window
+    children: tuple[Address, ...]
+    identities: Mapping[Address, tuple[str, frozenset[str]]] = field(default_factory=dict)
+
+
+def cell_address(name: str) -> tuple[int, int] | None:
+    """``"B3"`` → (row 2, column 1), 0-based; None for anything else."""
+    found = _CELL_NAME.match(name.strip())
+    if found is None:
+        return None
+    column = 0
+    for letter in found.group(1):
+        column = column * 26 + ord(letter) - ord("A") + 1
+    return int(found.group(2)) - 1, column - 1
+
+
+def is_windowed(basics: Basics, max_children: int = MAX_CHILDREN) -> bool:
+    """Whether the container is read through its viewport instead of its child list.
+
+    Every container that makes its children on demand (``manages_descendants``:
+    GTK 3 tree views, LibreOffice's sheet), and any with more than
+    ``max_children``. Nothing may ask such a container for all its children:
+    a GTK 3 list of 100,000 rows stays busy making 300,003 of them long after
+    the call timed out.
+    """
+    return basics.child_count > max_children or (
+        "manages_descendants" in basics.states and basics.child_count != 0
+    )
+
+
+class _Reader:
+    def __init__(self, bus: AtspiBus, at: Address, table: bool, cells: bool) -> None:
+        self.bus, self.at, self.table, self.cells = bus, at, table, cells
+
+    async def call(self, iface: str, member: str, signature: str = "", *args: int) -> Any:
+        body = await self.bus.call(self.at.bus, self.at.path, iface, member, signature, args)
+        return body[0]
+
+    async def hit(self, x: int, y: int) -> tuple[int, int] | None:
+        """(row, column) of the cell at a screen point (a list: (index, 0)); None off a cell."""
+        found = Address.of(await self.call(COMPONENT, "GetAccessibleAtPoint", "iiu", x, y, SCREEN))
+        if found.is_null or found == self.at:
+            return None
+        (index,) = await self.bus.call(found.bus, found.path, ACCESSIBLE, "GetIndexInParent")
+        index = int(index)
+        if not self.table:
+            return (index, 0) if index >= 0 else None
+        if index < 0:
+            if not self.cells:
+                return None
+            name = await self.bus.get(found.bus, found.path, ACCESSIBLE, "Name")
+            return cell_address(str(name))
+        row, column = await asyncio.gather(
+            self.call(TABLE, "GetRowAtIndex", "i", index),
+            self.call(TABLE, "GetColumnAtIndex", "i", index),
+        )
+        return (int(row), int(column)) if int(row) >= 0 and int(column) >= 0 else None
+
+    async def first_hit(
+        self, points: Sequence[tuple[int, int]]
+    ) -> tuple[tuple[int, int], int] | None:
+        """The first point's cell that is one, and that point's y."""
+        for x, y in points:
+            found = await self.hit(x, y)
+            if found is not None:
+                return found, y
+        return None
+
+
+async def read_window(
+    bus: AtspiBus, at: Address, basics: Basics, *, showing_known: bool = True
+) -> Viewed:
+    """The container's size and its shown part (nothing shown when it has no extents, or
+    is not ``showing`` where the toolkit says so reliably: GTK 4 never does)."""
+    table = "Table" in basics.interfaces
+    cells = table and await _in_spreadsheet(bus, at)
+    window = Window(count=basics.child_count, cells=cells)
+    if table:
+        size = await bus.get_many(at.bus, at.path, TABLE, ("NRows", "NColumns"))
+        window = replace(
+            window, rows=int(size.get("NRows", -1)), columns=int(size.get("NColumns", -1))
+        )
+    hidden = showing_known and "showing" not in basics.states
+    if "Component" not in basics.interfaces or hidden:
+        return Viewed(window, ())
+    (extents,) = await bus.call(at.bus, at.path, COMPONENT, "GetExtents", "u", (SCREEN,))
+    left, top, width, height = (int(v) for v in extents)
+    if width <= 0 or height <= 0:
+        return Viewed(window, ())
+    reader = _Reader(bus, at, table, cells)
+    right, bottom = left + width - 1, top + height - 1
+    down = [top + INSET + k * max(4, height // 32) for k in range(PROBES)]
+    up = [bottom - INSET - k * max(4, height // 32) for k in range(PROBES)]
+    top_hit = await reader.first_hit([(left + INSET, y) for y in down])
+    if top_hit is None:
+        return Viewed(window, ())
+    first, row_y = top_hit
+    # No cell just inside an edge: the data ends before it (rows or columns that do
+    # not fill the view), so the rest of the data is shown, as far as the view holds.
+    bottom_hit = await reader.first_hit([(left + INSET, y) for y in up])
+    ends = (window.rows if table else window.count) or 0
+    last_row = bottom_hit[0][0] if bottom_hit is not None else ends - 1
+    last_row = min(last_row, first[0] + height // MIN_LINE)
+    last_column = first[1]
+    if table:
+        across = [right - INSET - k * max(4, width // 32) for k in range(PROBES)]
+        corner = await reader.first_hit([(x, row_y) for x in across])
+        last_column = corner[0][1] if corner is not None else (window.columns or 0) - 1
+        last_column = min(last_column, first[1] + width // MIN_LINE)
+    columns = max(1, last_column - first[1] + 1)
+    rows = min(max(1, last_row - first[0] + 1), max(1, MAX_WINDOW_CELLS // columns))
+    window = replace(
+        window,
+        first_row=first[0],
+        last_row=first[0] + rows - 1,
+        first_column=first[1],
+        last_column=first[1] + columns - 1,
+    )
+    return await _shown_children(bus, at, window, table)
+
+
+async def _in_spreadsheet(bus: AtspiBus, at: Address) -> bool:
+    try:
+        parent = Address.of(await bus.get(at.bus, at.path, ACCESSIBLE, "Parent"))
+        if parent.is_null:
+            return False
+        (role,) = await bus.call(parent.bus, parent.path, ACCESSIBLE, "GetRole")
+    except CallFailed:
+        return False
+    return role_name(int(role)) == "document spreadsheet"
+
+
+Identity = tuple[str, frozenset[str]]
+"""An element's role and interfaces: what ``read_basics`` need not ask again."""
+
+
+async def answers(futures: list[asyncio.Future[list[Any]]]) -> list[Any | None]:
+    """Each call's first value, None where the toolkit refused it (any other failure, an
+    app gone or not answering, is raised as in any other read of a walk)."""
+    try:
+        bodies = await asyncio.gather(*futures, return_exceptions=True)
+    finally:
+        discard(futures)
+    for body in bodies:
+        if isinstance(body, BaseException) and not isinstance(body, CallFailed):
+            raise body
+    return [None if isinstance(b, BaseException) else b[0] for b in bodies]
+
+
+def _present(values: list[Any | None]) -> list[Address]:
+    found = (Address.of(v) for v in values if v is not None)
+    return [a for a in found if not a.is_null]
+
+
+async def _shown_children(bus: AtspiBus, at: Address, window: Window, table: bool) -> Viewed:
+    """Shown column headers (where the table has them), then shown cells row by row.
+
+    A table's cells of one column share a role and interfaces (GTK 3 makes a
+    column's cells from one renderer; LibreOffice's are all alike), so those
+    are read once per column, from its first shown cell, not once per cell.
+    """
+    rows = range(window.first_row, window.last_row + 1)
+    if not table:
+        asked = [
+            bus.request(at.bus, at.path, ACCESSIBLE, "GetChildAtIndex", "i", (i,)) for i in rows
+        ]
+        return Viewed(window, tuple(dict.fromkeys(_present(await answers(asked)))))
+    columns = range(window.first_column, window.last_column + 1)
+    headers = [bus.request(at.bus, at.path, TABLE, "GetColumnHeader", "i", (c,)) for c in columns]
+    grid = [
+        bus.request(at.bus, at.path, TABLE, "GetAccessibleAt", "ii", (r, c))
+        for r in rows
+        for c in columns
+    ]
+    found = await answers(headers + grid)
+    cells = [Address.of(v) if v is not None else Address("", "") for v in found[len(headers) :]]
+    firsts = [cell for cell in cells[: len(columns)] if not cell.is_null]
+    identities = dict(zip(firsts, await _identities(bus, firsts), strict=True))
+    by_cell: dict[Address, Identity] = {}
+    for index, cell in enumerate(cells):
+        known = identities.get(cells[index % len(columns)])
+        if not cell.is_null and known is not None:
+            by_cell[cell] = known
+    children = dict.fromkeys(_present(found))
+    return Viewed(window, tuple(children), by_cell)
+
+
+async def _identities(bus: AtspiBus, cells: list[Address]) -> list[Identity | None]:
+    asked = [
+        bus.request(c.bus, c.path, ACCESSIBLE, member)
+        for c in cells
+        for member in ("GetRole", "GetInterfaces")
+    ]
+    values = await answers(asked)
+    pairs = zip(values[0::2], values[1::2], strict=True)
+    return [
+        (role_name(int(role)), short_interfaces(ifaces))
+        if role is not None and ifaces is not None
+        else None
+        for role, ifaces in pairs
+    ]

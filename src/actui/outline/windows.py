@@ -1,0 +1,83 @@
+"""How a container read as a window onto its data reads: its full size and the shown range.
+
+``table "Sheet Sheet1" 1,048,576 rows × 16,384 columns; showing A1:O33`` tells
+the agent both that most of the data was not read and where the part it sees
+sits. Numbers are 1-based as a person counts rows. This module only renders.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from actui.backends.base import Window
+from actui.outline.model import Outline
+
+
+def column_letters(column: int) -> str:
+    """0 → ``A``, 25 → ``Z``, 26 → ``AA`` (spreadsheet column names)."""
+    letters = ""
+    column += 1
+    while column:
+        column, rest = divmod(column - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
+def _count(number: int | None, word: str) -> str:
+    if number is None or number < 0:
+        return f"unknown {word}s"
+    return f"{number:,} {word}{'' if number == 1 else 's'}"
+
+
+def shown_range(window: Window) -> str:
+    """``A1:O33``, ``rows 1–24`` (with ``columns 2–5`` when not all are shown), or ``1–24``."""
+    if not window.shown:
+        return ""
+    first, last = window.first_row + 1, window.last_row + 1
+    if window.rows is None:
+        return f"{first:,}–{last:,}"
+    if window.cells:
+        start = f"{column_letters(window.first_column)}{first}"
+        return f"{start}:{column_letters(window.last_column)}{last}"
+    text = f"rows {first:,}–{last:,}"
+    every = window.first_column == 0 and window.last_column + 1 >= (window.columns or 0)
+    if not every:
+        text += f", columns {window.first_column + 1:,}–{window.last_column + 1:,}"
+    return text
+
+
+def window_text(window: Window) -> str:
+    """The size, then what is shown: the line form of a windowed container."""
+    if window.rows is None:
+        size = _count(window.count, "item")
+    else:
+        size = f"{_count(window.rows, 'row')} × {_count(window.columns, 'column')}"
+    shown = shown_range(window)
+    return f"{size}; showing {shown}" if shown else f"{size}; none shown"
+
+
+def window_json(window: Window) -> dict[str, Any]:
+    """The size and shown range for ``details`` (1-based, inclusive; null when none shown)."""
+    out: dict[str, Any] = {
+        "childCount": window.count,
+        "rows": window.rows,
+        "columns": window.columns,
+    }
+    out["shown"] = (
+        {
+            "firstRow": window.first_row + 1,
+            "lastRow": window.last_row + 1,
+            "firstColumn": window.first_column + 1,
+            "lastColumn": window.last_column + 1,
+            "range": shown_range(window),
+        }
+        if window.shown
+        else None
+    )
+    return out
+
+
+def windows_json(outline: Outline) -> dict[str, Any]:
+    """``{"windows": [...]}`` for an observation holding windowed containers, else ``{}``."""
+    found = [{"ref": n.ref, **window_json(n.window)} for n in outline if n.window is not None]
+    return {"windows": found} if found else {}

@@ -1,0 +1,230 @@
+"""search_ui reaching what an observation left unread: the rows of windowed containers.
+
+A container too big to list was read as a window (its size and the rows on
+screen). A text search that finds no exact match among what was read asks
+the backend for the container's other rows, a chunk at a time, bounded by
+:data:`BUDGET_S` and :data:`MAX_CELLS`: first a page at the end (where
+"the last", "the newest" entries of lists and logs are), then down from the
+shown rows, then up to them (a spreadsheet's end is skipped: its million rows
+are mostly empty). Matching cells join a successor state (stored
+states stay immutable), which also remembers the rows searched, so searching
+it again continues where this one stopped. What was not searched is said,
+with how to reach it. Nothing is scrolled or focused.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from actui.backends.base import Backend, RowQuery, Window
+from actui.errors import CallTimeout
+from actui.outline.model import Node, Outline, grafted
+from actui.outline.search import rank_text
+from actui.runtime.store import State, new_state_id
+
+BUDGET_S = 8.0
+"""Seconds one search spends reading unread rows at most (GTK 3: about 2,600 cells a
+second), well inside a tool call's timeout."""
+MAX_CELLS = 2_048
+"""Cells one search reads at most: toolkits keep each one they were asked for (GTK 3
+about 0.8 KB a cell; LibreOffice about 7.4 KB, 57 MB for 7,680 cells), so a search costs
+an app at most a few MB; searching again continues."""
+END_ROWS = 256
+"""Rows at the end of a container read first."""
+CHUNK_CELLS = 512
+"""Cells asked for per backend call: the budget is checked between calls (LibreOffice
+took about 6 ms a cell for cells off screen)."""
+MAX_COLUMNS = 16
+"""Columns searched at most: the shown ones, from the first."""
+MATCH_LIMIT = 32
+SEARCHED = "searchedRows"
+"""``State.extra`` key: per container (native id), the row intervals already searched."""
+
+Intervals = tuple[tuple[int, int], ...]
+"""Sorted, disjoint, inclusive 0-based row intervals."""
+
+
+def merged(intervals: Intervals, added: tuple[int, int]) -> Intervals:
+    ordered = sorted([*intervals, added])
+    out: list[tuple[int, int]] = []
+    for low, high in ordered:
+        if out and low <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(out[-1][1], high))
+        else:
+            out.append((low, high))
+    return tuple(out)
+
+
+def gaps(intervals: Intervals, low: int, high: int) -> Iterator[tuple[int, int]]:
+    """The parts of ``low..high`` no interval covers, in order."""
+    at = low
+    for start, end in intervals:
+        if end < at:
+            continue
+        if start > high:
+            break
+        if start > at:
+            yield at, min(start - 1, high)
+        at = max(at, end + 1)
+    if at <= high:
+        yield at, high
+
+
+def scan_order(
+    total: int, window: Window, searched: Intervals, chunk_rows: int = CHUNK_CELLS
+) -> Iterator[range]:
+    """Chunks of unsearched rows: the end first, then below the shown rows, then above.
+
+    A spreadsheet's end is not where its data is (a sheet has a million rows, mostly
+    empty): it is searched down from the shown rows instead.
+    """
+    last = total - 1
+    below = window.last_row + 1 if window.shown else 0
+    above = window.first_row - 1 if window.shown else -1
+    tail = (max(0, total - END_ROWS), last) if not window.cells else (total, last)
+    for low, high in (tail, (below, last), (0, above)):
+        for start, end in gaps(searched, low, high):
+            for chunk in range(start, end + 1, chunk_rows):
+                yield range(chunk, min(end, chunk + chunk_rows - 1) + 1)
+        searched = merged(searched, (low, high)) if low <= high else searched
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """How much of one container a search has read."""
+
+    node: Node
+    total: int
+    searched: Intervals
+    slow: bool = False
+    """The application stopped answering in time, so the search stopped there."""
+    columns: range = range(1)
+    """The columns searched (0-based), of ``width``."""
+    width: int = 1
+
+    @property
+    def other_columns(self) -> str:
+        """`` Only columns 1–15 of 16,384 were searched.`` when some were not; else ''."""
+        if self.columns.start == 0 and self.columns.stop >= self.width:
+            return ""
+        return (
+            f" Only columns {self.columns.start + 1:,}–{self.columns.stop:,} of "
+            f"{self.width:,} were searched."
+        )
+
+    @property
+    def missing(self) -> list[tuple[int, int]]:
+        return list(gaps(self.searched, 0, self.total - 1))
+
+    def note(self, state_id: str) -> str:
+        what = f"{self.node.ref} {self.node.role}"
+        rows = sum(high - low + 1 for low, high in self.searched)
+        if not self.missing:
+            return f"{what}: all {self.total:,} rows searched.{self.other_columns}"
+        shown = ", ".join(f"{low + 1:,}–{high + 1:,}" for low, high in self.missing[:3])
+        more = ", …" if len(self.missing) > 3 else ""
+        why = " (the application answered too slowly to go on)" if self.slow else ""
+        return (
+            f"{what}: searched {rows:,} of {self.total:,} rows{why}; rows {shown}{more} not "
+            f"searched. search_ui again on stateId {state_id} continues, or scroll "
+            f"{self.node.ref} there, or search for a longer text.{self.other_columns}"
+        )
+
+    def json(self) -> dict[str, Any]:
+        return {
+            "ref": self.node.ref,
+            "rows": self.total,
+            "searchedRows": sum(high - low + 1 for low, high in self.searched),
+            "notSearched": [[low + 1, high + 1] for low, high in self.missing],
+            "stoppedSlow": self.slow,
+            "searchedColumns": [self.columns.start + 1, self.columns.stop],
+        }
+
+
+def _windows(outline: Outline) -> list[tuple[Node, Window]]:
+    return [(n, n.window) for n in outline if n.window is not None and n.wire]
+
+
+def _total(window: Window) -> int:
+    return window.rows if window.rows is not None else window.count
+
+
+def _searched(state: State) -> dict[str, Intervals]:
+    raw = state.extra.get(SEARCHED)
+    return dict(raw) if isinstance(raw, dict) else {}
+
+
+def has_unread(state: State) -> bool:
+    """Whether some windowed container of the state has rows no search has read."""
+    searched = _searched(state)
+    for node, window in _windows(state.outline):
+        seen = searched.get(str(node.wire), _shown(window))
+        if _total(window) > 0 and list(gaps(seen, 0, _total(window) - 1)):
+            return True
+    return False
+
+
+def _shown(window: Window) -> Intervals:
+    return ((window.first_row, window.last_row),) if window.shown else ()
+
+
+def _accepts(text: str) -> Callable[[str], bool]:
+    """A cell is kept when ``text`` matches it as search ranks it, short of fuzzy."""
+
+    def accepts(label: str) -> bool:
+        ranked = rank_text(text, (label,))
+        return ranked is not None and ranked[0] != "fuzzy"
+
+    return accepts
+
+
+async def search_unread(
+    backend: Backend, state: State, text: str, epoch: int, scale: float
+) -> tuple[State, list[Coverage]]:
+    """A successor of ``state`` holding the cells of unread rows that match ``text``."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + BUDGET_S
+    searched = _searched(state)
+    outline = state.outline
+    cells = 0
+    exact = slow = False
+    coverage: list[Coverage] = []
+    for node, window in _windows(state.outline):
+        total = _total(window)
+        seen = searched.get(str(node.wire), _shown(window))
+        first = max(0, window.first_column) if window.rows is not None else 0
+        width = (window.columns or 1) - first if window.rows is not None else 1
+        columns = range(first, first + max(1, min(MAX_COLUMNS, width)))
+        for rows in scan_order(total, window, seen, max(1, CHUNK_CELLS // len(columns))):
+            if exact or slow or loop.time() >= deadline or cells >= MAX_CELLS:
+                break
+            query = RowQuery(str(node.wire), rows, columns, _accepts(text), MATCH_LIMIT)
+            try:
+                async with asyncio.timeout(max(0.1, deadline - loop.time())):
+                    found = await backend.find_in_rows(state.root, query)
+            except (CallTimeout, TimeoutError):
+                slow = True  # what was searched so far still counts; the rest is said
+                break
+            cells += len(rows) * len(columns)
+            seen = merged(seen, (rows.start, rows.stop - 1))
+            outline = grafted(outline, node.ref, tuple(found), state.root.frame, scale)
+            exact = any(rank_text(text, (n.name,)) == ("exact", 1.0) for n in found)
+        searched[str(node.wire)] = seen
+        of = window.columns if window.rows is not None and window.columns else 1
+        coverage.append(Coverage(node, total, seen, slow, columns, of))
+    successor = State(
+        state_id=new_state_id(),
+        resource_key=state.resource_key,
+        epoch=epoch,
+        root_ref=state.root_ref,
+        root=state.root,
+        outline=outline,
+        captured_at=state.captured_at,
+        base_state_id=state.state_id,
+        image_size=state.image_size,
+        extra={**state.extra, SEARCHED: searched},
+    )
+    return successor, coverage

@@ -1,0 +1,68 @@
+"""Which unread rows a search reads, in what order, and what it says it left out."""
+
+from __future__ import annotations
+
+import itertools
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from actui.backends.base import Window
+from actui.outline.model import Node
+from actui.reaching import END_ROWS, Coverage, gaps, merged, scan_order
+
+spans = st.lists(st.tuples(st.integers(0, 2000), st.integers(0, 200)), max_size=12)
+
+
+def _covered(intervals: tuple[tuple[int, int], ...]) -> set[int]:
+    return {row for low, high in intervals for row in range(low, high + 1)}
+
+
+@given(spans)
+def test_merged_intervals_cover_exactly_what_was_added_sorted_and_apart(
+    added: list[tuple[int, int]],
+) -> None:
+    intervals: tuple[tuple[int, int], ...] = ()
+    for start, length in added:
+        intervals = merged(intervals, (start, start + length))
+    assert _covered(intervals) == {r for s, n in added for r in range(s, s + n + 1)}
+    assert all(a[1] + 1 < b[0] for a, b in itertools.pairwise(intervals))
+
+
+@given(spans, st.integers(0, 2500), st.integers(0, 2500))
+def test_gaps_are_the_rows_no_interval_covers(
+    added: list[tuple[int, int]], low: int, high: int
+) -> None:
+    intervals: tuple[tuple[int, int], ...] = ()
+    for start, length in added:
+        intervals = merged(intervals, (start, start + length))
+    assert _covered(tuple(gaps(intervals, low, high))) == set(range(low, high + 1)) - _covered(
+        intervals
+    )
+
+
+def test_the_end_is_read_first_then_below_the_shown_rows_then_above_each_row_once() -> None:
+    window = Window(3 * 5000, 5000, 3, 1000, 1023, 0, 2)
+    shown = ((1000, 1023),)
+    chunks = list(scan_order(5000, window, shown))
+    assert chunks[0] == range(5000 - END_ROWS, 5000)
+    rows = [r for chunk in chunks for r in chunk]
+    assert len(rows) == len(set(rows)) == 5000 - 24
+    assert rows.index(1024) < rows.index(999), "below the shown rows before above them"
+    assert not list(scan_order(5000, window, ((0, 4999),)))
+
+
+def test_a_spreadsheet_is_searched_down_from_its_shown_rows_not_from_its_end() -> None:
+    sheet = Window(-1, 1_048_576, 16_384, 0, 32, 0, 14, cells=True)
+    first = next(scan_order(1_048_576, sheet, ((0, 32),), chunk_rows=34))
+    assert first == range(33, 67)
+
+
+def test_a_search_says_which_rows_and_columns_it_left_and_how_to_go_on() -> None:
+    sheet = Node(ref="@e3", wire=":1.2/t", role="table", raw_role="table")
+    note = Coverage(sheet, 1000, ((0, 9),), columns=range(0, 15), width=16_384).note("s9")
+    assert "searched 10 of 1,000 rows; rows 11–1,000 not searched" in note
+    assert "search_ui again on stateId s9 continues" in note
+    assert "Only columns 1–15 of 16,384 were searched." in note
+    done = Coverage(sheet, 10, ((0, 9),), columns=range(0, 3), width=3).note("s9")
+    assert done == "@e3 table: all 10 rows searched."
