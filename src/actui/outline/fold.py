@@ -131,7 +131,14 @@ def node_details(node: Node) -> str:
 
 def node_line(node: Node) -> str:
     """A node as one fold line, without indent or fold summary."""
-    return f"{node.ref} {display_name(node)}{_window(node)}{node_details(node)}"
+    return f"{node.ref} {display_name(node)}{_window(node)}{_unread(node)}{node_details(node)}"
+
+
+def _unread(node: Node) -> str:
+    """`` (not shown; 212 items unread)``: expand_ui or search_ui reads them."""
+    if not node.unread:
+        return ""
+    return f" (not shown; {node.unread:,} item{'s' if node.unread != 1 else ''} unread)"
 
 
 def _window(node: Node) -> str:
