@@ -25,9 +25,12 @@ nodes are taken from the mirror without a task or a call (their extents too,
 unless their subtree moved), and only dirty or new ones are read; a root
 nothing touched since its last walk (no event, the same rect) gets that walk's
 tree back as is. Where the mirror is not trusted (GTK 4 just after input),
-known nodes skip only the role and interface calls. GTK 4 elements below one
-with empty extents (hidden stack pages) are listed by role and name only,
-marked ``offscreen``, and read in full once they can be seen. Closed Firefox
+known nodes skip only the role and interface calls. A GTK 4 element with empty
+extents (a hidden stack page) is read, but what it holds is not: it says how
+many children it left unread (``_Plan.hides_below``), they are read once it
+can be seen, or on demand (``SnapshotReader.read_below``: listed by role and
+name only, marked ``offscreen``). Events inside an unread subtree only mark
+their nodes dirty in the mirror; nothing is read until it is walked. Closed Firefox
 popups (neither ``visible`` nor ``showing``, see ``gecko``) are left out. A dead
 application aborts the walk (``TargetGone``), never yields a partial tree.
 A container too big to list (more than ``viewport.MAX_CHILDREN`` children) or one
@@ -226,10 +229,10 @@ class _Plan:
     def unseen(self, parent: _Visit | None) -> bool:
         """Whether an element cannot be seen, so its states and details need not be read.
 
-        GTK 4 only: it never says ``showing``, and two thirds of
-        gtk4-widget-factory sit below an element with empty extents (hidden
-        stack pages). Listing those by role and name halves their calls; they
-        are read in full once they can be seen. The parent must be settled.
+        GTK 4 only: it never says ``showing``. Only a read on demand below a
+        hidden element (``read_below``) gets there, since a walk leaves what a
+        hidden element holds unread; listing those by role and name halves
+        their calls. The parent must be settled.
         """
         if parent is None or not self.lists_unseen:
             return False
