@@ -355,6 +355,6 @@ def test_a_subtree_left_unread_says_it_is_not_shown_and_how_many_items_it_holds(
         )
     )
     text = render_fold(outline, max_depth=3).text
-    assert '@e2 group "Lists" (not shown; 212 items unread) [offscreen]' in text, text
+    assert '@e2 group "Lists" (not shown; 212 items unread)\n' in text, text
     assert '@e3 group "Bar" (not shown; 1 item unread)' in text, text
     assert "@e4" in text and text.count("unread") == 2

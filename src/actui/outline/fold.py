@@ -86,7 +86,7 @@ def marks(node: Node) -> list[str]:
     if is_disabled(node):
         found.append("disabled")
     found.extend(name for name in ("editable", "modal") if name in states)
-    if is_offscreen(node):
+    if is_offscreen(node) and not node.unread:  # else its line says "not shown"
         found.append("offscreen")
     if node.picture_only:
         found.append("picture-only")
