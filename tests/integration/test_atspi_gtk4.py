@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any
 
 from atspi_helpers import fields, find, launch_app, nodes, rects, root_of, settle, snap
+from computer_helpers import process_alive
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.mirror import EVENT_LAG_S
@@ -189,6 +190,7 @@ async def test_gtk4_leaves_hidden_pages_unread_reads_them_on_demand_and_in_full_
         shown = await _equal_to_a_fresh_walk(backend, root, sandbox.env)
     finally:
         await backend.close()
+    assert process_alive(process.pid)
     now = find(shown, lambda n: n.native_id == save.native_id)
     assert "offscreen" not in now.states and {"sensitive", "showing"} <= now.states
     assert "press" in now.caps and now.rect is not None, "read in full once it can be seen"
