@@ -323,12 +323,14 @@ TOOLS: tuple[ToolSpec, ...] = (
         "search_ui",
         SearchUi,
         "Find elements in a stored state by text, role or capability. Rows a big list or "
-        "sheet did not show are read on demand into a new stateId.",
+        "sheet did not show, and parts not shown (hidden pages), are read on demand into a "
+        "new stateId.",
     ),
     ToolSpec(
         "expand_ui",
         ExpandUi,
-        "Show the subtree under a folded @e ref of a stored state.",
+        "Show the subtree under a folded @e ref of a stored state; one marked "
+        "(not shown; N items unread) is read on demand into a new stateId.",
     ),
     ToolSpec(
         "inspect_ui",

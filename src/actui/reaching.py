@@ -1,4 +1,10 @@
-"""search_ui reaching what an observation left unread: the rows of windowed containers.
+"""search_ui and expand_ui reaching what an observation left unread: the rows of windowed
+containers, and subtrees that were not shown (hidden pages, ``Node.unread``).
+
+A hidden subtree is read whole on demand (``Backend.read_below``, bounded by
+the budget left): expand_ui reads the one it is asked about, a search that
+finds no exact match among what was read reads them in outline order before
+any rows, until one holds an exact match.
 
 A container too big to list was read as a window (its size and the rows on
 screen). A text search that finds no exact match among what was read asks
@@ -15,13 +21,13 @@ with how to reach it. Nothing is scrolled or focused.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from actui.backends.base import Backend, RowQuery, Window
 from actui.errors import CallTimeout
-from actui.outline.model import Node, Outline, grafted
+from actui.outline.model import Node, Outline, grafted, opened, ref_number
 from actui.outline.search import rank_text
 from actui.runtime.store import State, new_state_id
 
@@ -40,6 +46,9 @@ took about 6 ms a cell for cells off screen)."""
 MAX_COLUMNS = 16
 """Columns searched at most: the shown ones, from the first."""
 MATCH_LIMIT = 32
+CALL_GRACE_S = 3.0
+"""Past a hidden subtree's budget, time for the calls in flight to finish (each is bounded
+by the bus's call timeout)."""
 SEARCHED = "searchedRows"
 """``State.extra`` key: per container (native id), the row intervals already searched."""
 
@@ -157,8 +166,39 @@ def _searched(state: State) -> dict[str, Intervals]:
     return dict(raw) if isinstance(raw, dict) else {}
 
 
+def _hidden(outline: Outline) -> list[Node]:
+    return [n for n in outline if n.unread and n.wire]
+
+
+@dataclass(frozen=True)
+class Unopened:
+    """The hidden subtrees a search read, and those it had no time left for."""
+
+    read: int
+    left: tuple[Node, ...]
+
+    def note(self, state_id: str) -> str:
+        text = f"read {self.read:,} part(s) that were not shown"
+        if not self.left:
+            return text + "."
+        refs = ", ".join(n.ref for n in self.left[:5]) + (", …" if len(self.left) > 5 else "")
+        return (
+            f"{text}; {len(self.left):,} not read ({refs}): search_ui again on stateId "
+            f"{state_id} continues, or expand_ui one of them."
+        )
+
+    def json(self) -> dict[str, Any]:
+        return {"hiddenRead": self.read, "hiddenNotRead": [n.ref for n in self.left]}
+
+
+Reached = Coverage | Unopened
+
+
 def has_unread(state: State) -> bool:
-    """Whether some windowed container of the state has rows no search has read."""
+    """Whether the state left a subtree unread, or a windowed container has rows no search
+    has read."""
+    if _hidden(state.outline):
+        return True
     searched = _searched(state)
     for node, window in _windows(state.outline):
         seen = searched.get(str(node.wire), _shown(window))
@@ -181,17 +221,63 @@ def _accepts(text: str) -> Callable[[str], bool]:
     return accepts
 
 
+def _exact(text: str, names: Iterable[str]) -> bool:
+    return any(rank_text(text, (name,)) == ("exact", 1.0) for name in names)
+
+
+async def _open(
+    backend: Backend, state: State, outline: Outline, node: Node, deadline: float, scale: float
+) -> Outline:
+    """``outline`` with what ``node`` held unread read in, within ``deadline``."""
+    loop = asyncio.get_running_loop()
+    assert node.wire is not None
+    budget = max(0.1, deadline - loop.time())
+    try:
+        async with asyncio.timeout(budget + CALL_GRACE_S):
+            below = await backend.read_below(state.root, node.wire, budget)
+    except TimeoutError:
+        raise CallTimeout(
+            f"{state.root.app_name} did not finish listing what {node.ref} holds in time; "
+            "show it (select its tab or page) and observe_ui again."
+        ) from None
+    return opened(outline, node.ref, below, state.root.frame, scale)
+
+
+async def read_below(backend: Backend, state: State, ref: str, epoch: int, scale: float) -> State:
+    """A successor of ``state`` with what ``ref`` held unread read in (expand_ui)."""
+    deadline = asyncio.get_running_loop().time() + BUDGET_S
+    outline = await _open(backend, state, state.outline, state.node(ref), deadline, scale)
+    return _successor(state, outline, epoch, state.extra)
+
+
 async def search_unread(
     backend: Backend, state: State, text: str, epoch: int, scale: float
-) -> tuple[State, list[Coverage]]:
-    """A successor of ``state`` holding the cells of unread rows that match ``text``."""
+) -> tuple[State, list[Reached]]:
+    """A successor of ``state`` holding what was unread and matches ``text``: hidden
+    subtrees first, then the cells of unread rows."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + BUDGET_S
     searched = _searched(state)
     outline = state.outline
     cells = 0
     exact = slow = False
-    coverage: list[Coverage] = []
+    coverage: list[Reached] = []
+    hidden = _hidden(outline)
+    for i, node in enumerate(hidden):
+        if exact or loop.time() >= deadline:
+            coverage.append(Unopened(i, tuple(hidden[i:])))
+            break
+        before = outline.max_ref
+        try:
+            outline = await _open(backend, state, outline, node, deadline, scale)
+        except CallTimeout:
+            coverage.append(Unopened(i, tuple(hidden[i:])))
+            slow = True
+            break
+        exact = _exact(text, (n.name for n in outline if ref_number(n.ref) > before))
+    else:
+        if hidden:
+            coverage.append(Unopened(len(hidden), ()))
     for node, window in _windows(state.outline):
         total = _total(window)
         seen = searched.get(str(node.wire), _shown(window))
@@ -211,11 +297,16 @@ async def search_unread(
             cells += len(rows) * len(columns)
             seen = merged(seen, (rows.start, rows.stop - 1))
             outline = grafted(outline, node.ref, tuple(found), state.root.frame, scale)
-            exact = any(rank_text(text, (n.name,)) == ("exact", 1.0) for n in found)
+            exact = _exact(text, (n.name for n in found))
         searched[str(node.wire)] = seen
         of = window.columns if window.rows is not None and window.columns else 1
         coverage.append(Coverage(node, total, seen, slow, columns, of))
-    successor = State(
+    return _successor(state, outline, epoch, {**state.extra, SEARCHED: searched}), coverage
+
+
+def _successor(state: State, outline: Outline, epoch: int, extra: Mapping[str, object]) -> State:
+    """``state`` with more read into its outline (stored states stay immutable)."""
+    return State(
         state_id=new_state_id(),
         resource_key=state.resource_key,
         epoch=epoch,
@@ -225,6 +316,5 @@ async def search_unread(
         captured_at=state.captured_at,
         base_state_id=state.state_id,
         image_size=state.image_size,
-        extra={**state.extra, SEARCHED: searched},
+        extra=extra,
     )
-    return successor, coverage

@@ -37,7 +37,7 @@ from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.search import rank_text, render_search, search
 from actui.output import ELEMENT_PAGE_CHARS, bound_details
 from actui.quoting import inline, quote
-from actui.reaching import Coverage, has_unread, search_unread
+from actui.reaching import Reached, has_unread, read_below, search_unread
 from actui.runtime.roots import (
     is_browser_app,
     match_root,
@@ -279,7 +279,7 @@ class Computer(Session):
         state = self.state(p.stateId)
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
         text = (p.text or "").strip()
-        reached: list[Coverage] = []
+        reached: list[Reached] = []
         if text and has_unread(state) and not any(m.reason == "exact" for m in result.matches):
             state, reached = await self._search_unread(state, text)
             result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
@@ -312,12 +312,12 @@ class Computer(Session):
             details["unread"] = [c.json() for c in reached]
         return ToolResult("\n".join(lines), details)
 
-    async def _search_unread(self, state: State, text: str) -> tuple[State, list[Coverage]]:
-        """Rows the state's windowed containers did not show, read for ``text``; the
-        successor state is saved."""
+    async def _search_unread(self, state: State, text: str) -> tuple[State, list[Reached]]:
+        """What the state left unread (hidden subtrees, rows of windowed containers), read
+        for ``text``; the successor state is saved."""
         backend = self.backend_for(state.root)
 
-        async def job(_epoch: int) -> tuple[State, list[Coverage]]:
+        async def job(_epoch: int) -> tuple[State, list[Reached]]:
             return await search_unread(backend, state, text, state.epoch, scale_of(state))
 
         successor, reached = await self.scheduler.read_at(state.resource_key, state.epoch, job)
@@ -327,10 +327,33 @@ class Computer(Session):
     async def _tool_expand_ui(self, p: contract.ExpandUi) -> ToolResult:
         state = self.state(p.stateId)
         node = state.node(p.ref)
+        lines = [label_line(node)]
+        base = state.state_id
+        if node.unread and node.wire:
+            state = await self._read_below(state, node.ref)
+            node = state.node(node.ref)
+            lines.append(f"read on demand into stateId {state.state_id} (it was not shown):")
         fold = render_fold(state.outline, max_depth=p.depth, start=node.ref)
-        text = "\n".join([label_line(node), fold.text])
-        details = {"stateId": state.state_id, "target": node_json(node), "shown": fold.shown}
-        return ToolResult(text, details)
+        lines.append(fold.text)
+        details: dict[str, Any] = {
+            "stateId": state.state_id,
+            "target": node_json(node),
+            "shown": fold.shown,
+        }
+        if state.state_id != base:
+            details["baseStateId"] = base
+        return ToolResult("\n".join(lines), details)
+
+    async def _read_below(self, state: State, ref: str) -> State:
+        """What ``ref`` held unread, read into a saved successor state."""
+        backend = self.backend_for(state.root)
+
+        async def job(_epoch: int) -> State:
+            return await read_below(backend, state, ref, state.epoch, scale_of(state))
+
+        successor = await self.scheduler.read_at(state.resource_key, state.epoch, job)
+        self.store.put(successor)
+        return successor
 
     async def _tool_inspect_ui(self, p: contract.InspectUi) -> ToolResult:
         state = self.state(p.stateId)

@@ -8,6 +8,7 @@ from functools import partial
 from typing import Any
 
 from atspi_helpers import fields, find, launch_app, nodes, rects, root_of, settle, snap
+from computer_helpers import process_alive
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.mirror import EVENT_LAG_S
@@ -58,7 +59,8 @@ async def test_gtk4_widget_factory_walks_are_complete_and_a_rewalk_matches_a_fre
         started = time.perf_counter()
         snapshot = await snap(backend, root)
         cold_ms = (time.perf_counter() - started) * 1000
-        assert snapshot.node_count > 500 and not snapshot.truncated
+        assert snapshot.node_count > 200 and not snapshot.truncated
+        assert sum(n.unread for n in nodes(snapshot.tree)) > 0, "hidden pages are left unread"
         assert root.frame is not None
         inside = [n.rect for n in nodes(snapshot.tree) if n.rect is not None]
         assert all(r.x >= root.frame.x and r.y >= root.frame.y for r in inside[:50])
@@ -161,7 +163,7 @@ async def test_gtk4_mirror_equals_a_fresh_walk_and_rereads_while_events_lag(
         await backend.close()
 
 
-async def test_gtk4_lists_hidden_pages_by_name_and_reads_them_in_full_once_shown(
+async def test_gtk4_leaves_hidden_pages_unread_reads_them_on_demand_and_in_full_once_shown(
     sandbox: Sandbox,
 ) -> None:
     process = await launch_app(sandbox, ["gtk4-widget-factory"])
@@ -169,10 +171,17 @@ async def test_gtk4_lists_hidden_pages_by_name_and_reads_them_in_full_once_shown
     try:
         root = await root_of(backend, process.pid)
         cold = await snap(backend, root)
-        unseen = {n.native_id: n for n in nodes(cold.tree) if n.states == {"offscreen"}}
-        assert len(unseen) > cold.node_count // 2, "the other stack pages are listed"
-        save = next(n for n in unseen.values() if (n.raw_role, n.name) == ("push button", "Save"))
-        assert not save.caps and save.rect is None and not save.actions
+        hidden = [n for n in nodes(cold.tree) if n.unread]
+        assert hidden and all(not n.children and n.rect is None for n in hidden)
+        assert all("showing" not in n.states for n in hidden)
+        assert not [n for n in nodes(cold.tree) if n.name == "Save"], "page 2 was read"
+        below = [await backend.read_below(root, n.native_id, 8.0) for n in hidden]
+        assert [len(b.children) for b in below] == [n.unread for n in hidden], "as counted"
+        read = {n.native_id: n for b in below for n in nodes(b)}
+        save = next(n for n in read.values() if (n.raw_role, n.name) == ("push button", "Save"))
+        assert save.states == {"offscreen"} and save.rect is None and not save.actions
+        again = await snap(backend, root)
+        assert fields(again) == fields(cold), "reading on demand left the mirror as it was"
         tab = find(cold, lambda n: n.name == "Page _2")
         pressed = await backend.act(
             ActionRequest(kind="press", root=root, policy="background", target=tab.native_id)
@@ -181,8 +190,9 @@ async def test_gtk4_lists_hidden_pages_by_name_and_reads_them_in_full_once_shown
         shown = await _equal_to_a_fresh_walk(backend, root, sandbox.env)
     finally:
         await backend.close()
+    assert process_alive(process.pid)
     now = find(shown, lambda n: n.native_id == save.native_id)
     assert "offscreen" not in now.states and {"sensitive", "showing"} <= now.states
     assert "press" in now.caps and now.rect is not None, "read in full once it can be seen"
-    shown_now = [n for n in nodes(shown.tree) if n.native_id in unseen and n.rect is not None]
+    shown_now = [n for n in nodes(shown.tree) if n.native_id in read and n.rect is not None]
     assert len(shown_now) > 100, "page 2's content"

@@ -392,3 +392,14 @@ def test_an_added_element_in_the_details_carries_only_its_non_empty_fields() -> 
     (added,) = [d for d in changes_json(compute_changes(base, successor)) if d["change"] == "added"]
     assert added["role"] == "button" and added["name"] == "Cancel" and added["parent"] == "@e1"
     assert "description" not in added and "states" not in added and "secure" not in added
+
+
+def test_what_a_page_holds_is_not_removed_when_the_next_look_leaves_it_unread() -> None:
+    base = outline_of(form())  # the panel's children were read on demand into the base
+    hidden = form()
+    panel = replace(hidden.children[0], children=(), unread=2)
+    left = successor_of(base, replace(hidden, children=(panel, *hidden.children[1:])))
+    assert compute_changes(base, left).removed == ()
+    emptied = replace(hidden, children=(replace(panel, unread=0), *hidden.children[1:]))
+    gone = compute_changes(base, successor_of(base, emptied)).removed
+    assert [r.ref for r in gone] == ["@e4", "@e5"], "a page read and emptied lost them"

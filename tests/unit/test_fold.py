@@ -342,3 +342,19 @@ def test_alike_siblings_holding_text_are_never_folded_into_a_run() -> None:
     rows = [raw("table row", "", raw("table cell", f"cell {i}")) for i in range(6)]
     text = render_fold(outline_of(raw("table", "", *rows)), max_depth=3).text
     assert "×" not in text and all(f'"cell {i}"' in text for i in range(6))
+
+
+def test_a_subtree_left_unread_says_it_is_not_shown_and_how_many_items_it_holds() -> None:
+    outline = outline_of(
+        raw(
+            "frame",
+            "Main",
+            raw("panel", "Lists", unread=212, states=frozenset({"visible", "sensitive"})),
+            raw("panel", "Bar", unread=1),
+            raw("push button", "OK", states=LIVE),
+        )
+    )
+    text = render_fold(outline, max_depth=3).text
+    assert '@e2 group "Lists" (not shown; 212 items unread)\n' in text, text
+    assert '@e3 group "Bar" (not shown; 1 item unread)' in text, text
+    assert "@e4" in text and text.count("unread") == 2

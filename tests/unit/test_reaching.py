@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from actui.backends.base import Window
 from actui.outline.model import Node
-from actui.reaching import END_ROWS, Coverage, gaps, merged, scan_order
+from actui.reaching import END_ROWS, Coverage, Unopened, gaps, merged, scan_order
 
 spans = st.lists(st.tuples(st.integers(0, 2000), st.integers(0, 200)), max_size=12)
 
@@ -66,3 +66,13 @@ def test_a_search_says_which_rows_and_columns_it_left_and_how_to_go_on() -> None
     assert "Only columns 1–15 of 16,384 were searched." in note
     done = Coverage(sheet, 10, ((0, 9),), columns=range(0, 3), width=3).note("s9")
     assert done == "@e3 table: all 10 rows searched."
+
+
+def test_hidden_parts_a_search_had_no_time_for_are_named_with_how_to_reach_them() -> None:
+    left = tuple(
+        Node(ref=f"@e{i}", wire=f"/w/{i}", role="group", raw_role="panel", unread=3) for i in (8, 9)
+    )
+    assert Unopened(3, ()).note("s4") == "read 3 part(s) that were not shown."
+    note = Unopened(1, left).note("s4")
+    assert "2 not read (@e8, @e9)" in note and "stateId s4" in note and "expand_ui" in note
+    assert Unopened(1, left).json() == {"hiddenRead": 1, "hiddenNotRead": ["@e8", "@e9"]}

@@ -3,13 +3,15 @@ cells read on demand joining a successor outline."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import outlines, raw
 
 from actui.backends.atspi.viewport import cell_address
 from actui.backends.base import Window
-from actui.outline.model import Outline, grafted
+from actui.outline.model import Outline, grafted, opened
 from actui.outline.windows import column_letters, window_json, window_text
 
 
@@ -66,3 +68,17 @@ def test_cells_read_on_demand_join_a_successor_and_every_old_ref_keeps_its_node(
         len(base) - 1
     )
     assert grafted(grown, holder, found, None, 1.0) is grown, "nothing new: the same outline"
+
+
+@given(outlines(), st.integers(1, 5), st.data())
+def test_a_hidden_subtree_read_on_demand_joins_a_successor_no_longer_unread(
+    base: Outline, count: int, data: st.DataObject
+) -> None:
+    holder = data.draw(st.sampled_from(sorted(base.nodes)))
+    hidden = Outline(base.root, {**base.nodes, holder: replace(base.nodes[holder], unread=count)})
+    below = raw("panel", "Page", *(raw("push button", f"B{i}") for i in range(count)))
+    grown = opened(hidden, holder, below, None, 1.0)
+    assert hidden.nodes[holder].unread == count, "the base outline is left as it was"
+    assert grown.nodes[holder].unread == 0 and len(grown) == len(base) + count
+    added = grown.nodes[holder].children[len(base.nodes[holder].children) :]
+    assert [grown.nodes[r].name for r in added] == [f"B{i}" for i in range(count)]

@@ -159,6 +159,9 @@ class RawNode:
     """Native ids of the elements the platform says label this one (AT-SPI LABELLED_BY)."""
     window: Window | None = None
     """Set on a container read through its viewport: its children are the shown part."""
+    unread: int = 0
+    """Children left unread because the element is not shown (a hidden page): their count.
+    ``read_below`` reads them on demand."""
     children: tuple[RawNode, ...] = ()
 
 
@@ -310,6 +313,13 @@ class Backend(abc.ABC):
         rows are read on demand without scrolling or moving focus.
         """
         raise NotImplementedError(f"{self.name} has no windowed containers")
+
+    async def read_below(self, root: RootInfo, node_id: str, budget_s: float) -> RawNode:
+        """An element a snapshot left unread (``RawNode.unread``), read with its subtree.
+
+        Only backends whose snapshots leave hidden subtrees unread are asked.
+        """
+        raise NotImplementedError(f"{self.name} leaves nothing unread")
 
     def document_generation(self, root: RootInfo) -> int:
         """How often ``root``'s content was replaced wholesale (a page navigation).

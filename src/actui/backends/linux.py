@@ -279,6 +279,9 @@ class LinuxBackend(Backend):
     async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
         return await self.atspi.find_in_rows(root, query)
 
+    async def read_below(self, root: RootInfo, node_id: str, budget_s: float) -> RawNode:
+        return await self.atspi.read_below(root, node_id, budget_s)
+
     def change_mark(self, root: RootInfo) -> int:
         return super().change_mark(root) if is_window_only(root) else self.atspi.change_mark(root)
 

@@ -278,7 +278,7 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
             layout=is_layout(n),
         )
         for n in base
-        if n.ref not in successor.nodes
+        if n.ref not in successor.nodes and not _left_unread(base, successor, n)
     )
     updated = tuple(
         change
@@ -295,6 +295,15 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
         identity_confidence=confidence,
         change_ratio=count / max(1, len(base), len(successor)),
     )
+
+
+def _left_unread(base: Outline, successor: Outline, node: Node) -> bool:
+    """Whether ``node`` is missing from ``successor`` only because an ancestor there was left
+    unread (a hidden page read on demand into ``base``, not shown since): not removed."""
+    up = node.parent
+    while up is not None and up not in successor.nodes:
+        up = base.nodes[up].parent
+    return up is not None and successor.nodes[up].unread > 0
 
 
 def _set_change(name: str, old: object, new: object) -> str:

@@ -86,7 +86,7 @@ def marks(node: Node) -> list[str]:
     if is_disabled(node):
         found.append("disabled")
     found.extend(name for name in ("editable", "modal") if name in states)
-    if is_offscreen(node):
+    if is_offscreen(node) and not node.unread:  # else its line says "not shown"
         found.append("offscreen")
     if node.picture_only:
         found.append("picture-only")
@@ -131,7 +131,14 @@ def node_details(node: Node) -> str:
 
 def node_line(node: Node) -> str:
     """A node as one fold line, without indent or fold summary."""
-    return f"{node.ref} {display_name(node)}{_window(node)}{node_details(node)}"
+    return f"{node.ref} {display_name(node)}{_window(node)}{_unread(node)}{node_details(node)}"
+
+
+def _unread(node: Node) -> str:
+    """`` (not shown; 212 items unread)``: expand_ui or search_ui reads them."""
+    if not node.unread:
+        return ""
+    return f" (not shown; {node.unread:,} item{'s' if node.unread != 1 else ''} unread)"
 
 
 def _window(node: Node) -> str:

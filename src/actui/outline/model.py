@@ -45,6 +45,8 @@ class Node:
     """The name is the text of a label found beside or above the node, not the platform's."""
     window: Window | None = None
     """Set on a container read as a window onto its data: its children are the shown part."""
+    unread: int = 0
+    """Children not read because the node is not shown (``RawNode.unread``)."""
 
     @property
     def label(self) -> str:
@@ -200,6 +202,7 @@ def build_outline(tree: RawNode, origin: Rect | None, scale: float = 1.0) -> Out
             secure=raw.secure,
             truncated=raw.truncated,
             window=raw.window,
+            unread=raw.unread,
             parent=parent,
             children=tuple(children.get(ref, ())),
             depth=depth,
@@ -273,3 +276,15 @@ def grafted(
     extra = added.nodes[parent].children
     nodes[parent] = replace(holder, children=holder.children + extra)
     return Outline(root=outline.root, nodes=nodes)
+
+
+def opened(
+    outline: Outline, ref: str, below: RawNode, origin: Rect | None, scale: float
+) -> Outline:
+    """A successor outline with what ``ref`` held unread (``Node.unread``) read in: ``below``
+    is the element read on demand, its children join under ``ref``, numbered as
+    :func:`grafted` numbers them."""
+    grown = grafted(outline, ref, below.children, origin, scale)
+    nodes = dict(grown.nodes)
+    nodes[ref] = replace(nodes[ref], unread=0)
+    return Outline(root=grown.root, nodes=nodes)

@@ -100,6 +100,14 @@ class AtspiBackend(Backend):
             budget_s=budget_s,
         )
 
+    async def read_below(self, root: RootInfo, node_id: str, budget_s: float) -> RawNode:
+        await self._bus.ensure_events()
+        origin, _ = await self._origin(root)
+        at = Address.parse(node_id)
+        return await self._snapshots.read_below(
+            root, at, origin, max_nodes=MAX_NODES, max_depth=MAX_DEPTH, budget_s=budget_s
+        )
+
     async def refusal_if_disabled(self, request: ActionRequest) -> ActionResult | None:
         """Physical input aimed at an element waits for it to be enabled (see actions)."""
         return await self._actions.refusal_if_disabled(request)

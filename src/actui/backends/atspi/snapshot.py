@@ -25,9 +25,12 @@ nodes are taken from the mirror without a task or a call (their extents too,
 unless their subtree moved), and only dirty or new ones are read; a root
 nothing touched since its last walk (no event, the same rect) gets that walk's
 tree back as is. Where the mirror is not trusted (GTK 4 just after input),
-known nodes skip only the role and interface calls. GTK 4 elements below one
-with empty extents (hidden stack pages) are listed by role and name only,
-marked ``offscreen``, and read in full once they can be seen. Closed Firefox
+known nodes skip only the role and interface calls. A GTK 4 element with empty
+extents (a hidden stack page) is read, but what it holds is not: it says how
+many children it left unread (``_Plan.hides_below``), they are read once it
+can be seen, or on demand (``SnapshotReader.read_below``: listed by role and
+name only, marked ``offscreen``). Events inside an unread subtree only mark
+their nodes dirty in the mirror; nothing is read until it is walked. Closed Firefox
 popups (neither ``visible`` nor ``showing``, see ``gecko``) are left out. A dead
 application aborts the walk (``TargetGone``), never yields a partial tree.
 A container too big to list (more than ``viewport.MAX_CHILDREN`` children) or one
@@ -117,6 +120,8 @@ class _Visit:
     """Set when the children are the shown part of a container too big to list."""
     cell_identities: Mapping[Address, tuple[str, frozenset[str]]] = field(default_factory=dict)
     """Of a windowed container: the role and interfaces its shown cells are known to have."""
+    unread: int = 0
+    """Children left unread because the element is not shown (``_Plan.hides_below``)."""
     settled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -179,6 +184,25 @@ class _Plan:
     showing_known: bool
     """Whether the toolkit reports ``showing`` reliably (GTK 3, Chromium)."""
     toolkit: str = ""
+    reads_hidden: bool = False
+    """Set when reading on demand below an element a snapshot left unread."""
+
+    def hides_below(self, basics: Basics, details: Details, root: bool) -> bool:
+        """Whether an element's children are left unread, counted, because it is not shown.
+
+        GTK 4 only (it never says ``showing``): a hidden stack page has empty
+        extents, and so does all it holds, most of gtk4-widget-factory's calls.
+        The page itself is read (role, name, child count); what it holds is
+        read on demand (``SnapshotReader.read_below``) or once it is shown.
+        """
+        return (
+            self.lists_unseen
+            and not self.reads_hidden
+            and not root
+            and basics.child_count > 0
+            and details.rect is None
+            and "Component" in basics.interfaces
+        )
 
     def wants_labels(self, basics: Basics, shown: bool) -> bool:
         """Who labels a field only where the name is missing and the toolkit answers."""
@@ -205,10 +229,10 @@ class _Plan:
     def unseen(self, parent: _Visit | None) -> bool:
         """Whether an element cannot be seen, so its states and details need not be read.
 
-        GTK 4 only: it never says ``showing``, and two thirds of
-        gtk4-widget-factory sit below an element with empty extents (hidden
-        stack pages). Listing those by role and name halves their calls; they
-        are read in full once they can be seen. The parent must be settled.
+        GTK 4 only: it never says ``showing``. Only a read on demand below a
+        hidden element (``read_below``) gets there, since a walk leaves what a
+        hidden element holds unread; listing those by role and name halves
+        their calls. The parent must be settled.
         """
         if parent is None or not self.lists_unseen:
             return False
@@ -384,6 +408,38 @@ class SnapshotReader:
         result = self._result(root, made, _source(source, reuse), started, cached_at)
         return replace(result, partial=stop.reason)
 
+    async def read_below(
+        self,
+        root: RootInfo,
+        at: Address,
+        origin: tuple[int, int],
+        *,
+        max_nodes: int,
+        max_depth: int,
+        budget_s: float,
+    ) -> RawNode:
+        """An element a snapshot left unread (``_Plan.hides_below``), with what it holds.
+
+        What it holds cannot be seen, so it is listed as a walk lists it below
+        empty extents (role and name); the mirror is neither asked nor fed: a
+        hidden page is no part of the root's walk.
+        """
+        plan = _Plan(
+            None,
+            None,
+            origin,
+            None,
+            is_gtk=root.toolkit.lower().startswith("gtk"),
+            showing_known=uses_cache(root.toolkit),
+            toolkit=root.toolkit,
+            reads_hidden=True,
+        )
+        stop = _Stop(time.perf_counter() + budget_s)
+        visits = await self._walk(at, plan, max(1, max_nodes), max(0, max_depth), stop)
+        if visits[0].basics is None:
+            raise TargetGone(f"that element of {root.app_name} is gone; call observe_ui again.")
+        return _assemble(visits, root.toolkit)[0]
+
     @staticmethod
     def _result(
         root: RootInfo, made: Assembled, source: str, started: float, cached_at: float
@@ -476,16 +532,18 @@ class SnapshotReader:
         basics = known.basics
         if is_windowed(basics):
             return False  # what it shows is read again: scrolling sends no event for it
-        wants_children = _wants_children(visit, basics, max_depth)
-        if wants_children and known.children is None:
-            return False
-        visit.unseen = unseen
         shown = plan.wants_rect(basics, parent)
         if shown != known.shown or (shown and visit.moved and "Component" in basics.interfaces):
             return False  # read under other rules, or its extents may have changed
-        visit.basics, visit.record, visit.shown = basics, known, shown
         d = known.details
-        visit.details = Details(_shifted(d.rect, anchor), d.value, d.value_length, d.actions)
+        details = Details(_shifted(d.rect, anchor), d.value, d.value_length, d.actions)
+        wants_children = _wants_children(visit, basics, max_depth)
+        if wants_children and plan.hides_below(basics, details, index == 0):
+            wants_children, visit.unread = False, basics.child_count
+        elif wants_children and known.children is None:
+            return False  # shown now, its children were never read
+        visit.unseen = unseen
+        visit.basics, visit.record, visit.shown, visit.details = basics, known, shown, details
         visit.child_addresses = list(known.children or ()) if wants_children else []
         visit.children_known = True
         visit.children_read = wants_children or basics.child_count == 0
@@ -534,6 +592,8 @@ class SnapshotReader:
             if plan.rect_follows_parent:
                 visit.details = await self._details(visit, known, basics, plan, parent)
                 visit.basics = basics
+                if wants_children and plan.hides_below(basics, visit.details, index == 0):
+                    wants_children, listed, visit.unread = False, [], basics.child_count
                 visit.settled.set()
             visit.child_addresses = listed if listed is not None else children_of(await pending[0])
             visit.children_known = True
@@ -712,6 +772,7 @@ def element_node(
     truncated: bool = False,
     labelled_by: tuple[str, ...] = (),
     window: Window | None = None,
+    unread: int = 0,
     children: tuple[RawNode, ...] = (),
 ) -> RawNode:
     """One element as the seam carries it, from what was read of it (a password's text never)."""
@@ -738,6 +799,7 @@ def element_node(
         truncated=truncated,
         labelled_by=labelled_by,
         window=window,
+        unread=unread,
         children=children,
     )
 
@@ -772,6 +834,7 @@ def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
             truncated=v.truncated,
             labelled_by=v.labelled_by,
             window=v.window,
+            unread=v.unread,
             children=tuple(built.pop(c) for c in kept),
         )
     return built[0], sizes[0]

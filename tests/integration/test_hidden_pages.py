@@ -1,0 +1,73 @@
+"""gtk4-widget-factory's hidden stack pages through the tools: the outline says they are
+not shown and how many items they hold unread; expand_ui reads one on demand into a
+successor state; search_ui finds a widget on a hidden page by reading on demand."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+
+import pytest
+import pytest_asyncio
+from corpus_helpers import Driven
+
+from actui.sandbox import Sandbox
+from actui.tools import Computer
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+UNREAD = re.compile(r"^\s*(@e\d+) .*\(not shown; (\d+) items? unread\)", re.MULTILINE)
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def factory(module_sandbox: Sandbox) -> AsyncIterator[Driven]:
+    process = await module_sandbox.launch(["gtk4-widget-factory"])
+    await module_sandbox.wait_for_app(process.pid)
+    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
+    try:
+        yield Driven(computer, process.pid)
+    finally:
+        await computer.close()
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
+
+
+async def _observed(app: Driven) -> tuple[str, str]:
+    window = await app.window("Widget Factory")
+    observed = await app.ok(
+        "observe_ui", {"root": window["windowRef"], "mode": "semantic", "maxTokens": 20000}
+    )
+    return str(observed["stateId"]), app.texts[-1]
+
+
+async def test_hidden_pages_are_unread_and_expand_ui_reads_one(factory: Driven) -> None:
+    state, outline = await _observed(factory)
+    hidden = UNREAD.findall(outline)
+    assert hidden, outline
+    assert "Data source: Wikipedia" not in outline, "a hidden page was read"
+    ref, count = max(hidden, key=lambda pair: int(pair[1]))
+    expanded = await factory.ok("expand_ui", {"stateId": state, "ref": ref, "depth": 1})
+    text = factory.texts[-1]
+    assert expanded["baseStateId"] == state and expanded["stateId"] != state
+    assert "read on demand into stateId" in text
+    assert len(re.findall(r"^\s+@e\d+ ", text, re.MULTILINE)) >= int(count), text
+    again = await factory.ok("expand_ui", {"stateId": expanded["stateId"], "ref": ref})
+    assert again["stateId"] == expanded["stateId"], "read once: the successor holds it"
+    await factory.answering()
+
+
+async def test_search_ui_finds_a_widget_on_a_hidden_page_by_reading_on_demand(
+    factory: Driven,
+) -> None:
+    state, _ = await _observed(factory)
+    found = await factory.ok("search_ui", {"stateId": state, "text": "Data source: Wikipedia"})
+    exact = [m for m in found["matches"] if m["matchReason"] == "exact"]
+    assert exact, factory.texts[-1]
+    assert found["baseStateId"] == state and found["stateId"] != state
+    assert any("hiddenRead" in each for each in found["unread"]), found["unread"]
+    label = await factory.ok("inspect_ui", {"stateId": found["stateId"], "ref": exact[0]["ref"]})
+    assert "Data source: Wikipedia" in factory.texts[-1], label
+    stored = factory.computer.store.get(state).outline
+    assert any(n.unread for n in stored), "the stored state itself stayed unread"
+    await factory.answering()
