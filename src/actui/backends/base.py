@@ -159,6 +159,8 @@ class RawNode:
     """Native ids of the elements the platform says label this one (AT-SPI LABELLED_BY)."""
     window: Window | None = None
     """Set on a container read through its viewport: its children are the shown part."""
+    unread: int = 0
+    """Children that exist but were not read (a closed menu's items): how many."""
     children: tuple[RawNode, ...] = ()
 
 

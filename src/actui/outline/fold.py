@@ -92,6 +92,8 @@ def marks(node: Node) -> list[str]:
         found.append("picture-only")
     if node.truncated:
         found.append("truncated")
+    if node.unread:
+        found.append(f"{node.unread} items unread")
     return found
 
 

@@ -45,6 +45,8 @@ class Node:
     """The name is the text of a label found beside or above the node, not the platform's."""
     window: Window | None = None
     """Set on a container read as a window onto its data: its children are the shown part."""
+    unread: int = 0
+    """Children that exist but were not read (a closed menu's items): how many."""
 
     @property
     def label(self) -> str:
@@ -200,6 +202,7 @@ def build_outline(tree: RawNode, origin: Rect | None, scale: float = 1.0) -> Out
             secure=raw.secure,
             truncated=raw.truncated,
             window=raw.window,
+            unread=raw.unread,
             parent=parent,
             children=tuple(children.get(ref, ())),
             depth=depth,

@@ -62,6 +62,7 @@ from actui.backends.atspi.reader import (
     as_unseen,
     children_of,
     discard,
+    extents_of,
     name_is_text,
     read_actions,
     read_basics,
@@ -72,7 +73,7 @@ from actui.backends.atspi.reader import (
     short_interfaces,
 )
 from actui.backends.atspi.tables import role_name, state_names
-from actui.backends.atspi.viewport import is_windowed, read_window
+from actui.backends.atspi.viewport import CellHint, is_windowed, read_window
 from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
 from actui.errors import CallTimeout, TargetGone
 
@@ -115,8 +116,12 @@ class _Visit:
     labelled_by: tuple[str, ...] = ()
     window: Window | None = None
     """Set when the children are the shown part of a container too big to list."""
-    cell_identities: Mapping[Address, tuple[str, frozenset[str]]] = field(default_factory=dict)
-    """Of a windowed container: the role and interfaces its shown cells are known to have."""
+    unread: int = 0
+    """Children left unread: a closed menu's items (see :meth:`_Plan.closed_menu`)."""
+    cell_hints: Mapping[Address, CellHint] = field(default_factory=dict)
+    hint: CellHint | None = None
+    """What the parent's table already told of this cell."""
+    """Of a windowed container: what its table already told of its shown cells."""
     settled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -150,7 +155,7 @@ def _uncounted(basics: Basics) -> bool:
     return basics.child_count < 0 and "manages_descendants" in basics.states
 
 
-def _wants_children(visit: _Visit, basics: Basics, max_depth: int) -> bool:
+def _wants_children(visit: _Visit, basics: Basics, max_depth: int, *, closed: bool) -> bool:
     """Whether to list the element's children; cut by the depth cap, it is marked truncated.
 
     A container too big to list, or one that makes its children on demand, is
@@ -162,6 +167,9 @@ def _wants_children(visit: _Visit, basics: Basics, max_depth: int) -> bool:
         return False
     if visit.depth >= max_depth:
         visit.truncated = True
+        return False
+    if closed:
+        visit.unread = basics.child_count
         return False
     return not is_windowed(basics)
 
@@ -213,6 +221,24 @@ class _Plan:
         if parent is None or not self.lists_unseen:
             return False
         return parent.unseen or self.parent_shows(parent) is False
+
+    def closed_menu(self, basics: Basics, entry: _Cached | None) -> bool:
+        """Whether a menu's items are left unread: it is not on screen, and the cache does
+        not list them.
+
+        LibreOffice (GTK 3 plugin) keeps two copies of its menus, none in the
+        cache: their ~1,850 items were most of a cold Calc walk's calls. A menu
+        that is open is showing (and so is the item a submenu opens from), so
+        what an agent can click is still read; a closed one is listed with its
+        child count. GTK 3 applications' menus come whole from the cache, at no
+        call each, and stay listed.
+        """
+        return (
+            self.showing_known
+            and basics.role == "menu"
+            and "showing" not in basics.states
+            and not (entry is not None and entry.complete)
+        )
 
     @property
     def lists_unseen(self) -> bool:
@@ -476,7 +502,8 @@ class SnapshotReader:
         basics = known.basics
         if is_windowed(basics):
             return False  # what it shows is read again: scrolling sends no event for it
-        wants_children = _wants_children(visit, basics, max_depth)
+        closed = plan.closed_menu(basics, plan.cache.get(visit.at) if plan.cache else None)
+        wants_children = _wants_children(visit, basics, max_depth, closed=closed)
         if wants_children and known.children is None:
             return False
         visit.unseen = unseen
@@ -516,19 +543,20 @@ class SnapshotReader:
             if plan.rect_follows_parent and parent is not None:
                 await parent.settled.wait()
             visit.unseen = plan.unseen(parent)
-            hint = parent.cell_identities.get(visit.at) if parent is not None else None
-            basics = await self._basics(visit, entry, known, plan, hint)
+            visit.hint = parent.cell_hints.get(visit.at) if parent is not None else None
+            basics = await self._basics(visit, entry, known, plan, visit.hint)
             if _uncounted(basics):
                 count = await self._bus.get(visit.at.bus, visit.at.path, ACCESSIBLE, "ChildCount")
                 basics = replace(basics, child_count=int(count))
-            wants_children = _wants_children(visit, basics, max_depth)
+            closed = plan.closed_menu(basics, entry)
+            wants_children = _wants_children(visit, basics, max_depth, closed=closed)
             listed = _listed_children(entry, known, wants_children)
             if visit.depth < max_depth and is_windowed(basics):
                 viewed = await read_window(
                     self._bus, visit.at, basics, showing_known=plan.showing_known
                 )
                 visit.window, listed = viewed.window, list(viewed.children)
-                visit.cell_identities = viewed.identities
+                visit.cell_hints = viewed.hints
             if listed is None:
                 pending.append(request_children(self._bus, visit.at))
             if plan.rect_follows_parent:
@@ -583,9 +611,9 @@ class SnapshotReader:
         entry: _Cached | None,
         known: NodeRecord | None,
         plan: _Plan,
-        hint: tuple[str, frozenset[str]] | None = None,
+        hint: CellHint | None = None,
     ) -> Basics:
-        """``hint``: the role and interfaces when the element's table already said them."""
+        """``hint``: what the element's table already said of it."""
         if entry is not None:
             return entry.basics
         if visit.unseen:
@@ -596,7 +624,10 @@ class SnapshotReader:
         if known is not None and not known.basics.unseen:
             return known.basics
         identity = plan.reuse.identity(visit.at) if plan.reuse is not None else None
-        return await read_basics(self._bus, visit.at, identity or hint)
+        if identity is None and hint is not None:
+            identity = (hint.role, hint.interfaces)
+            return await read_basics(self._bus, visit.at, identity, name=hint.name)
+        return await read_basics(self._bus, visit.at, identity)
 
     async def _details(
         self,
@@ -617,6 +648,10 @@ class SnapshotReader:
             return replace(known.details, rect=plan.frame)
         if known is not None and not known.basics.unseen:
             return await self._mirrored_details(visit, known, basics, plan, shown)
+        laid = visit.hint.extents if visit.hint is not None else None
+        if laid is not None and shown and "Component" in basics.interfaces:
+            read = await self._read(visit.at, basics, plan, shown, rect=False)
+            return replace(read, rect=extents_of([laid], plan.origin))
         return await self._read(visit.at, basics, plan, shown)
 
     async def _read(
@@ -712,6 +747,7 @@ def element_node(
     truncated: bool = False,
     labelled_by: tuple[str, ...] = (),
     window: Window | None = None,
+    unread: int = 0,
     children: tuple[RawNode, ...] = (),
 ) -> RawNode:
     """One element as the seam carries it, from what was read of it (a password's text never)."""
@@ -738,6 +774,7 @@ def element_node(
         truncated=truncated,
         labelled_by=labelled_by,
         window=window,
+        unread=unread,
         children=children,
     )
 
@@ -772,6 +809,7 @@ def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
             truncated=v.truncated,
             labelled_by=v.labelled_by,
             window=v.window,
+            unread=v.unread,
             children=tuple(built.pop(c) for c in kept),
         )
     return built[0], sizes[0]

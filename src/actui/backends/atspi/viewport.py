@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -48,13 +49,33 @@ _CELL_NAME = re.compile(r"^([A-Z]{1,3})([1-9][0-9]{0,6})$")
 
 
 @dataclass(frozen=True)
+class CellHint:
+    """What a shown cell's table already told: what ``read_basics`` and ``read_details``
+    need not ask again.
+
+    ``name`` and ``extents`` are known only for a spreadsheet's cells that
+    occupy one grid position each: LibreOffice names a cell after its address
+    (``B3``, no description, no children) and lays cells on a grid, so a
+    cell's screen extents are its column's x and width and its row's y and
+    height (read from the first shown row and column). A merged cell, met at
+    several positions, is read in full.
+    """
+
+    role: str
+    interfaces: frozenset[str]
+    name: str | None = None
+    extents: tuple[int, int, int, int] | None = None
+    """Screen extents (x, y, width, height)."""
+
+
+@dataclass(frozen=True)
 class Viewed:
     """The window and the children to read: shown column headers, then shown cells, with
-    the role and interfaces of the cells already known."""
+    what is already known of the cells."""
 
     window: Window
     children: tuple[Address, ...]
-    identities: Mapping[Address, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    hints: Mapping[Address, CellHint] = field(default_factory=dict)
 
 
 def cell_address(name: str) -> tuple[int, int] | None:
@@ -66,6 +87,16 @@ def cell_address(name: str) -> tuple[int, int] | None:
     for letter in found.group(1):
         column = column * 26 + ord(letter) - ord("A") + 1
     return int(found.group(2)) - 1, column - 1
+
+
+def cell_name(row: int, column: int) -> str:
+    """(2, 1) → ``"B3"``: the inverse of :func:`cell_address`."""
+    letters = ""
+    column += 1
+    while column > 0:
+        column, digit = divmod(column - 1, 26)
+        letters = chr(ord("A") + digit) + letters
+    return f"{letters}{row + 1}"
 
 
 def is_windowed(basics: Basics, max_children: int = MAX_CHILDREN) -> bool:
@@ -230,13 +261,45 @@ async def _shown_children(bus: AtspiBus, at: Address, window: Window, table: boo
     cells = [Address.of(v) if v is not None else Address("", "") for v in found[len(headers) :]]
     firsts = [cell for cell in cells[: len(columns)] if not cell.is_null]
     identities = dict(zip(firsts, await _identities(bus, firsts), strict=True))
-    by_cell: dict[Address, Identity] = {}
+    once = Counter(cells)
+    grid_at = await _grid(bus, cells, len(columns), once) if window.cells else None
+    hints: dict[Address, CellHint] = {}
     for index, cell in enumerate(cells):
         known = identities.get(cells[index % len(columns)])
-        if not cell.is_null and known is not None:
-            by_cell[cell] = known
+        if cell.is_null or known is None:
+            continue
+        row, column = divmod(index, len(columns))
+        if grid_at is None or once[cell] > 1:
+            hints[cell] = CellHint(*known)
+            continue
+        name = cell_name(rows[row], columns[column])
+        hints[cell] = CellHint(*known, name=name, extents=grid_at(row, column))
     children = dict.fromkeys(_present(found))
-    return Viewed(window, tuple(children), by_cell)
+    return Viewed(window, tuple(children), hints)
+
+
+async def _grid(
+    bus: AtspiBus, cells: list[Address], width: int, once: Counter[Address]
+) -> Callable[[int, int], tuple[int, int, int, int] | None] | None:
+    """The screen extents of the shown cell at (row, column) of the shown range, from the
+    extents of the first shown row's and column's cells: a row and a column of calls
+    instead of one a cell (None when either is incomplete or holds a merged cell)."""
+    edge = cells[:width] + cells[width::width]
+    if any(cell.is_null or once[cell] > 1 for cell in edge):
+        return None
+    asked = [bus.request(c.bus, c.path, COMPONENT, "GetExtents", "u", (SCREEN,)) for c in edge]
+    found = await answers(asked)
+    boxes = [tuple(int(n) for n in v) for v in found if v is not None]
+    if len(boxes) != len(edge):
+        return None
+    across, down = boxes[:width], boxes[:1] + boxes[width:]
+
+    def at(row: int, column: int) -> tuple[int, int, int, int] | None:
+        x, _, w, _ = across[column]
+        _, y, _, h = down[row]
+        return (x, y, w, h) if w > 0 and h > 0 else None
+
+    return at
 
 
 async def _identities(bus: AtspiBus, cells: list[Address]) -> list[Identity | None]:
