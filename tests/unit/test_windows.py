@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import outlines, raw
 
-from actui.backends.atspi.viewport import cell_address
+from actui.backends.atspi.viewport import cell_address, cell_name
 from actui.backends.base import Window
 from actui.outline.model import Outline, grafted
 from actui.outline.windows import column_letters, window_json, window_text
@@ -16,6 +16,17 @@ from actui.outline.windows import column_letters, window_json, window_text
 @given(st.integers(0, 16_383), st.integers(0, 1_048_575))
 def test_a_cell_name_reads_back_as_its_row_and_column(column: int, row: int) -> None:
     assert cell_address(f"{column_letters(column)}{row + 1}") == (row, column)
+
+
+@given(st.integers(0, 16_383), st.integers(0, 1_048_575))
+def test_a_cells_address_names_it_as_libreoffice_does(column: int, row: int) -> None:
+    assert cell_address(cell_name(row, column)) == (row, column)
+
+
+def test_cells_are_named_after_their_address() -> None:
+    assert [cell_name(0, 0), cell_name(2, 1), cell_name(1_048_575, 16_383)] == [
+        "A1", "B3", "XFD1048576",
+    ]  # fmt: skip
 
 
 def test_columns_are_named_as_spreadsheets_name_them() -> None:

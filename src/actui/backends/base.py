@@ -92,6 +92,16 @@ class RootInfo:
     accessibility: Accessibility = "full"
 
 
+def column_letters(column: int) -> str:
+    """0 → ``A``, 25 → ``Z``, 26 → ``AA`` (spreadsheet column names)."""
+    letters = ""
+    column += 1
+    while column:
+        column, rest = divmod(column - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
 @dataclass(frozen=True)
 class Window:
     """A container too big to list, read as a window onto its data.

@@ -9,18 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from actui.backends.base import Window
+from actui.backends.base import Window, column_letters
 from actui.outline.model import Outline
-
-
-def column_letters(column: int) -> str:
-    """0 → ``A``, 25 → ``Z``, 26 → ``AA`` (spreadsheet column names)."""
-    letters = ""
-    column += 1
-    while column:
-        column, rest = divmod(column - 1, 26)
-        letters = chr(ord("A") + rest) + letters
-    return letters
 
 
 def _count(number: int | None, word: str) -> str:

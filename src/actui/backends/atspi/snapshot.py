@@ -73,7 +73,7 @@ from actui.backends.atspi.reader import (
     short_interfaces,
 )
 from actui.backends.atspi.tables import role_name, state_names
-from actui.backends.atspi.viewport import CellHint, is_windowed, read_window
+from actui.backends.atspi.viewport import CellHint, answers, is_windowed, read_window
 from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
 from actui.errors import CallTimeout, TargetGone
 
@@ -233,10 +233,18 @@ class _Plan:
         child count. GTK 3 applications' menus come whole from the cache, at no
         call each, and stay listed.
         """
+        return self._uncached_menu(basics, entry) and "showing" not in basics.states
+
+    def may_be_closed(self, basics: Basics, entry: _Cached | None) -> bool:
+        """Whether a shown menu's items are checked for being on screen before they are read
+        (see :func:`_closed_items`): a menu bar's menus are showing, open or closed."""
+        return self._uncached_menu(basics, entry) and "showing" in basics.states
+
+    def _uncached_menu(self, basics: Basics, entry: _Cached | None) -> bool:
         return (
             self.showing_known
             and basics.role == "menu"
-            and "showing" not in basics.states
+            and basics.child_count > 0
             and not (entry is not None and entry.complete)
         )
 
@@ -564,6 +572,11 @@ class SnapshotReader:
                 visit.basics = basics
                 visit.settled.set()
             visit.child_addresses = listed if listed is not None else children_of(await pending[0])
+            if plan.may_be_closed(basics, entry) and await _closed_items(
+                self._bus, visit.child_addresses
+            ):
+                visit.unread, visit.child_addresses = len(visit.child_addresses), []
+                wants_children = False
             visit.children_known = True
             admit()
             if not plan.rect_follows_parent:
@@ -682,6 +695,18 @@ class SnapshotReader:
         if actions is None and plan.wants_actions(basics, shown) and "Action" in basics.interfaces:
             actions = await read_actions(self._bus, visit.at)
         return replace(known.details, rect=rect, actions=actions)
+
+
+PROBED_ITEMS = 3
+"""Items of a shown menu whose states tell whether it is open: LibreOffice lists hidden
+items too (an inapplicable "OLE Object" is neither visible nor showing)."""
+
+
+async def _closed_items(bus: AtspiBus, items: list[Address]) -> bool:
+    """Whether none of a menu's first items is showing: the menu is closed."""
+    asked = [bus.request(a.bus, a.path, ACCESSIBLE, "GetState") for a in items[:PROBED_ITEMS]]
+    found = await answers(asked)
+    return bool(found) and not any(v is not None and "showing" in state_names(v) for v in found)
 
 
 def _listed_children(

@@ -29,7 +29,7 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus, CallFailed
 from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX, Basics, discard, short_interfaces
 from actui.backends.atspi.tables import role_name
-from actui.backends.base import Window
+from actui.backends.base import Window, column_letters
 
 TABLE = IFACE_PREFIX + "Table"
 COMPONENT = IFACE_PREFIX + "Component"
@@ -91,12 +91,7 @@ def cell_address(name: str) -> tuple[int, int] | None:
 
 def cell_name(row: int, column: int) -> str:
     """(2, 1) → ``"B3"``: the inverse of :func:`cell_address`."""
-    letters = ""
-    column += 1
-    while column > 0:
-        column, digit = divmod(column - 1, 26)
-        letters = chr(ord("A") + digit) + letters
-    return f"{letters}{row + 1}"
+    return f"{column_letters(column)}{row + 1}"
 
 
 def is_windowed(basics: Basics, max_children: int = MAX_CHILDREN) -> bool:
