@@ -45,6 +45,17 @@ def test_a_sheet_says_its_size_and_the_cells_it_shows() -> None:
     assert window_json(sheet)["shown"]["range"] == "A1:O33"
 
 
+def test_a_sheet_read_in_part_says_what_it_shows_and_what_was_read() -> None:
+    sheet = Window(2**31 - 1, 1_048_576, 16_384, 0, 16, 0, 14, cells=True, screen_last_row=32)
+    assert window_text(sheet) == (
+        "1,048,576 rows × 16,384 columns; showing A1:O33; read A1:O17 (search_ui reads the rest)"
+    )
+    shown = window_json(sheet)["shown"]
+    assert (shown["range"], shown["lastRow"]) == ("A1:O33", 33)
+    assert shown["read"] == {"lastRow": 17, "range": "A1:O17"}
+    assert "read" not in window_json(Window(2**31 - 1, 9, 9, 0, 8, 0, 8, cells=True))["shown"]
+
+
 def test_a_table_says_which_rows_it_shows_and_columns_only_when_some_are_not() -> None:
     every = Window(300_003, 100_000, 3, 99_976, 99_999, 0, 2)
     assert window_text(every) == "100,000 rows × 3 columns; showing rows 99,977–100,000"

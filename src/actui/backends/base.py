@@ -110,7 +110,10 @@ class Window:
     ``rows`` and ``columns`` its table size (None for a plain list, whose
     rows are its children). The shown range is 0-based and inclusive, rows
     first (child indices for a list); ``first_row`` is -1 when nothing of it
-    is on screen. ``cells`` names cells spreadsheet-style (A1:J28).
+    is on screen. ``cells`` names cells spreadsheet-style (A1:J28). The shown
+    range is what was read; ``screen_last_row`` is the last row on screen when
+    more rows were on screen than were read (a cap on the cells one look reads),
+    else -1.
     """
 
     count: int
@@ -121,6 +124,7 @@ class Window:
     first_column: int = -1
     last_column: int = -1
     cells: bool = False
+    screen_last_row: int = -1
 
     @property
     def shown(self) -> bool:
@@ -170,7 +174,8 @@ class RawNode:
     window: Window | None = None
     """Set on a container read through its viewport: its children are the shown part."""
     unread: int = 0
-    """Children that exist but were not read (a closed menu's items): how many."""
+    """Children that exist but were not read (a closed menu's items): how many, -1 when
+    the toolkit did not say; 0 when none were left unread."""
     children: tuple[RawNode, ...] = ()
 
 

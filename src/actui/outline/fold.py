@@ -93,7 +93,7 @@ def marks(node: Node) -> list[str]:
     if node.truncated:
         found.append("truncated")
     if node.unread:
-        found.append(f"{node.unread} items unread")
+        found.append(f"{node.unread} items unread" if node.unread > 0 else "items unread")
     return found
 
 

@@ -46,7 +46,8 @@ class Node:
     window: Window | None = None
     """Set on a container read as a window onto its data: its children are the shown part."""
     unread: int = 0
-    """Children that exist but were not read (a closed menu's items): how many."""
+    """Children that exist but were not read (a closed menu's items): how many, -1 when
+    the toolkit did not say; 0 when none were left unread."""
 
     @property
     def label(self) -> str:

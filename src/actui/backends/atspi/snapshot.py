@@ -117,7 +117,8 @@ class _Visit:
     window: Window | None = None
     """Set when the children are the shown part of a container too big to list."""
     unread: int = 0
-    """Children left unread: a closed menu's items (see :meth:`_Plan.closed_menu`)."""
+    """Children left unread: a closed menu's items (see :meth:`_Plan.closed_menu`), -1
+    when the cache did not count them."""
     cell_hints: Mapping[Address, CellHint] = field(default_factory=dict)
     hint: CellHint | None = None
     """What the parent's table already told of this cell."""
@@ -187,6 +188,8 @@ class _Plan:
     showing_known: bool
     """Whether the toolkit reports ``showing`` reliably (GTK 3, Chromium)."""
     toolkit: str = ""
+    lazy_menus: bool = False
+    """LibreOffice: closed menus' items are left unread (:meth:`closed_menu`)."""
 
     def wants_labels(self, basics: Basics, shown: bool) -> bool:
         """Who labels a field only where the name is missing and the toolkit answers."""
@@ -231,7 +234,9 @@ class _Plan:
         that is open is showing (and so is the item a submenu opens from), so
         what an agent can click is still read; a closed one is listed with its
         child count. GTK 3 applications' menus come whole from the cache, at no
-        call each, and stay listed.
+        call each, and stay listed; so do those of GTK 3 menus it does not hold
+        (Mousepad's): an agent presses or searches their items while closed, and
+        nothing reads an unread menu on demand yet.
         """
         return self._uncached_menu(basics, entry) and "showing" not in basics.states
 
@@ -242,9 +247,9 @@ class _Plan:
 
     def _uncached_menu(self, basics: Basics, entry: _Cached | None) -> bool:
         return (
-            self.showing_known
+            self.lazy_menus
             and basics.role == "menu"
-            and basics.child_count > 0
+            and basics.child_count != 0
             and not (entry is not None and entry.complete)
         )
 
@@ -300,6 +305,11 @@ class _Cached:
     basics: Basics
     children: tuple[Address, ...]
     complete: bool
+
+
+def is_libreoffice(root: RootInfo) -> bool:
+    """LibreOffice reports its GTK 3 plugin as its toolkit; its process names it."""
+    return root.app_name.lower().startswith(("soffice", "libreoffice"))
 
 
 def uses_cache(toolkit: str) -> bool:
@@ -389,6 +399,7 @@ class SnapshotReader:
             is_gtk=root.toolkit.lower().startswith("gtk"),
             showing_known=uses_cache(root.toolkit),
             toolkit=root.toolkit,
+            lazy_menus=is_libreoffice(root),
         )
         try:
             stop = _Stop(time.perf_counter() + budget_s)

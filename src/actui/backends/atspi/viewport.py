@@ -39,6 +39,10 @@ MAX_CHILDREN = 4096
 ``GetChildren`` of 30,000 GTK 3 list cells outlasts the call timeout."""
 MAX_WINDOW_CELLS = 2048
 """Shown cells read at most: a big screen's sheet shows about 1,500."""
+MAX_SHEET_CELLS = 256
+"""Shown spreadsheet cells read at most (the first rows of the view; the rest is read on
+demand by ``search_ui``). Each costs three calls; a 1,920 × 1,080 Calc shows 495 of them,
+which alone took soffice longer than the 500 ms a cold look may."""
 PROBES = 8
 """Points tried from each corner inwards before the corner is given up."""
 INSET = 3
@@ -188,11 +192,14 @@ async def read_window(
         last_column = corner[0][1] if corner is not None else (window.columns or 0) - 1
         last_column = min(last_column, first[1] + width // MIN_LINE)
     columns = max(1, last_column - first[1] + 1)
-    rows = min(max(1, last_row - first[0] + 1), max(1, MAX_WINDOW_CELLS // columns))
+    on_screen = max(1, last_row - first[0] + 1)
+    cap = MAX_SHEET_CELLS if cells else MAX_WINDOW_CELLS
+    rows = min(on_screen, max(1, cap // columns))
     window = replace(
         window,
         first_row=first[0],
         last_row=first[0] + rows - 1,
+        screen_last_row=first[0] + on_screen - 1 if on_screen > rows else -1,
         first_column=first[1],
         last_column=first[1] + columns - 1,
     )
