@@ -24,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench_big import calc_pid, cold_observe, rss_mb
+from bench_big import cold_observe, rss_mb, started_calc
 from bench_desktop import root_ref
 from bench_walk_floor import recorded_snapshot, replay_bus
 from benchkit import Series, machine_line, ms, table
@@ -116,13 +116,7 @@ async def compare(baseline: Path, rounds: int) -> str:
     count = 0
     async with Sandbox() as desktop:
         env = dict(desktop.env)
-        await desktop.launch(["soffice", "--calc", "--norestore", "--nologo"])
-        computer = Computer(env=env)
-        try:
-            pid = await calc_pid(computer)
-        finally:
-            await computer.close()
-        await asyncio.sleep(3)  # the start-up settles
+        pid = await started_calc(desktop)
         before = rss_mb([pid])
         for index in range(rounds):
             order = list(trees) if index % 2 == 0 else list(reversed(trees))
