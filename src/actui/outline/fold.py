@@ -93,7 +93,8 @@ def marks(node: Node) -> list[str]:
     if node.truncated:
         found.append("truncated")
     if node.unread:
-        found.append(f"{node.unread} items unread" if node.unread > 0 else "items unread")
+        count = f"{node.unread:,} {plural('item', node.unread)}" if node.unread > 0 else "items"
+        found.append(f"{count} unread")
     return found
 
 
