@@ -133,16 +133,22 @@ async def calc_pid(computer: Computer) -> int:
     raise RuntimeError("LibreOffice Calc showed no accessible window in 90 s")
 
 
+async def started_calc(desktop: Sandbox) -> int:
+    """A new Calc on the desktop, started and settled: its pid."""
+    await desktop.launch(["soffice", "--calc", "--norestore", "--nologo"])
+    computer = Computer(env=desktop.env)
+    try:
+        pid = await calc_pid(computer)
+    finally:
+        await computer.close()
+    await asyncio.sleep(3)  # the start-up settles
+    return pid
+
+
 async def calc(rounds: int) -> str:
     series = Series("Calc cold observe_ui")
     async with Sandbox() as desktop:
-        await desktop.launch(["soffice", "--calc", "--norestore", "--nologo"])
-        computer = Computer(env=desktop.env)
-        try:
-            pid = await calc_pid(computer)
-        finally:
-            await computer.close()
-        await asyncio.sleep(3)  # the start-up settles
+        pid = await started_calc(desktop)
         before = rss_mb([pid])
         nodes = ""
         for _ in range(rounds):

@@ -21,11 +21,17 @@ import pytest
 import pytest_asyncio
 from computer_helpers import assert_alive, call_alive
 
+from actui.backends.atspi import AtspiBackend
+from actui.backends.atspi.address import Address
+from actui.backends.atspi.bus import AtspiBus
+from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX
+from actui.backends.base import RawNode
 from actui.sandbox import Sandbox
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 GROWTH_MB = 100
+FIELDS = ("Name", "Description", "ChildCount")
 
 
 @dataclass
@@ -101,6 +107,42 @@ async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(ca
     assert_alive(calc.pid)
     roots = await call_alive(calc.computer, calc.pid, "find_roots", {"pid": calc.pid})
     assert roots.details["windows"], "Calc still answers for its window"
+
+
+def _cells(node: RawNode) -> list[RawNode]:
+    found = [node] if node.raw_role == "table cell" else []
+    return found + [cell for child in node.children for cell in _cells(child)]
+
+
+async def test_shown_cells_have_the_names_and_extents_libreoffice_reports(
+    calc: Calc, module_sandbox: Sandbox
+) -> None:
+    """A look names a shown cell after its address and places it by its row and column
+    instead of asking each cell: every cell read says what LibreOffice says of it (its
+    screen extents moved by the window's origin, as every element's are)."""
+    backend, bus = AtspiBackend(module_sandbox.env), AtspiBus(module_sandbox.env)
+    try:
+        (root, *_) = await backend.list_roots(pid=calc.pid)
+        cells = _cells((await backend.snapshot(root, max_nodes=4096, max_depth=64)).tree)
+        assert len(cells) > 100, len(cells)
+        shifts = set()
+        for cell in cells:
+            at = Address.parse(cell.native_id)
+            props = await bus.get_many(at.bus, at.path, ACCESSIBLE, FIELDS)
+            (extents,) = await bus.call(
+                at.bus, at.path, IFACE_PREFIX + "Component", "GetExtents", "u", (0,)
+            )
+            x, y, w, h = extents
+            said = (props["Name"], props["Description"], props["ChildCount"], w, h)
+            assert cell.rect is not None, cell
+            assert said == (cell.name, "", 0, cell.rect.w, cell.rect.h), (said, cell)
+            shifts.add((cell.rect.x - x, cell.rect.y - y))
+        # a snapshot's rects are the screen's moved by the window's origin, one for all
+        assert len(shifts) == 1, shifts
+    finally:
+        await bus.close()
+        await backend.close()
+    assert_alive(calc.pid)
 
 
 async def _csv_of(book: Path) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -53,6 +54,17 @@ def wide_window(groups: int = 3, buttons: int = 4) -> Outline:
 def test_display_name_is_neutral_role_then_json_quoted_label() -> None:
     outline = outline_of(raw("frame", "A", raw("push button", 'Say "hi"\nnow')))
     assert display_name(outline.nodes["@e2"]) == 'button "Say \\"hi\\"\\nnow"'
+
+
+def test_a_menu_left_unread_says_how_many_items_it_holds() -> None:
+    def menu_line(unread: int) -> str:
+        menu = replace(raw("menu", "File"), unread=unread)
+        return render_fold(outline_of(raw("menu bar", "", menu))).text
+
+    assert "(not shown; 31 items unread)" in menu_line(31)
+    assert "(not shown; 1 item unread)" in menu_line(1)
+    assert "(not shown; items unread)" in menu_line(-1)
+    assert "unread" not in menu_line(0)
 
 
 def test_unlabeled_node_displays_its_role_alone() -> None:

@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import outlines, raw
 
-from actui.backends.atspi.viewport import cell_address
+from actui.backends.atspi.viewport import cell_address, cell_name
 from actui.backends.base import Window
 from actui.outline.model import Outline, grafted, opened
 from actui.outline.windows import column_letters, window_json, window_text
@@ -18,6 +18,17 @@ from actui.outline.windows import column_letters, window_json, window_text
 @given(st.integers(0, 16_383), st.integers(0, 1_048_575))
 def test_a_cell_name_reads_back_as_its_row_and_column(column: int, row: int) -> None:
     assert cell_address(f"{column_letters(column)}{row + 1}") == (row, column)
+
+
+@given(st.integers(0, 16_383), st.integers(0, 1_048_575))
+def test_a_cells_address_names_it_as_libreoffice_does(column: int, row: int) -> None:
+    assert cell_address(cell_name(row, column)) == (row, column)
+
+
+def test_cells_are_named_after_their_address() -> None:
+    assert [cell_name(0, 0), cell_name(2, 1), cell_name(1_048_575, 16_383)] == [
+        "A1", "B3", "XFD1048576",
+    ]  # fmt: skip
 
 
 def test_columns_are_named_as_spreadsheets_name_them() -> None:
@@ -34,6 +45,17 @@ def test_a_sheet_says_its_size_and_the_cells_it_shows() -> None:
     sheet = Window(2**31 - 1, 1_048_576, 16_384, 0, 32, 0, 14, cells=True)
     assert window_text(sheet) == "1,048,576 rows × 16,384 columns; showing A1:O33"
     assert window_json(sheet)["shown"]["range"] == "A1:O33"
+
+
+def test_a_sheet_read_in_part_says_what_it_shows_and_what_was_read() -> None:
+    sheet = Window(2**31 - 1, 1_048_576, 16_384, 0, 16, 0, 14, cells=True, screen_last_row=32)
+    assert window_text(sheet) == (
+        "1,048,576 rows × 16,384 columns; showing A1:O33; read A1:O17 (search_ui reads the rest)"
+    )
+    shown = window_json(sheet)["shown"]
+    assert (shown["range"], shown["lastRow"]) == ("A1:O33", 33)
+    assert shown["read"] == {"lastRow": 17, "range": "A1:O17"}
+    assert "read" not in window_json(Window(2**31 - 1, 9, 9, 0, 8, 0, 8, cells=True))["shown"]
 
 
 def test_a_table_says_which_rows_it_shows_and_columns_only_when_some_are_not() -> None:

@@ -92,6 +92,16 @@ class RootInfo:
     accessibility: Accessibility = "full"
 
 
+def column_letters(column: int) -> str:
+    """0 → ``A``, 25 → ``Z``, 26 → ``AA`` (spreadsheet column names)."""
+    letters = ""
+    column += 1
+    while column:
+        column, rest = divmod(column - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return letters
+
+
 @dataclass(frozen=True)
 class Window:
     """A container too big to list, read as a window onto its data.
@@ -100,7 +110,10 @@ class Window:
     ``rows`` and ``columns`` its table size (None for a plain list, whose
     rows are its children). The shown range is 0-based and inclusive, rows
     first (child indices for a list); ``first_row`` is -1 when nothing of it
-    is on screen. ``cells`` names cells spreadsheet-style (A1:J28).
+    is on screen. ``cells`` names cells spreadsheet-style (A1:J28). The shown
+    range is what was read; ``screen_last_row`` is the last row on screen when
+    more rows were on screen than were read (a cap on the cells one look reads),
+    else -1.
     """
 
     count: int
@@ -111,6 +124,7 @@ class Window:
     first_column: int = -1
     last_column: int = -1
     cells: bool = False
+    screen_last_row: int = -1
 
     @property
     def shown(self) -> bool:
@@ -160,8 +174,9 @@ class RawNode:
     window: Window | None = None
     """Set on a container read through its viewport: its children are the shown part."""
     unread: int = 0
-    """Children left unread because the element is not shown (a hidden page): their count.
-    ``read_below`` reads them on demand."""
+    """Children left unread because the element is not shown (a hidden page, a closed
+    menu): their count, -1 when the toolkit did not say. ``read_below`` reads them on
+    demand."""
     children: tuple[RawNode, ...] = ()
 
 

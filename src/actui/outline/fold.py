@@ -135,10 +135,12 @@ def node_line(node: Node) -> str:
 
 
 def _unread(node: Node) -> str:
-    """`` (not shown; 212 items unread)``: expand_ui or search_ui reads them."""
+    """`` (not shown; 212 items unread)``: expand_ui or search_ui reads them (a count of
+    -1: the toolkit did not say how many)."""
     if not node.unread:
         return ""
-    return f" (not shown; {node.unread:,} item{'s' if node.unread != 1 else ''} unread)"
+    count = f"{node.unread:,} {plural('item', node.unread)}" if node.unread > 0 else "items"
+    return f" (not shown; {count} unread)"
 
 
 def _window(node: Node) -> str:

@@ -9,18 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from actui.backends.base import Window
+from actui.backends.base import Window, column_letters
 from actui.outline.model import Outline
-
-
-def column_letters(column: int) -> str:
-    """0 → ``A``, 25 → ``Z``, 26 → ``AA`` (spreadsheet column names)."""
-    letters = ""
-    column += 1
-    while column:
-        column, rest = divmod(column - 1, 26)
-        letters = chr(ord("A") + rest) + letters
-    return letters
 
 
 def _count(number: int | None, word: str) -> str:
@@ -29,11 +19,13 @@ def _count(number: int | None, word: str) -> str:
     return f"{number:,} {word}{'' if number == 1 else 's'}"
 
 
-def shown_range(window: Window) -> str:
-    """``A1:O33``, ``rows 1–24`` (with ``columns 2–5`` when not all are shown), or ``1–24``."""
+def shown_range(window: Window, last_row: int | None = None) -> str:
+    """``A1:O33``, ``rows 1–24`` (with ``columns 2–5`` when not all are shown), or ``1–24``:
+    the rows read, or those up to ``last_row``."""
     if not window.shown:
         return ""
-    first, last = window.first_row + 1, window.last_row + 1
+    first = window.first_row + 1
+    last = (window.last_row if last_row is None else last_row) + 1
     if window.rows is None:
         return f"{first:,}–{last:,}"
     if window.cells:
@@ -46,34 +38,45 @@ def shown_range(window: Window) -> str:
     return text
 
 
+def _screen_last(window: Window) -> int:
+    return window.screen_last_row if window.screen_last_row >= 0 else window.last_row
+
+
 def window_text(window: Window) -> str:
-    """The size, then what is shown: the line form of a windowed container."""
+    """The size, then what is shown (and what of it was read, when not all): the line form
+    of a windowed container."""
     if window.rows is None:
         size = _count(window.count, "item")
     else:
         size = f"{_count(window.rows, 'row')} × {_count(window.columns, 'column')}"
-    shown = shown_range(window)
-    return f"{size}; showing {shown}" if shown else f"{size}; none shown"
+    shown = shown_range(window, _screen_last(window))
+    if not shown:
+        return f"{size}; none shown"
+    if window.screen_last_row < 0:
+        return f"{size}; showing {shown}"
+    return f"{size}; showing {shown}; read {shown_range(window)} (search_ui reads the rest)"
 
 
 def window_json(window: Window) -> dict[str, Any]:
-    """The size and shown range for ``details`` (1-based, inclusive; null when none shown)."""
+    """The size and shown range for ``details`` (1-based, inclusive; null when none shown),
+    and the part read where that is less."""
     out: dict[str, Any] = {
         "childCount": window.count,
         "rows": window.rows,
         "columns": window.columns,
     }
-    out["shown"] = (
-        {
+    shown: dict[str, Any] | None = None
+    if window.shown:
+        shown = {
             "firstRow": window.first_row + 1,
-            "lastRow": window.last_row + 1,
+            "lastRow": _screen_last(window) + 1,
             "firstColumn": window.first_column + 1,
             "lastColumn": window.last_column + 1,
-            "range": shown_range(window),
+            "range": shown_range(window, _screen_last(window)),
         }
-        if window.shown
-        else None
-    )
+        if window.screen_last_row >= 0:
+            shown["read"] = {"lastRow": window.last_row + 1, "range": shown_range(window)}
+    out["shown"] = shown
     return out
 
 

@@ -103,16 +103,25 @@ def _short_interfaces(names: tuple[str, ...]) -> frozenset[str]:
 
 
 async def read_basics(
-    bus: AtspiBus, at: Address, identity: tuple[str, frozenset[str]] | None = None
+    bus: AtspiBus,
+    at: Address,
+    identity: tuple[str, frozenset[str]] | None = None,
+    *,
+    name: str | None = None,
 ) -> Basics:
-    """Four calls, or two when ``identity`` (role, interfaces) is already known."""
+    """Four calls; two when ``identity`` (role, interfaces) is already known; one when the
+    ``name`` is too (a spreadsheet cell: no description, no children)."""
     await bus.a11y()
     state_f = bus.request(at.bus, at.path, ACCESSIBLE, "GetState")
     calls = [state_f]
     if identity is None:
         calls.append(bus.request(at.bus, at.path, ACCESSIBLE, "GetRole"))
         calls.append(bus.request(at.bus, at.path, ACCESSIBLE, "GetInterfaces"))
-    props, bodies = await _with_properties(bus, at, calls)
+    if identity is not None and name is not None:
+        props: dict[str, Any] = {"Name": name, "ChildCount": 0}
+        bodies = [await state_f]
+    else:
+        props, bodies = await _with_properties(bus, at, calls)
     if identity is None:
         identity = (role_name(int(bodies[1][0])), short_interfaces(bodies[2][0]))
     return Basics(

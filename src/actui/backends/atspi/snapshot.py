@@ -65,6 +65,7 @@ from actui.backends.atspi.reader import (
     as_unseen,
     children_of,
     discard,
+    extents_of,
     name_is_text,
     read_actions,
     read_basics,
@@ -75,7 +76,7 @@ from actui.backends.atspi.reader import (
     short_interfaces,
 )
 from actui.backends.atspi.tables import role_name, state_names
-from actui.backends.atspi.viewport import is_windowed, read_window
+from actui.backends.atspi.viewport import CellHint, answers, is_windowed, read_window
 from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
 from actui.errors import CallTimeout, TargetGone
 
@@ -118,10 +119,14 @@ class _Visit:
     labelled_by: tuple[str, ...] = ()
     window: Window | None = None
     """Set when the children are the shown part of a container too big to list."""
-    cell_identities: Mapping[Address, tuple[str, frozenset[str]]] = field(default_factory=dict)
-    """Of a windowed container: the role and interfaces its shown cells are known to have."""
     unread: int = 0
-    """Children left unread because the element is not shown (``_Plan.hides_below``)."""
+    """Children left unread because the element is not shown: a hidden page's
+    (``_Plan.hides_below``) or a closed menu's (``_Plan.closed_menu``), -1 when the
+    cache did not count them."""
+    cell_hints: Mapping[Address, CellHint] = field(default_factory=dict)
+    """Of a windowed container: what its table already told of its shown cells."""
+    hint: CellHint | None = None
+    """What the parent's table already told of this cell."""
     settled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -155,7 +160,7 @@ def _uncounted(basics: Basics) -> bool:
     return basics.child_count < 0 and "manages_descendants" in basics.states
 
 
-def _wants_children(visit: _Visit, basics: Basics, max_depth: int) -> bool:
+def _wants_children(visit: _Visit, basics: Basics, max_depth: int, *, closed: bool) -> bool:
     """Whether to list the element's children; cut by the depth cap, it is marked truncated.
 
     A container too big to list, or one that makes its children on demand, is
@@ -167,6 +172,9 @@ def _wants_children(visit: _Visit, basics: Basics, max_depth: int) -> bool:
         return False
     if visit.depth >= max_depth:
         visit.truncated = True
+        return False
+    if closed:
+        visit.unread = basics.child_count
         return False
     return not is_windowed(basics)
 
@@ -186,6 +194,8 @@ class _Plan:
     toolkit: str = ""
     reads_hidden: bool = False
     """Set when reading on demand below an element a snapshot left unread."""
+    lazy_menus: bool = False
+    """LibreOffice: closed menus' items are left unread (:meth:`closed_menu`)."""
 
     def hides_below(self, basics: Basics, details: Details, root: bool) -> bool:
         """Whether an element's children are left unread, counted, because it is not shown.
@@ -237,6 +247,34 @@ class _Plan:
         if parent is None or not self.lists_unseen:
             return False
         return parent.unseen or self.parent_shows(parent) is False
+
+    def closed_menu(self, basics: Basics, entry: _Cached | None) -> bool:
+        """Whether a menu's items are left unread: it is not on screen, and the cache does
+        not list them.
+
+        LibreOffice (GTK 3 plugin) keeps two copies of its menus, none in the
+        cache: their ~1,850 items were most of a cold Calc walk's calls. A menu
+        that is open is showing (and so is the item a submenu opens from), so
+        what an agent can click is still read; a closed one is listed with its
+        child count. GTK 3 applications' menus come whole from the cache, at no
+        call each, and stay listed; so do those of GTK 3 menus it does not hold
+        (Mousepad's): an agent presses or searches their items while closed, and
+        nothing reads an unread menu on demand yet.
+        """
+        return self._uncached_menu(basics, entry) and "showing" not in basics.states
+
+    def may_be_closed(self, basics: Basics, entry: _Cached | None) -> bool:
+        """Whether a shown menu's items are checked for being on screen before they are read
+        (see :func:`_closed_items`): a menu bar's menus are showing, open or closed."""
+        return self._uncached_menu(basics, entry) and "showing" in basics.states
+
+    def _uncached_menu(self, basics: Basics, entry: _Cached | None) -> bool:
+        return (
+            self.lazy_menus
+            and basics.role == "menu"
+            and basics.child_count != 0
+            and not (entry is not None and entry.complete)
+        )
 
     @property
     def lists_unseen(self) -> bool:
@@ -292,6 +330,11 @@ class _Cached:
     complete: bool
 
 
+def is_libreoffice(root: RootInfo) -> bool:
+    """LibreOffice reports its GTK 3 plugin as its toolkit; its process names it."""
+    return root.app_name.lower().startswith(("soffice", "libreoffice"))
+
+
 def uses_cache(toolkit: str) -> bool:
     """Whether the toolkit's ``Cache.GetItems`` holds its whole tree (docs/design-notes.md §6)."""
     return toolkit.lower().startswith(CACHE_TOOLKITS)
@@ -331,7 +374,14 @@ class SnapshotReader:
         self._mirrors = mirrors
 
     async def _cache(self, root: RootInfo, at: Address) -> dict[Address, _Cached] | None:
-        if not uses_cache(root.toolkit):
+        """The toolkit's cache, where it is worth its round trip.
+
+        LibreOffice's holds its menus (1,086 to 1,850 items, growing as they
+        are read), which a look leaves unread (:meth:`_Plan.closed_menu`):
+        ``GetItems`` took 260–490 ms of a 525–814 ms cold Calc snapshot, more
+        than reading the rest directly.
+        """
+        if not uses_cache(root.toolkit) or is_libreoffice(root):
             return None
         await self._bus.ensure_events()
         try:
@@ -379,6 +429,7 @@ class SnapshotReader:
             is_gtk=root.toolkit.lower().startswith("gtk"),
             showing_known=uses_cache(root.toolkit),
             toolkit=root.toolkit,
+            lazy_menus=is_libreoffice(root),
         )
         try:
             stop = _Stop(time.perf_counter() + budget_s)
@@ -537,7 +588,8 @@ class SnapshotReader:
             return False  # read under other rules, or its extents may have changed
         d = known.details
         details = Details(_shifted(d.rect, anchor), d.value, d.value_length, d.actions)
-        wants_children = _wants_children(visit, basics, max_depth)
+        closed = plan.closed_menu(basics, plan.cache.get(visit.at) if plan.cache else None)
+        wants_children = _wants_children(visit, basics, max_depth, closed=closed)
         if wants_children and plan.hides_below(basics, details, index == 0):
             wants_children, visit.unread = False, basics.child_count
         elif wants_children and known.children is None:
@@ -574,19 +626,20 @@ class SnapshotReader:
             if plan.rect_follows_parent and parent is not None:
                 await parent.settled.wait()
             visit.unseen = plan.unseen(parent)
-            hint = parent.cell_identities.get(visit.at) if parent is not None else None
-            basics = await self._basics(visit, entry, known, plan, hint)
+            visit.hint = parent.cell_hints.get(visit.at) if parent is not None else None
+            basics = await self._basics(visit, entry, known, plan, visit.hint)
             if _uncounted(basics):
                 count = await self._bus.get(visit.at.bus, visit.at.path, ACCESSIBLE, "ChildCount")
                 basics = replace(basics, child_count=int(count))
-            wants_children = _wants_children(visit, basics, max_depth)
+            closed = plan.closed_menu(basics, entry)
+            wants_children = _wants_children(visit, basics, max_depth, closed=closed)
             listed = _listed_children(entry, known, wants_children)
             if visit.depth < max_depth and is_windowed(basics):
                 viewed = await read_window(
                     self._bus, visit.at, basics, showing_known=plan.showing_known
                 )
                 visit.window, listed = viewed.window, list(viewed.children)
-                visit.cell_identities = viewed.identities
+                visit.cell_hints = viewed.hints
             if listed is None:
                 pending.append(request_children(self._bus, visit.at))
             if plan.rect_follows_parent:
@@ -596,6 +649,11 @@ class SnapshotReader:
                     wants_children, listed, visit.unread = False, [], basics.child_count
                 visit.settled.set()
             visit.child_addresses = listed if listed is not None else children_of(await pending[0])
+            if plan.may_be_closed(basics, entry) and await _closed_items(
+                self._bus, visit.child_addresses
+            ):
+                visit.unread, visit.child_addresses = len(visit.child_addresses), []
+                wants_children = False
             visit.children_known = True
             admit()
             if not plan.rect_follows_parent:
@@ -643,9 +701,9 @@ class SnapshotReader:
         entry: _Cached | None,
         known: NodeRecord | None,
         plan: _Plan,
-        hint: tuple[str, frozenset[str]] | None = None,
+        hint: CellHint | None = None,
     ) -> Basics:
-        """``hint``: the role and interfaces when the element's table already said them."""
+        """``hint``: what the element's table already said of it."""
         if entry is not None:
             return entry.basics
         if visit.unseen:
@@ -656,7 +714,10 @@ class SnapshotReader:
         if known is not None and not known.basics.unseen:
             return known.basics
         identity = plan.reuse.identity(visit.at) if plan.reuse is not None else None
-        return await read_basics(self._bus, visit.at, identity or hint)
+        if identity is None and hint is not None:
+            identity = (hint.role, hint.interfaces)
+            return await read_basics(self._bus, visit.at, identity, name=hint.name)
+        return await read_basics(self._bus, visit.at, identity)
 
     async def _details(
         self,
@@ -677,6 +738,10 @@ class SnapshotReader:
             return replace(known.details, rect=plan.frame)
         if known is not None and not known.basics.unseen:
             return await self._mirrored_details(visit, known, basics, plan, shown)
+        laid = visit.hint.extents if visit.hint is not None else None
+        if laid is not None and shown and "Component" in basics.interfaces:
+            read = await self._read(visit.at, basics, plan, shown, rect=False)
+            return replace(read, rect=extents_of([laid], plan.origin))
         return await self._read(visit.at, basics, plan, shown)
 
     async def _read(
@@ -707,6 +772,18 @@ class SnapshotReader:
         if actions is None and plan.wants_actions(basics, shown) and "Action" in basics.interfaces:
             actions = await read_actions(self._bus, visit.at)
         return replace(known.details, rect=rect, actions=actions)
+
+
+PROBED_ITEMS = 3
+"""Items of a shown menu whose states tell whether it is open: LibreOffice lists hidden
+items too (an inapplicable "OLE Object" is neither visible nor showing)."""
+
+
+async def _closed_items(bus: AtspiBus, items: list[Address]) -> bool:
+    """Whether none of a menu's first items is showing: the menu is closed."""
+    asked = [bus.request(a.bus, a.path, ACCESSIBLE, "GetState") for a in items[:PROBED_ITEMS]]
+    found = await answers(asked)
+    return bool(found) and not any(v is not None and "showing" in state_names(v) for v in found)
 
 
 def _listed_children(

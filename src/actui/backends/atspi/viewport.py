@@ -20,7 +20,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -28,7 +29,7 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus, CallFailed
 from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX, Basics, discard, short_interfaces
 from actui.backends.atspi.tables import role_name
-from actui.backends.base import Window
+from actui.backends.base import Window, column_letters
 
 TABLE = IFACE_PREFIX + "Table"
 COMPONENT = IFACE_PREFIX + "Component"
@@ -38,6 +39,10 @@ MAX_CHILDREN = 4096
 ``GetChildren`` of 30,000 GTK 3 list cells outlasts the call timeout."""
 MAX_WINDOW_CELLS = 2048
 """Shown cells read at most: a big screen's sheet shows about 1,500."""
+MAX_SHEET_CELLS = 256
+"""Shown spreadsheet cells read at most (the first rows of the view; the rest is read on
+demand by ``search_ui``). Each costs three calls; a 1,920 × 1,080 Calc shows 495 of them,
+which alone took soffice longer than the 500 ms a cold look may."""
 PROBES = 8
 """Points tried from each corner inwards before the corner is given up."""
 INSET = 3
@@ -48,13 +53,33 @@ _CELL_NAME = re.compile(r"^([A-Z]{1,3})([1-9][0-9]{0,6})$")
 
 
 @dataclass(frozen=True)
+class CellHint:
+    """What a shown cell's table already told: what ``read_basics`` and ``read_details``
+    need not ask again.
+
+    ``name`` and ``extents`` are known only for a spreadsheet's cells that
+    occupy one grid position each: LibreOffice names a cell after its address
+    (``B3``, no description, no children) and lays cells on a grid, so a
+    cell's screen extents are its column's x and width and its row's y and
+    height (read from the first shown row and column). A merged cell, met at
+    several positions, is read in full.
+    """
+
+    role: str
+    interfaces: frozenset[str]
+    name: str | None = None
+    extents: tuple[int, int, int, int] | None = None
+    """Screen extents (x, y, width, height)."""
+
+
+@dataclass(frozen=True)
 class Viewed:
     """The window and the children to read: shown column headers, then shown cells, with
-    the role and interfaces of the cells already known."""
+    what is already known of the cells."""
 
     window: Window
     children: tuple[Address, ...]
-    identities: Mapping[Address, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    hints: Mapping[Address, CellHint] = field(default_factory=dict)
 
 
 def cell_address(name: str) -> tuple[int, int] | None:
@@ -66,6 +91,11 @@ def cell_address(name: str) -> tuple[int, int] | None:
     for letter in found.group(1):
         column = column * 26 + ord(letter) - ord("A") + 1
     return int(found.group(2)) - 1, column - 1
+
+
+def cell_name(row: int, column: int) -> str:
+    """(2, 1) → ``"B3"``: the inverse of :func:`cell_address`."""
+    return f"{column_letters(column)}{row + 1}"
 
 
 def is_windowed(basics: Basics, max_children: int = MAX_CHILDREN) -> bool:
@@ -162,11 +192,14 @@ async def read_window(
         last_column = corner[0][1] if corner is not None else (window.columns or 0) - 1
         last_column = min(last_column, first[1] + width // MIN_LINE)
     columns = max(1, last_column - first[1] + 1)
-    rows = min(max(1, last_row - first[0] + 1), max(1, MAX_WINDOW_CELLS // columns))
+    on_screen = max(1, last_row - first[0] + 1)
+    cap = MAX_SHEET_CELLS if cells else MAX_WINDOW_CELLS
+    rows = min(on_screen, max(1, cap // columns))
     window = replace(
         window,
         first_row=first[0],
         last_row=first[0] + rows - 1,
+        screen_last_row=first[0] + on_screen - 1 if on_screen > rows else -1,
         first_column=first[1],
         last_column=first[1] + columns - 1,
     )
@@ -230,13 +263,45 @@ async def _shown_children(bus: AtspiBus, at: Address, window: Window, table: boo
     cells = [Address.of(v) if v is not None else Address("", "") for v in found[len(headers) :]]
     firsts = [cell for cell in cells[: len(columns)] if not cell.is_null]
     identities = dict(zip(firsts, await _identities(bus, firsts), strict=True))
-    by_cell: dict[Address, Identity] = {}
+    once = Counter(cells)
+    grid_at = await _grid(bus, cells, len(columns), once) if window.cells else None
+    hints: dict[Address, CellHint] = {}
     for index, cell in enumerate(cells):
         known = identities.get(cells[index % len(columns)])
-        if not cell.is_null and known is not None:
-            by_cell[cell] = known
+        if cell.is_null or known is None:
+            continue
+        row, column = divmod(index, len(columns))
+        if grid_at is None or once[cell] > 1:
+            hints[cell] = CellHint(*known)
+            continue
+        name = cell_name(rows[row], columns[column])
+        hints[cell] = CellHint(*known, name=name, extents=grid_at(row, column))
     children = dict.fromkeys(_present(found))
-    return Viewed(window, tuple(children), by_cell)
+    return Viewed(window, tuple(children), hints)
+
+
+async def _grid(
+    bus: AtspiBus, cells: list[Address], width: int, once: Counter[Address]
+) -> Callable[[int, int], tuple[int, int, int, int] | None] | None:
+    """The screen extents of the shown cell at (row, column) of the shown range, from the
+    extents of the first shown row's and column's cells: a row and a column of calls
+    instead of one a cell (None when either is incomplete or holds a merged cell)."""
+    edge = cells[:width] + cells[width::width]
+    if any(cell.is_null or once[cell] > 1 for cell in edge):
+        return None
+    asked = [bus.request(c.bus, c.path, COMPONENT, "GetExtents", "u", (SCREEN,)) for c in edge]
+    found = await answers(asked)
+    boxes = [tuple(int(n) for n in v) for v in found if v is not None]
+    if len(boxes) != len(edge):
+        return None
+    across, down = boxes[:width], boxes[:1] + boxes[width:]
+
+    def at(row: int, column: int) -> tuple[int, int, int, int] | None:
+        x, _, w, _ = across[column]
+        _, y, _, h = down[row]
+        return (x, y, w, h) if w > 0 and h > 0 else None
+
+    return at
 
 
 async def _identities(bus: AtspiBus, cells: list[Address]) -> list[Identity | None]:

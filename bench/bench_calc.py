@@ -1,0 +1,180 @@
+"""LibreOffice Calc cold ``observe_ui``: this tree beside another actui tree, and the floor.
+
+One Calc in one sandbox; each round, in alternating order, a fresh Python
+process per tree (``PYTHONPATH`` = that tree's ``src``) makes one cold
+``observe_ui`` (a fresh ``Computer``, the window found untimed) and reports
+its ms, outline nodes and AT-SPI calls by kind. Then, in this process, the
+floor soffice itself sets: one ``Cache.GetItems`` round trip, and this tree's
+recorded calls replayed without dependencies through actui's bus
+(``bench_walk_floor``). soffice's RSS growth over everything is reported
+(targets: ≤ 500 ms cold, ≤ +50 MB).
+
+Run: ``.venv/bin/python bench/bench_calc.py --baseline /work/main/src [--rounds N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from bench_big import cold_observe, rss_mb, started_calc
+from bench_desktop import root_ref
+from bench_walk_floor import recorded_snapshot, replay_bus
+from benchkit import Series, machine_line, ms, table
+from dbus_fast import Message
+from raw_atspi import RawAtspi
+
+from actui.backends.atspi.bus import AtspiBus
+from actui.sandbox import Sandbox
+from actui.tools import Computer
+
+HERE = Path(__file__).resolve().parent
+OWN_SRC = HERE.parent / "src"
+SCRIPT = Path(__file__).resolve()
+
+
+def member_of(interface: str, member: str, body: Any) -> str:
+    """``GetState``, or ``Get(Value)`` / ``GetAll(Accessible)`` for property reads."""
+    if member in ("Get", "GetAll") and body:
+        return f"{member}({str(body[0]).rsplit('.', 1)[-1]})"
+    return member
+
+
+async def child(pid: int) -> None:
+    """One cold observe in this process: a JSON line on stdout."""
+    kinds: Counter[str] = Counter()
+    original = AtspiBus.request
+
+    def request(self: AtspiBus, *args: Any, **kwargs: Any) -> Any:
+        interface, member = args[2], args[3]
+        body = args[5] if len(args) > 5 else kwargs.get("body", ())
+        kinds[member_of(interface, member, body)] += 1
+        return original(self, *args, **kwargs)
+
+    env = dict(os.environ)
+    computer = Computer(env=env)
+    try:
+        await root_ref(computer, pid)  # connected and listed: not timed
+    finally:
+        await computer.close()
+    AtspiBus.request = request  # type: ignore[method-assign]
+    took, details = await cold_observe(env, pid)
+    walk = float(details["timingsMs"]["total_ms"])
+    print(json.dumps({"ms": took, "walk": walk, "nodes": details["nodeCount"], "calls": kinds}))
+
+
+async def one_run(env: dict[str, str], src: Path, pid: int) -> dict[str, Any]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(SCRIPT),
+        "--child",
+        str(pid),
+        env={**env, "PYTHONPATH": f"{src}{os.pathsep}{HERE}"},
+        stdout=asyncio.subprocess.PIPE,
+    )
+    out, _ = await asyncio.wait_for(process.communicate(), 120)
+    if process.returncode != 0:
+        raise RuntimeError(f"the cold observe with {src} failed (exit {process.returncode})")
+    return dict(json.loads(out.decode().strip().splitlines()[-1]))
+
+
+async def get_items_ms(env: dict[str, str], destination: str) -> tuple[float, int]:
+    raw = await RawAtspi.connect(env)
+    try:
+        started = time.perf_counter()
+        (items,) = await raw.send(
+            Message(
+                destination=destination,
+                path="/org/a11y/atspi/cache",
+                interface="org.a11y.atspi.Cache",
+                member="GetItems",
+            )
+        )
+        return (time.perf_counter() - started) * 1000, len(items)
+    finally:
+        raw.close()
+
+
+def calls_line(calls: dict[str, int]) -> str:
+    mix = Counter(calls)
+    return f"{sum(mix.values())}: " + ", ".join(f"{n} {m}" for m, n in mix.most_common())
+
+
+async def compare(baseline: Path, rounds: int) -> str:
+    trees = {"this tree": OWN_SRC, f"baseline {baseline}": baseline}
+    series = {name: Series(name) for name in trees}
+    walks = {name: Series(name) for name in trees}
+    last: dict[str, dict[str, Any]] = {}
+    items, replay = Series("Cache.GetItems round trip"), Series("this tree's calls replayed")
+    count = 0
+    async with Sandbox() as desktop:
+        env = dict(desktop.env)
+        pid = await started_calc(desktop)
+        before = rss_mb([pid])
+        for index in range(rounds):
+            order = list(trees) if index % 2 == 0 else list(reversed(trees))
+            for name in order:
+                last[name] = await one_run(env, trees[name], pid)
+                series[name].add(float(last[name]["ms"]))
+                walks[name].add(float(last[name]["walk"]))
+        for _ in range(rounds):
+            _, recorded = await recorded_snapshot(env, pid)
+            replay.add(await replay_bus(env, recorded))
+            took, count = await get_items_ms(env, str(recorded[0].destination))
+            items.add(took)
+        growth = rss_mb([pid]) - before
+    rows = [
+        [
+            name,
+            ms(s.min),
+            ms(s.median),
+            ms(walks[name].median),
+            str(last[name]["nodes"]),
+            calls_line(last[name]["calls"]),
+        ]
+        for name, s in series.items()
+    ]
+    rows += [
+        [f"floor: {items.name} ({count} items)", ms(items.min), ms(items.median), "", "", "1"],
+        [
+            f"floor: {replay.name} without dependencies",
+            ms(replay.min),
+            ms(replay.median),
+            "",
+            "",
+            str(sum(last["this tree"]["calls"].values())),
+        ],
+    ]
+    headers = (
+        "what", "min ms", "median ms", "of it the walk, median ms", "outline nodes",
+        "AT-SPI calls",
+    )  # fmt: skip
+    note = f"soffice RSS {before:.0f} MB before, {growth:+.1f} MB over all runs"
+    return f"Calc cold observe_ui ({rounds} rounds)\n" + table(headers, rows) + "\n" + note
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--baseline", type=Path, help="another actui tree's src directory")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        asyncio.run(child(args.child))
+        return
+    if args.baseline is None:
+        parser.error("--baseline: give the src directory of the actui tree to compare with")
+    print(machine_line())
+    print(asyncio.run(compare(args.baseline.resolve(), args.rounds)))
+    print(machine_line())
+
+
+if __name__ == "__main__":
+    main()
