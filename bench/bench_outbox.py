@@ -31,7 +31,7 @@ import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from bench_walk_floor import first_root, recorded_snapshot
+from bench_walk_floor import first_root, recorded_snapshot, send_all
 from benchkit import SERIES_HEADERS, Series, machine_line, ms, ratio, series_row, table
 from dbus_fast import Message
 
@@ -120,22 +120,7 @@ async def replay(env: dict[str, str], calls: list[Message], mode: str) -> tuple[
     try:
         counting = await prepared(bus, mode)
         timed = Timed(env)
-        await timed.run(
-            lambda: asyncio.gather(
-                *(
-                    bus.request(
-                        m.destination or "",
-                        m.path or "",
-                        m.interface or "",
-                        m.member or "",
-                        m.signature,
-                        m.body,
-                    )
-                    for m in calls
-                ),
-                return_exceptions=True,
-            )
-        )
+        await timed.run(lambda: send_all(bus, calls))
     finally:
         await bus.close()
     return timed, counting.writes

@@ -34,6 +34,24 @@ IN_FLIGHT = 64
 APPS = ("gtk4-widget-factory", "gtk3-widget-factory")
 
 
+async def send_all(bus: AtspiBus, calls: Sequence[Message]) -> None:
+    """Send recorded calls all at once, as the walk's floor: no call waits for another."""
+    await asyncio.gather(
+        *(
+            bus.request(
+                m.destination or "",
+                m.path or "",
+                m.interface or "",
+                m.member or "",
+                m.signature,
+                m.body,
+            )
+            for m in calls
+        ),
+        return_exceptions=True,
+    )
+
+
 async def recorded_snapshot(env: dict[str, str], pid: int) -> tuple[float, list[Message]]:
     """A cold snapshot by a fresh backend: its ms and the calls it made."""
     backend = AtspiBackend(env)
@@ -98,20 +116,7 @@ async def replay_bus(env: dict[str, str], calls: list[Message]) -> float:
     await bus.a11y()
     try:
         with Stopwatch() as watch:
-            await asyncio.gather(
-                *(
-                    bus.request(
-                        m.destination or "",
-                        m.path or "",
-                        m.interface or "",
-                        m.member or "",
-                        m.signature,
-                        m.body,
-                    )
-                    for m in calls
-                ),
-                return_exceptions=True,
-            )
+            await send_all(bus, calls)
     finally:
         await bus.close()
     return watch.ms

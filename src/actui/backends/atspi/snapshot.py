@@ -197,6 +197,31 @@ class _Plan:
     lazy_menus: bool = False
     """LibreOffice: closed menus' items are left unread (:meth:`closed_menu`)."""
 
+    @classmethod
+    def of(
+        cls,
+        root: RootInfo,
+        cache: dict[Address, _Cached] | None,
+        reuse: Reuse | None,
+        origin: tuple[int, int],
+        frame: Rect | None,
+        *,
+        reads_hidden: bool = False,
+    ) -> _Plan:
+        """The rules for ``root``'s toolkit; a read on demand reads what a look left unread."""
+        toolkit = root.toolkit
+        return cls(
+            cache,
+            reuse,
+            origin,
+            frame,
+            is_gtk=toolkit.lower().startswith("gtk"),
+            showing_known=uses_cache(toolkit),
+            toolkit=toolkit,
+            reads_hidden=reads_hidden,
+            lazy_menus=is_libreoffice(root) and not reads_hidden,
+        )
+
     def hides_below(self, basics: Basics, details: Details, root: bool) -> bool:
         """Whether an element's children are left unread, counted, because it is not shown.
 
@@ -421,16 +446,7 @@ class SnapshotReader:
             return self._result(root, last, "mirror", started, started)
         cache = None if reuse is not None and reuse.trusted else await self._cache(root, at)
         cached_at = time.perf_counter()
-        plan = _Plan(
-            cache,
-            reuse,
-            origin,
-            frame,
-            is_gtk=root.toolkit.lower().startswith("gtk"),
-            showing_known=uses_cache(root.toolkit),
-            toolkit=root.toolkit,
-            lazy_menus=is_libreoffice(root),
-        )
+        plan = _Plan.of(root, cache, reuse, origin, frame)
         try:
             stop = _Stop(time.perf_counter() + budget_s)
             visits = await self._walk(at, plan, max_nodes, max_depth, stop)
@@ -475,16 +491,7 @@ class SnapshotReader:
         empty extents (role and name); the mirror is neither asked nor fed: a
         hidden page is no part of the root's walk.
         """
-        plan = _Plan(
-            None,
-            None,
-            origin,
-            None,
-            is_gtk=root.toolkit.lower().startswith("gtk"),
-            showing_known=uses_cache(root.toolkit),
-            toolkit=root.toolkit,
-            reads_hidden=True,
-        )
+        plan = _Plan.of(root, None, None, origin, None, reads_hidden=True)
         stop = _Stop(time.perf_counter() + budget_s)
         visits = await self._walk(at, plan, max(1, max_nodes), max(0, max_depth), stop)
         if visits[0].basics is None:
