@@ -181,7 +181,7 @@ def test_limit_caps_the_returned_matches_not_the_total() -> None:
 def test_render_search_lists_matches_with_their_reason() -> None:
     text = render_search(search(fixture_window(), text="save"))
     assert text.splitlines()[:3] == [
-        "found 4; returned 4.",
+        "found 4.",
         '@e5 button "Save" [exact]',
         '@e4 button "Save changes" [prefix]',
     ]

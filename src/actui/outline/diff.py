@@ -363,6 +363,16 @@ def _described(node: Node) -> str:
     return display_name(node) + node_details(node)
 
 
+def _unlisted(moved: int, layout: int) -> list[str]:
+    """The changes an agent does not act on, counted on one line rather than listed:
+    elements that only moved or resized (their refs still work; structuredContent
+    lists them) and layout-only nodes a view does not draw."""
+    parts = [f"{moved} moved or resized"] if moved else []
+    if layout:
+        parts.append(f"{layout} layout-only {'node' if layout == 1 else 'nodes'} added or removed")
+    return [f"({'; '.join(parts)})"] if parts else []
+
+
 SHORT_DIFF_TOKENS = 120
 """A diff this short is kept without rendering the successor's view to compare: views are longer."""
 
@@ -391,11 +401,14 @@ def diff_or_view(
         reason = changes.full_view_reason
         return render_view(successor, state_id, budget, reason).text, reason
     if not changes.count:
-        return f"no element changes from stateId {base_state_id}; stateId {state_id}", None
-    lines = [
-        f"changes from stateId {base_state_id}: {len(changes.added)} added, "
-        f"{len(changes.updated)} updated, {len(changes.removed)} removed; stateId {state_id}"
-    ]
+        return f"{base_state_id} → {state_id}: no changes", None
+    counts = (
+        (len(changes.added), "added"),
+        (len(changes.updated), "updated"),
+        (len(changes.removed), "removed"),
+    )
+    tally = ", ".join(f"{n} {what}" for n, what in counts if n)
+    lines = [f"{base_state_id} → {state_id}: {tally}"]
     layout = 0
     for a in changes.added:
         node = successor.nodes[a.ref]
@@ -405,18 +418,14 @@ def diff_or_view(
         under = _drawn_ancestor(successor, node)
         lines.append(f"+ {a.ref} under {under or 'root'} {_described(node)}")
     ambiguous = _ambiguous(changes, successor)
-    moved = [u.ref for u in changes.updated if not _printable(u)]
+    moved = sum(1 for u in changes.updated if not _printable(u))
     lines.extend(_updated_line(u, successor, ambiguous) for u in changes.updated if _printable(u))
-    if moved:
-        lines.append(f"~ moved or resized: {', '.join(moved)}")
     for r in changes.removed:
         if r.layout:
             layout += 1
             continue
         lines.append(f"- {r.ref} from {r.under or 'root'} (was {r.name})")
-    if layout:
-        nodes = "node" if layout == 1 else "nodes"
-        lines.append(f"({layout} layout-only {nodes} added or removed)")
+    lines.extend(_unlisted(moved, layout))
     text = "\n".join(lines)
     cost = estimate_tokens(text)
     if cost <= min(SHORT_DIFF_TOKENS, budget):

@@ -210,7 +210,8 @@ def search(
 
 
 def render_search(result: SearchResult) -> str:
-    """``found N; returned M`` with a refine hint, then each match; its path only where
+    """``found N`` (``; returned M`` and a refine hint when the limit held some back),
+    then each match; its path only where
     another match reads the same (the path is always in the structured details)."""
     returned = len(result.matches)
     if not result.total:
@@ -224,7 +225,7 @@ def render_search(result: SearchResult) -> str:
             "Refine with a longer text, a role or a capability to see the rest."
         )
     else:
-        head = f"found {result.total}; returned {returned}."
+        head = f"found {result.total}."
     lines = [head]
     seen = Counter((match.role, match.label) for match in result.matches)
     for match in result.matches:
