@@ -390,3 +390,23 @@ def test_an_added_element_in_the_details_carries_only_its_non_empty_fields() -> 
     (added,) = [d for d in changes_json(compute_changes(base, successor)) if d["change"] == "added"]
     assert added["role"] == "button" and added["name"] == "Cancel" and added["parent"] == "@e1"
     assert "description" not in added and "states" not in added and "secure" not in added
+
+
+def test_a_field_whose_inferred_label_changed_says_what_it_was_once() -> None:
+    def page(label: str) -> RawNode:
+        return raw(
+            "frame",
+            "Form",
+            raw("label", label, wire="/l", rect=Rect(0, 0, 40, 20)),
+            raw("text", "", wire="/t", rect=Rect(50, 0, 100, 20)),
+            wire="/f",
+        )
+
+    base = outline_of(page("Age"))
+    successor = successor_of(base, page("Height"))
+    text = render_changes(compute_changes(base, successor), successor, "s1", "s2")
+    assert text.splitlines() == [
+        "s1 → s2: 2 updated",
+        '~ @e2 label "Height": was "Age"',
+        '~ @e3 textbox "Height" (label inferred): was "Age"',
+    ]

@@ -332,7 +332,7 @@ def _updated_line(change: Updated, successor: Outline, ambiguous: Collection[str
     parts = [
         # the line already reads the new name: say what it was instead
         f"was {quoted(str(change.previous.get(name) or ''), LABEL_CAP)}"
-        if name == "name" and node.name and not node.name_inferred
+        if name == "name" and node.name
         else _field_text(name, change.previous.get(name), change.fields[name])
         for name in printable[:PRINTED_FIELDS]
     ]

@@ -216,8 +216,8 @@ def render_search(result: SearchResult) -> str:
     returned = len(result.matches)
     if not result.total:
         head = (
-            "found 0. Try a shorter or different text, a role (button, textbox, …) "
-            "or a capability (press, setText, …); observe_ui again if the window changed."
+            "found 0. Try another text, a role or a capability "
+            "(observe_ui again if the window changed)."
         )
     elif result.total > returned:
         head = (
