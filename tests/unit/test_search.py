@@ -110,6 +110,10 @@ def test_role_filter_uses_the_neutral_vocabulary() -> None:
         assert [m.label for m in result.matches] == ["GTK3", "GTK4"]
         assert {m.reason for m in result.matches} == {"filter"}
         assert {m.score for m in result.matches} == {1.0}
+    assert render_search(search(outline, role="button")).splitlines()[1:] == [
+        '@e2 button "GTK3"',
+        '@e3 button "GTK4"',
+    ], "a match by role alone carries no reason tag"
 
 
 def test_capability_filter_uses_caps_aliases_and_action_names() -> None:

@@ -211,7 +211,7 @@ def search(
 
 def render_search(result: SearchResult) -> str:
     """``found N`` (``; returned M`` and a refine hint when the limit held some back),
-    then each match; its path only where
+    then each match (with how its text matched); its path only where
     another match reads the same (the path is always in the structured details)."""
     returned = len(result.matches)
     if not result.total:
@@ -234,7 +234,9 @@ def render_search(result: SearchResult) -> str:
             label += f" {INFERRED}"
         caps = " {" + ",".join(match.caps) + "}" if match.caps else ""
         reason = f"{match.reason} {match.score:.2f}" if match.reason == "fuzzy" else match.reason
-        lines.append(f"{match.ref} {match.role}{label}{caps} [{reason}]")
+        # a match found by role or capability alone: the query says why, a tag adds nothing
+        tag = "" if match.reason == "filter" else f" [{reason}]"
+        lines.append(f"{match.ref} {match.role}{label}{caps}{tag}")
         if seen[match.role, match.label] > 1:
             lines.append(f"  path: {match.path}")
     return "\n".join(lines)
