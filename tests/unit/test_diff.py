@@ -410,3 +410,26 @@ def test_a_field_whose_inferred_label_changed_says_what_it_was_once() -> None:
         '~ @e2 label "Height": was "Age"',
         '~ @e3 textbox "Height" (label inferred): was "Age"',
     ]
+
+
+def test_focus_that_moved_is_said_once_on_the_element_that_gained_it() -> None:
+    def page(focused: str) -> RawNode:
+        def field(name: str) -> RawNode:
+            states = frozenset({"focused"}) if name == focused else frozenset()
+            return raw("push button", name, wire=f"/{name}", states=states)
+
+        return raw("frame", "Form", field("A"), field("B"), wire="/f")
+
+    base = outline_of(page("A"))
+    successor = successor_of(base, page("B"))
+    changes = compute_changes(base, successor)
+    assert render_changes(changes, successor, "s1", "s2").splitlines() == [
+        "s1 → s2: 2 updated",
+        '~ @e3 button "B": states +focused',
+        "(1 unfocused)",
+    ]
+    assert len(changes_json(changes)) == 2, "structuredContent lists both"
+    lost = successor_of(base, page(""))  # focus went nowhere shown: the loss is a line
+    assert '~ @e2 button "A": states -focused' in render_changes(
+        compute_changes(base, lost), lost, "s1", "s2"
+    )

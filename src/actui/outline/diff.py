@@ -15,7 +15,7 @@ fold by itself (it asks ``fold`` for full views), search, or talk to a backend.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Hashable, Mapping
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from actui.outline.fold import (
@@ -298,10 +298,8 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
 
 
 def _set_change(name: str, old: object, new: object) -> str:
-    before = set(old) if isinstance(old, list) else set()
-    after = set(new) if isinstance(new, list) else set()
-    moves = [f"+{item}" for item in sorted(after - before)]
-    moves += [f"-{item}" for item in sorted(before - after)]
+    gained, lost = _moves(old, new)
+    moves = [f"+{item}" for item in sorted(gained)] + [f"-{item}" for item in sorted(lost)]
     return f"{name} {' '.join(moves)}"
 
 
@@ -363,11 +361,41 @@ def _described(node: Node) -> str:
     return display_name(node) + node_details(node)
 
 
-def _unlisted(moved: int, layout: int) -> list[str]:
+def _focus_left(updated: Sequence[Updated]) -> set[str]:
+    """Elements whose only change is losing focus to one whose line says it gained it:
+    focus is in one place, so the gaining line tells both."""
+    if not any("focused" in _state_moves(u)[0] for u in updated):
+        return set()
+    return {
+        u.ref
+        for u in updated
+        if set(u.fields) - {"rect", "valueLength"} == {"states"}
+        and _state_moves(u) == (set(), {"focused"})
+    }
+
+
+def _state_moves(change: Updated) -> tuple[set[str], set[str]]:
+    """The states ``change`` gained and lost."""
+    if "states" not in change.fields:
+        return set(), set()
+    return _moves(change.previous.get("states"), change.fields["states"])
+
+
+def _moves(old: object, new: object) -> tuple[set[str], set[str]]:
+    """The items a list field gained and lost."""
+    before = set(old) if isinstance(old, list) else set()
+    after = set(new) if isinstance(new, list) else set()
+    return after - before, before - after
+
+
+def _unlisted(moved: int, unfocused: int, layout: int) -> list[str]:
     """The changes an agent does not act on, counted on one line rather than listed:
-    elements that only moved or resized (their refs still work; structuredContent
-    lists them) and layout-only nodes a view does not draw."""
+    elements that only moved or resized (their refs still work), that only lost focus
+    to the element a line says gained it (structuredContent lists both), and
+    layout-only nodes a view does not draw."""
     parts = [f"{moved} moved or resized"] if moved else []
+    if unfocused:
+        parts.append(f"{unfocused} unfocused")
     if layout:
         parts.append(f"{layout} layout-only {'node' if layout == 1 else 'nodes'} added or removed")
     return [f"({'; '.join(parts)})"] if parts else []
@@ -419,13 +447,18 @@ def diff_or_view(
         lines.append(f"+ {a.ref} under {under or 'root'} {_described(node)}")
     ambiguous = _ambiguous(changes, successor)
     moved = sum(1 for u in changes.updated if not _printable(u))
-    lines.extend(_updated_line(u, successor, ambiguous) for u in changes.updated if _printable(u))
+    left = _focus_left(changes.updated)
+    lines.extend(
+        _updated_line(u, successor, ambiguous)
+        for u in changes.updated
+        if _printable(u) and u.ref not in left
+    )
     for r in changes.removed:
         if r.layout:
             layout += 1
             continue
         lines.append(f"- {r.ref} from {r.under or 'root'} (was {r.name})")
-    lines.extend(_unlisted(moved, layout))
+    lines.extend(_unlisted(moved, len(left), layout))
     text = "\n".join(lines)
     cost = estimate_tokens(text)
     if cost <= min(SHORT_DIFF_TOKENS, budget):
