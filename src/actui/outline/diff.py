@@ -430,13 +430,7 @@ def diff_or_view(
         return render_view(successor, state_id, budget, reason).text, reason
     if not changes.count:
         return f"{base_state_id} → {state_id}: no changes", None
-    counts = (
-        (len(changes.added), "added"),
-        (len(changes.updated), "updated"),
-        (len(changes.removed), "removed"),
-    )
-    tally = ", ".join(f"{n} {what}" for n, what in counts if n)
-    lines = [f"{base_state_id} → {state_id}: {tally}"]
+    lines = [f"{base_state_id} → {state_id}"]  # a line per change, or a count of the unlisted
     layout = 0
     for a in changes.added:
         node = successor.nodes[a.ref]
