@@ -433,3 +433,27 @@ def test_focus_that_moved_is_said_once_on_the_element_that_gained_it() -> None:
     assert '~ @e2 button "A": states -focused' in render_changes(
         compute_changes(base, lost), lost, "s1", "s2"
     )
+
+
+def test_a_removed_subtree_is_one_line_naming_the_refs_gone_with_it() -> None:
+    def page(dialog: bool) -> RawNode:
+        panel = raw("panel", "", raw("push button", "Close", wire="/c"), wire="/p")
+        kids = [raw("label", "Score", wire="/s")]
+        if dialog:
+            kids += [
+                raw("dialog", "Hi", panel, raw("label", "Hi there", wire="/l"), wire="/d"),
+                raw("panel", "", raw("push button", "Later", wire="/b"), wire="/q"),
+            ]
+        return raw("frame", "Task", *kids, wire="/f")
+
+    base = outline_of(page(True))
+    successor = successor_of(base, page(False))
+    changes = compute_changes(base, successor)
+    refs = {n.name: n.ref for n in base}
+    assert render_changes(changes, successor, "s1", "s2").splitlines() == [
+        "s1 → s2",
+        f'- {refs["Hi"]} from @e1 (was dialog "Hi"; with {refs["Hi there"]} {refs["Close"]})',
+        f'- {refs["Later"]} from @e1 (was button "Later")',  # its layout-only parent is no line
+        "(2 layout-only nodes added or removed)",
+    ]
+    assert len([c for c in changes_json(changes) if c["change"] == "removed"]) == 6

@@ -361,6 +361,25 @@ def _described(node: Node) -> str:
     return display_name(node) + node_details(node)
 
 
+def _removed_inside(removed: Sequence[Removed]) -> dict[str, list[str]]:
+    """The removed elements with no removed element above them (layout-only ones are
+    not elements), each with the refs of the removed elements below it: those are gone
+    with it, so their refs are all a line needs to say (structuredContent has their names)."""
+    by_ref = {r.ref: r for r in removed}
+    tops: dict[str, list[str]] = {}
+    for r in removed:
+        if r.layout:
+            continue
+        top, up = r.ref, by_ref.get(r.parent or "")
+        while up is not None:
+            top = top if up.layout else up.ref
+            up = by_ref.get(up.parent or "")
+        tops.setdefault(top, [])
+        if top != r.ref:
+            tops[top].append(r.ref)
+    return tops
+
+
 def _focus_left(updated: Sequence[Updated]) -> set[str]:
     """Elements whose only change is losing focus to one whose line says it gained it:
     focus is in one place, so the gaining line tells both."""
@@ -447,11 +466,13 @@ def diff_or_view(
         for u in changes.updated
         if _printable(u) and u.ref not in left
     )
+    inside = _removed_inside(changes.removed)
     for r in changes.removed:
         if r.layout:
             layout += 1
-            continue
-        lines.append(f"- {r.ref} from {r.under or 'root'} (was {r.name})")
+        elif r.ref in inside:
+            with_ = f"; with {' '.join(inside[r.ref])}" if inside[r.ref] else ""
+            lines.append(f"- {r.ref} from {r.under or 'root'} (was {r.name}{with_})")
     lines.extend(_unlisted(moved, len(left), layout))
     text = "\n".join(lines)
     cost = estimate_tokens(text)
