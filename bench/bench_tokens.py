@@ -23,7 +23,8 @@ and zenity steps, on a private desktop). To compare actui versions, point
 ``PYTHONPATH`` at another tree's ``src``: the actui server and the demo steps
 come from it. The MiniWoB agent comes from this tree's ``tests/integration``,
 or from the directory in ``BENCH_AGENT`` (another tree's agent, to measure a
-change that lets the agent read less).
+change that lets the agent read less). ``BENCH_DUMP=FILE`` appends every
+call's arguments and result text to FILE.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ CALL_TIMEOUT_S = 30.0
 EPISODE_TIMEOUT_S = 90.0
 DESKTOP_TIMEOUT_S = 180.0
 SERVERS = ("actui", "playwright-mcp")
+DUMP = os.environ.get("BENCH_DUMP")
+"""A file to append every call and the text it read to, to see where the tokens go."""
 
 
 @dataclass
@@ -97,6 +100,8 @@ class Meter:
         if not isinstance(result, types.CallToolResult):
             raise RuntimeError(f"{name} answered {type(result).__name__}, not a tool result")
         self.last_tokens = tokens(text_of(result))
+        if DUMP:
+            dump(f"=== {name} {compact(arguments)} [{self.last_tokens}]\n{text_of(result)}\n")
         structured = 0
         if result.structured_content is not None:
             structured = tokens(compact(result.structured_content))
@@ -108,6 +113,12 @@ class Meter:
             tally.tokens += self.last_tokens
             tally.structured += structured
         return result
+
+
+def dump(text: str) -> None:
+    """Append to ``BENCH_DUMP`` (a small local write, between calls: nothing else waits)."""
+    with Path(DUMP or os.devnull).open("a", encoding="utf-8") as out:
+        out.write(text)
 
 
 def compact(value: Any) -> str:

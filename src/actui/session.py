@@ -31,7 +31,7 @@ from actui.errors import (
 from actui.ocr import recognize
 from actui.outline.diff import changes_json, compute_changes, diff_or_view
 from actui.outline.model import Outline
-from actui.outline.view import MIN_VIEW_TOKENS, PAGE_TOKENS, WINDOW_TOKENS, render_view
+from actui.outline.view import MIN_VIEW_TOKENS, PAGE_TOKENS, RECEIPT, WINDOW_TOKENS, render_view
 from actui.outline.windows import windows_json
 from actui.output import OutputStore
 from actui.runtime.deltas import Announced
@@ -145,6 +145,8 @@ class Session:
         self._browser_problem = ""
         self._labels: dict[str, str] = {}
         """The label each root ref was last named with (``named``)."""
+        self._receipt_shown = False
+        """Whether a view has said how to open a fold (``RECEIPT``): once a session."""
 
     def notices(self) -> list[str]:
         """What the backends in use say about their health (see ``Backend.notices``)."""
@@ -333,9 +335,20 @@ class Session:
 
     def fold_text(self, state: State, reason: str | None = None, above: str = "") -> str:
         """The first view of ``state`` (``outline.view``), within what the result has left."""
-        return render_view(
-            state.outline, state.state_id, self.view_budget(state, above), reason
-        ).text
+        return self._receipt_once(
+            render_view(state.outline, state.state_id, self.view_budget(state, above), reason).text
+        )
+
+    def _receipt_once(self, view: str) -> str:
+        """``view`` without its last line on how to open a fold when an earlier view of
+        this session said it: the agent has read it, and each fold still counts what it
+        holds (``▸ (5 more: …)``)."""
+        if not view.endswith("\n" + RECEIPT):
+            return view
+        if self._receipt_shown:
+            return view.removesuffix("\n" + RECEIPT)
+        self._receipt_shown = True
+        return view
 
     async def observe(self, root: RootInfo, mode: str, tool: str) -> ToolResult:
         """A fresh observation of ``root``, saved as a new state and rendered in full."""
@@ -482,5 +495,5 @@ class Session:
             changes, successor.outline, base.state_id, successor.state_id, budget
         )
         if reason is not None:
-            return text, "full", {"viewReason": reason}
+            return self._receipt_once(text), "full", {"viewReason": reason}
         return text, "diff", {"changes": changes_json(changes)}

@@ -351,7 +351,7 @@ class Transaction:
         head = [
             f"act_ui: {len(self.steps)} of {len(self.p.actions)} steps run in "
             f"{session.named(session.roots.ref_for(root), root)}; outcome {outcome}{check}",
-            trace_summary(trace),
+            *trace_summary(trace),
             *session.window_news(root.pid, details),
             *root_delta_lines(deltas),
         ]
@@ -396,7 +396,7 @@ class Transaction:
                 f"{quote(state.root.title, TITLE_CAP)} {inline(what)}; outcome {outcome}. "
                 "No successor state exists: "
                 "do not repeat the actions; run find_roots, then observe_ui.",
-                trace_summary(trace),
+                *trace_summary(trace),
                 *root_delta_lines(deltas),
             ]
         )

@@ -134,10 +134,14 @@ def exit_json(ended: ProcessExit) -> dict[str, Any]:
     return {"pid": ended.pid, "code": ended.code, "signal": ended.signal, "log": ended.log or None}
 
 
-def trace_summary(trace: Mapping[str, Any]) -> str:
-    """One line per step plus the aggregate, so the agent sees what happened."""
+def trace_summary(trace: Mapping[str, Any]) -> list[str]:
+    """A line per step that says more than the header (``N of N steps run …; outcome X``):
+    one whose outcome differs from the act's, or that escalated, failed or has a reason.
+    A plain step (the act's outcome, the configured delivery) is in structuredContent."""
     lines = []
     for index, step in enumerate(trace.get("steps", [])):
+        if not _telling(step, trace.get("outcome")):
+            continue
         bits = [f"{index + 1}. {step.get('action')}"]
         if step.get("ref"):
             bits.append(str(step["ref"]))
@@ -153,7 +157,16 @@ def trace_summary(trace: Mapping[str, Any]) -> str:
         lines.append("  " + " ".join(bits))
     if trace.get("stoppedAt") is not None:
         lines.append(f"  stopped at step {trace['stoppedAt'] + 1}; later steps were not run")
-    return "\n".join(lines)
+    return lines
+
+
+def _telling(step: Mapping[str, Any], outcome: object) -> bool:
+    return bool(
+        step.get("outcome") != outcome
+        or step.get("escalatedToForeground")
+        or step.get("error")
+        or step.get("reason")
+    )
 
 
 def root_delta_lines(deltas: Sequence[Mapping[str, Any]]) -> list[str]:

@@ -176,6 +176,11 @@ async def test_results_keep_to_max_tokens_and_say_how_to_get_the_rest(tmp_path: 
         text = Agent.text(launched)
         assert not launched.is_error and estimate_tokens(text) <= 150, text
         assert "@e" in text and text.splitlines()[-1].startswith("▸ folds: expand_ui"), text
+        page_ref = launched.structured_content["target"]["windowRef"]  # type: ignore[index]
+        again = Agent.text(
+            await agent.call("observe_ui", {"root": page_ref, "maxTokens": 150})
+        )  # the session has read how to open a fold: its folds are still counted
+        assert " ▸ (" in again and "more: " in again and "▸ folds:" not in again, again
         state = launched.structured_content["stateId"]  # type: ignore[index]
         found = await agent.call(
             "search_ui", {"stateId": state, "role": "button", "maxTokens": 100}

@@ -6,7 +6,7 @@ preexisting, failed, skipped), a stopped transaction, a step that could not
 be confirmed and both kinds of wait step. What the transaction itself writes is compared with
 ``golden/act_ui_form.json`` as bytes: ``execution``, ``outcome`` and ``error``
 of the structured result and the text's lines that come from the transaction
-(its summary, the trace line, the postcondition message). The outline diff
+(its summary, the step lines it prints, the stop and postcondition messages). The outline diff
 below them is the views' and is left out, so rendering changes do not touch
 this file. Only timings are blanked. To re-record after a deliberate change:
 ``ACTUI_GOLDEN_RECORD=1 pytest tests/integration/test_golden_act.py``.
@@ -25,6 +25,8 @@ from actui.demo import Agent, connect
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "act_ui_form.json"
 TIMINGS = frozenset({"elapsedMs"})
+TRANSACTION_LINES = (*(f"  {n}. " for n in range(1, 10)), "  stopped at ", "postcondition_failed")
+"""The transaction's lines below its summary: steps worth a line, a stop, a failed check."""
 
 
 def _blank_timings(value: Any) -> Any:
@@ -38,7 +40,7 @@ def _blank_timings(value: Any) -> Any:
 def _transaction_part(result: Any) -> dict[str, Any]:
     structured = result.structured_content or {}
     lines = Agent.text(result).splitlines()
-    own = lines[:2] + [line for line in lines if line.startswith("postcondition_failed")]
+    own = lines[:1] + [line for line in lines[1:] if line.startswith(TRANSACTION_LINES)]
     return {
         "isError": bool(result.is_error),
         "text": own,

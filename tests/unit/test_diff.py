@@ -168,7 +168,7 @@ def test_render_lists_added_updated_removed_and_the_new_state() -> None:
     successor = successor_of(base, tree)
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
     assert text.splitlines() == [
-        "changes from stateId S0: 1 added, 2 updated, 1 removed; stateId S1",
+        "S0 → S1",
         '+ @e6 under @e1 button "Cancel"',
         '~ @e4 label "Full name": was "Name"',
         '~ @e5 textbox "hi": value="hi"',
@@ -180,10 +180,10 @@ def test_render_says_so_when_nothing_changed() -> None:
     base = outline_of(form())
     successor = successor_of(base, form())
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
-    assert text.splitlines() == ["no element changes from stateId S0; stateId S1"]
+    assert text.splitlines() == ["S0 → S1: no changes"]
 
 
-def test_render_names_state_changes_and_lists_moved_elements_on_one_line() -> None:
+def test_render_names_state_changes_and_counts_moved_elements() -> None:
     base = outline_of(
         raw("frame", "", raw("check box", "Bold", wire="/b", rect=Rect(0, 0, 9, 9)), wire="/f")
     )
@@ -199,7 +199,7 @@ def test_render_names_state_changes_and_lists_moved_elements_on_one_line() -> No
         compute_changes(base, successor), successor, "S0", "S1"
     )
     successor = successor_of(base, moved)
-    assert "~ moved or resized: @e2" in render_changes(
+    assert "(1 moved or resized)" in render_changes(
         compute_changes(base, successor), successor, "S0", "S1"
     )
 
@@ -208,9 +208,7 @@ def test_full_view_renders_the_fold_with_the_reason_in_its_header() -> None:
     base = outline_of(form())
     successor = successor_of(base, raw("dialog", "Form", *form().children))
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
-    assert text.splitlines()[0] == (
-        "outline: 5 nodes, 4 shown, 1 layout-only; stateId S1; full view: root_replaced"
-    )
+    assert text.splitlines()[0] == ("stateId S1: 5 nodes, 4 shown; full view: root_replaced")
     assert sum(line.count("S1") for line in text.splitlines()) == 1, "the new state named once"
 
 
@@ -358,7 +356,7 @@ def test_a_label_whose_text_changed_in_place_keeps_its_ref_and_reads_as_an_updat
     successor = successor_of(base, page("59 / 60sec"))  # the page made a new text node
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
     assert text.splitlines() == [
-        "changes from stateId S0: 0 added, 1 updated, 0 removed; stateId S1",
+        "S0 → S1",
         '~ @e4 label "59 / 60sec": was "60 / 60sec"',
     ]
 
@@ -403,3 +401,70 @@ def test_what_a_page_holds_is_not_removed_when_the_next_look_leaves_it_unread() 
     emptied = replace(hidden, children=(replace(panel, unread=0), *hidden.children[1:]))
     gone = compute_changes(base, successor_of(base, emptied)).removed
     assert [r.ref for r in gone] == ["@e4", "@e5"], "a page read and emptied lost them"
+
+
+def test_a_field_whose_inferred_label_changed_says_what_it_was_once() -> None:
+    def page(label: str) -> RawNode:
+        return raw(
+            "frame",
+            "Form",
+            raw("label", label, wire="/l", rect=Rect(0, 0, 40, 20)),
+            raw("text", "", wire="/t", rect=Rect(50, 0, 100, 20)),
+            wire="/f",
+        )
+
+    base = outline_of(page("Age"))
+    successor = successor_of(base, page("Height"))
+    text = render_changes(compute_changes(base, successor), successor, "s1", "s2")
+    assert text.splitlines() == [
+        "s1 → s2",
+        '~ @e2 label "Height": was "Age"',
+        '~ @e3 textbox "Height" (label inferred): was "Age"',
+    ]
+
+
+def test_focus_that_moved_is_said_once_on_the_element_that_gained_it() -> None:
+    def page(focused: str) -> RawNode:
+        def field(name: str) -> RawNode:
+            states = frozenset({"focused"}) if name == focused else frozenset()
+            return raw("push button", name, wire=f"/{name}", states=states)
+
+        return raw("frame", "Form", field("A"), field("B"), wire="/f")
+
+    base = outline_of(page("A"))
+    successor = successor_of(base, page("B"))
+    changes = compute_changes(base, successor)
+    assert render_changes(changes, successor, "s1", "s2").splitlines() == [
+        "s1 → s2",
+        '~ @e3 button "B": states +focused',
+        "(1 unfocused)",
+    ]
+    assert len(changes_json(changes)) == 2, "structuredContent lists both"
+    lost = successor_of(base, page(""))  # focus went nowhere shown: the loss is a line
+    assert '~ @e2 button "A": states -focused' in render_changes(
+        compute_changes(base, lost), lost, "s1", "s2"
+    )
+
+
+def test_a_removed_subtree_is_one_line_naming_the_refs_gone_with_it() -> None:
+    def page(dialog: bool) -> RawNode:
+        panel = raw("panel", "", raw("push button", "Close", wire="/c"), wire="/p")
+        kids = [raw("label", "Score", wire="/s")]
+        if dialog:
+            kids += [
+                raw("dialog", "Hi", panel, raw("label", "Hi there", wire="/l"), wire="/d"),
+                raw("panel", "", raw("push button", "Later", wire="/b"), wire="/q"),
+            ]
+        return raw("frame", "Task", *kids, wire="/f")
+
+    base = outline_of(page(True))
+    successor = successor_of(base, page(False))
+    changes = compute_changes(base, successor)
+    refs = {n.name: n.ref for n in base}
+    assert render_changes(changes, successor, "s1", "s2").splitlines() == [
+        "s1 → s2",
+        f'- {refs["Hi"]} from @e1 (was dialog "Hi"; with {refs["Hi there"]} {refs["Close"]})',
+        f'- {refs["Later"]} from @e1 (was button "Later")',  # its layout-only parent is no line
+        "(2 layout-only nodes added or removed)",
+    ]
+    assert len([c for c in changes_json(changes) if c["change"] == "removed"]) == 6

@@ -110,6 +110,10 @@ def test_role_filter_uses_the_neutral_vocabulary() -> None:
         assert [m.label for m in result.matches] == ["GTK3", "GTK4"]
         assert {m.reason for m in result.matches} == {"filter"}
         assert {m.score for m in result.matches} == {1.0}
+    assert render_search(search(outline, role="button")).splitlines()[1:] == [
+        '@e2 button "GTK3"',
+        '@e3 button "GTK4"',
+    ], "a match by role alone carries no reason tag"
 
 
 def test_capability_filter_uses_caps_aliases_and_action_names() -> None:
@@ -181,7 +185,7 @@ def test_limit_caps_the_returned_matches_not_the_total() -> None:
 def test_render_search_lists_matches_with_their_reason() -> None:
     text = render_search(search(fixture_window(), text="save"))
     assert text.splitlines()[:3] == [
-        "found 4; returned 4.",
+        "found 4.",
         '@e5 button "Save" [exact]',
         '@e4 button "Save changes" [prefix]',
     ]

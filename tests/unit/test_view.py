@@ -58,7 +58,7 @@ def test_layout_only_divs_dissolve_so_controls_read_at_their_parents_level() -> 
         '  @e6 … @e8: text "Last reward: 0 Last reward: 1 Last reward: 2"',
     ]
     assert view.layout == 7 and view.folded == 0 and view.shown == 7
-    assert view.text.splitlines()[0] == "outline: 14 nodes, 7 shown, 7 layout-only; stateId s1"
+    assert view.text.splitlines()[0] == "stateId s1: 14 nodes, 7 shown"
 
 
 def test_a_small_budget_reads_the_page_from_its_top_and_folds_its_foot_honestly() -> None:

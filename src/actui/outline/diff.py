@@ -15,7 +15,7 @@ fold by itself (it asks ``fold`` for full views), search, or talk to a backend.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Hashable, Mapping
+from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from actui.outline.fold import (
@@ -307,10 +307,8 @@ def _left_unread(base: Outline, successor: Outline, node: Node) -> bool:
 
 
 def _set_change(name: str, old: object, new: object) -> str:
-    before = set(old) if isinstance(old, list) else set()
-    after = set(new) if isinstance(new, list) else set()
-    moves = [f"+{item}" for item in sorted(after - before)]
-    moves += [f"-{item}" for item in sorted(before - after)]
+    gained, lost = _moves(old, new)
+    moves = [f"+{item}" for item in sorted(gained)] + [f"-{item}" for item in sorted(lost)]
     return f"{name} {' '.join(moves)}"
 
 
@@ -341,7 +339,7 @@ def _updated_line(change: Updated, successor: Outline, ambiguous: Collection[str
     parts = [
         # the line already reads the new name: say what it was instead
         f"was {quoted(str(change.previous.get(name) or ''), LABEL_CAP)}"
-        if name == "name" and node.name and not node.name_inferred
+        if name == "name" and node.name
         else _field_text(name, change.previous.get(name), change.fields[name])
         for name in printable[:PRINTED_FIELDS]
     ]
@@ -372,6 +370,65 @@ def _described(node: Node) -> str:
     return display_name(node) + node_details(node)
 
 
+def _removed_inside(removed: Sequence[Removed]) -> dict[str, list[str]]:
+    """The removed elements with no removed element above them (layout-only ones are
+    not elements), each with the refs of the removed elements below it: those are gone
+    with it, so their refs are all a line needs to say (structuredContent has their names)."""
+    by_ref = {r.ref: r for r in removed}
+    tops: dict[str, list[str]] = {}
+    for r in removed:
+        if r.layout:
+            continue
+        top, up = r.ref, by_ref.get(r.parent or "")
+        while up is not None:
+            top = top if up.layout else up.ref
+            up = by_ref.get(up.parent or "")
+        tops.setdefault(top, [])
+        if top != r.ref:
+            tops[top].append(r.ref)
+    return tops
+
+
+def _focus_left(updated: Sequence[Updated]) -> set[str]:
+    """Elements whose only change is losing focus to one whose line says it gained it:
+    focus is in one place, so the gaining line tells both."""
+    if not any("focused" in _state_moves(u)[0] for u in updated):
+        return set()
+    return {
+        u.ref
+        for u in updated
+        if set(u.fields) - {"rect", "valueLength"} == {"states"}
+        and _state_moves(u) == (set(), {"focused"})
+    }
+
+
+def _state_moves(change: Updated) -> tuple[set[str], set[str]]:
+    """The states ``change`` gained and lost."""
+    if "states" not in change.fields:
+        return set(), set()
+    return _moves(change.previous.get("states"), change.fields["states"])
+
+
+def _moves(old: object, new: object) -> tuple[set[str], set[str]]:
+    """The items a list field gained and lost."""
+    before = set(old) if isinstance(old, list) else set()
+    after = set(new) if isinstance(new, list) else set()
+    return after - before, before - after
+
+
+def _unlisted(moved: int, unfocused: int, layout: int) -> list[str]:
+    """The changes an agent does not act on, counted on one line rather than listed:
+    elements that only moved or resized (their refs still work), that only lost focus
+    to the element a line says gained it (structuredContent lists both), and
+    layout-only nodes a view does not draw."""
+    parts = [f"{moved} moved or resized"] if moved else []
+    if unfocused:
+        parts.append(f"{unfocused} unfocused")
+    if layout:
+        parts.append(f"{layout} layout-only {'node' if layout == 1 else 'nodes'} added or removed")
+    return [f"({'; '.join(parts)})"] if parts else []
+
+
 SHORT_DIFF_TOKENS = 120
 """A diff this short is kept without rendering the successor's view to compare: views are longer."""
 
@@ -400,11 +457,8 @@ def diff_or_view(
         reason = changes.full_view_reason
         return render_view(successor, state_id, budget, reason).text, reason
     if not changes.count:
-        return f"no element changes from stateId {base_state_id}; stateId {state_id}", None
-    lines = [
-        f"changes from stateId {base_state_id}: {len(changes.added)} added, "
-        f"{len(changes.updated)} updated, {len(changes.removed)} removed; stateId {state_id}"
-    ]
+        return f"{base_state_id} → {state_id}: no changes", None
+    lines = [f"{base_state_id} → {state_id}"]  # a line per change, or a count of the unlisted
     layout = 0
     for a in changes.added:
         node = successor.nodes[a.ref]
@@ -414,18 +468,21 @@ def diff_or_view(
         under = _drawn_ancestor(successor, node)
         lines.append(f"+ {a.ref} under {under or 'root'} {_described(node)}")
     ambiguous = _ambiguous(changes, successor)
-    moved = [u.ref for u in changes.updated if not _printable(u)]
-    lines.extend(_updated_line(u, successor, ambiguous) for u in changes.updated if _printable(u))
-    if moved:
-        lines.append(f"~ moved or resized: {', '.join(moved)}")
+    moved = sum(1 for u in changes.updated if not _printable(u))
+    left = _focus_left(changes.updated)
+    lines.extend(
+        _updated_line(u, successor, ambiguous)
+        for u in changes.updated
+        if _printable(u) and u.ref not in left
+    )
+    inside = _removed_inside(changes.removed)
     for r in changes.removed:
         if r.layout:
             layout += 1
-            continue
-        lines.append(f"- {r.ref} from {r.under or 'root'} (was {r.name})")
-    if layout:
-        nodes = "node" if layout == 1 else "nodes"
-        lines.append(f"({layout} layout-only {nodes} added or removed)")
+        elif r.ref in inside:
+            with_ = f"; with {' '.join(inside[r.ref])}" if inside[r.ref] else ""
+            lines.append(f"- {r.ref} from {r.under or 'root'} (was {r.name}{with_})")
+    lines.extend(_unlisted(moved, len(left), layout))
     text = "\n".join(lines)
     cost = estimate_tokens(text)
     if cost <= min(SHORT_DIFF_TOKENS, budget):

@@ -210,13 +210,14 @@ def search(
 
 
 def render_search(result: SearchResult) -> str:
-    """``found N; returned M`` with a refine hint, then each match; its path only where
+    """``found N`` (``; returned M`` and a refine hint when the limit held some back),
+    then each match (with how its text matched); its path only where
     another match reads the same (the path is always in the structured details)."""
     returned = len(result.matches)
     if not result.total:
         head = (
-            "found 0. Try a shorter or different text, a role (button, textbox, …) "
-            "or a capability (press, setText, …); observe_ui again if the window changed."
+            "found 0. Try another text, a role or a capability "
+            "(observe_ui again if the window changed)."
         )
     elif result.total > returned:
         head = (
@@ -224,7 +225,7 @@ def render_search(result: SearchResult) -> str:
             "Refine with a longer text, a role or a capability to see the rest."
         )
     else:
-        head = f"found {result.total}; returned {returned}."
+        head = f"found {result.total}."
     lines = [head]
     seen = Counter((match.role, match.label) for match in result.matches)
     for match in result.matches:
@@ -233,7 +234,9 @@ def render_search(result: SearchResult) -> str:
             label += f" {INFERRED}"
         caps = " {" + ",".join(match.caps) + "}" if match.caps else ""
         reason = f"{match.reason} {match.score:.2f}" if match.reason == "fuzzy" else match.reason
-        lines.append(f"{match.ref} {match.role}{label}{caps} [{reason}]")
+        # a match found by role or capability alone: the query says why, a tag adds nothing
+        tag = "" if match.reason == "filter" else f" [{reason}]"
+        lines.append(f"{match.ref} {match.role}{label}{caps}{tag}")
         if seen[match.role, match.label] > 1:
             lines.append(f"  path: {match.path}")
     return "\n".join(lines)

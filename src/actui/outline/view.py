@@ -295,7 +295,7 @@ def render_view(outline: Outline, state_id: str, budget: int, reason: str | None
     chosen: list[tuple[list[_Line], int]] = []
     picked: set[str] = set()
     most = len(outline)  # the header's counts are not known yet: reserve their widest
-    spent = estimate_tokens(RECEIPT + "\n" + _header(outline, state_id, reason, most, most, most))
+    spent = estimate_tokens(RECEIPT + "\n" + _header(outline, state_id, reason, most, most))
     for line in tree.lines:
         if line.key in required:
             picked.add(line.key)
@@ -327,15 +327,12 @@ def render_view(outline: Outline, state_id: str, budget: int, reason: str | None
             over -= cost
 
 
-def _header(
-    outline: Outline, state_id: str, reason: str | None, shown: int, layout: int, folded: int
-) -> str:
-    text = f"outline: {len(outline)} nodes, {shown} shown"
-    if layout:
-        text += f", {layout} layout-only"
+def _header(outline: Outline, state_id: str, reason: str | None, shown: int, folded: int) -> str:
+    """The state id, then what the view leaves out. Layout-only nodes are not counted
+    here (structuredContent has them): they are nodes a view never draws."""
+    text = f"stateId {state_id}: {len(outline)} nodes, {shown} shown"
     if folded:
         text += f", {folded} folded"
-    text += f"; stateId {state_id}"
     if reason:
         text += f"; full view: {reason}"
     return text
@@ -372,7 +369,7 @@ def _render(tree: _Tree, picked: set[str], state_id: str, reason: str | None) ->
         body.append(text)
         stack.extend(reversed([c for c in line.children if c.key in picked]))
     layout = len(tree.dissolved)
-    head = _header(tree.outline, state_id, reason, shown, layout, folded)
+    head = _header(tree.outline, state_id, reason, shown, folded)
     lines = [head, *body]
     tokens += estimate_tokens(head + "\n")
     if folded:
