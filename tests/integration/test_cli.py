@@ -31,7 +31,7 @@ def test_repl_keeps_states_between_lines() -> None:
     )
     done = _run("sandbox", "run", "--app", APP, "--", ACTUI, "repl", stdin=script)
     assert done.returncode == 0, done.stderr
-    assert "outline:" in done.stdout and "stateId" in done.stdout
+    assert "observe_ui semantic @r1" in done.stdout and "stateId s" in done.stdout, done.stdout
     assert "arguments: not JSON" in done.stdout
 
 
