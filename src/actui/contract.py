@@ -1,7 +1,8 @@
 """The tool contract: the eleven tools, their parameters, bounds and schemas.
 
 This is the single source for the MCP tool list, the exported OpenAI /
-Anthropic function schemas, the Python API's argument checking and the docs.
+Anthropic function schemas, the Python API's argument checking and the docs;
+the shapes of the results (MCP ``outputSchema``) are ``result_schemas``'.
 It validates shapes, types and bounds, a condition's cross-field rules
 (``conditions.check_condition``) and the URL rule (``urls.check_url``), once,
 and turns every violation into an :class:`~actui.errors.InvalidParams` naming
@@ -32,6 +33,7 @@ from pydantic import (
 from actui.backends.base import ActionKind
 from actui.conditions import check_condition
 from actui.errors import FieldRule, InvalidParams
+from actui.result_schemas import output_schema
 from actui.urls import check_url
 
 TOOL_NAMES = (
@@ -438,6 +440,7 @@ def export_schemas(fmt: Literal["mcp", "openai", "anthropic"]) -> list[dict[str,
                     "name": spec.name,
                     "description": spec.description,
                     "inputSchema": schema,
+                    "outputSchema": output_schema(spec.name),
                     "annotations": spec.hints.to_mcp(),
                 }
             )
