@@ -489,6 +489,15 @@ def validate(name: str, arguments: Mapping[str, Any] | None) -> Params:
         raise _invalid(name, exc) from None
 
 
+def validate_step(fields: Mapping[str, Any]) -> ActionStep:
+    """One ``act_ui`` step on its own (the Python API builds them one by one); an
+    InvalidParams names the bad field as ``actions[0].<field>``."""
+    try:
+        return ActionStep.model_validate(dict(fields))
+    except ValidationError as exc:
+        raise _invalid("act_ui", exc, ("actions", 0)) from None
+
+
 def _model_at(tool: str, loc: tuple[int | str, ...]) -> type[BaseModel]:
     """The parameter model that owns the last named key of ``loc``."""
     model: type[BaseModel] = SPECS[tool].params
@@ -500,9 +509,10 @@ def _model_at(tool: str, loc: tuple[int | str, ...]) -> type[BaseModel]:
     return model
 
 
-def _invalid(tool: str, exc: ValidationError) -> InvalidParams:
+def _invalid(tool: str, exc: ValidationError, prefix: tuple[int | str, ...] = ()) -> InvalidParams:
     errors = exc.errors(include_url=False)
     error = min(errors, key=lambda e: e["type"] != "extra_forbidden")
+    error["loc"] = (*prefix, *error["loc"])
     field = _field_path(tuple(error["loc"]))
     kind = error["type"]
     rule = (error.get("ctx") or {}).get("error")

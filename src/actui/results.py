@@ -1,10 +1,12 @@
-"""Typed parts of an ``act_ui`` result, each turned into wire JSON by one ``to_wire()``.
+"""Typed results and their parts, each turned into wire JSON by one ``to_wire()``.
 
-A first slice of typed results: one step's trace and the verification of
-``expect``. They are built where the facts are known (``actions.deliver``,
-``transaction``), read by attribute there, and become the wire's dicts only
-at the edge, key for key in the order agents have always received
-(``tests/integration/test_golden_act.py`` holds that order).
+A root as results name it, a root delta, one step's trace, the verification
+of ``expect`` and a transaction's execution. They are built where the facts
+are known (``actions.deliver``, ``transaction``, ``runtime.deltas``), read by
+attribute there and in the Python API (``actui.api``), and become the wire's
+dicts only at the edge, key for key in the order agents have always received
+(``tests/integration/test_golden_act.py`` holds that order;
+``actui.result_schemas`` describes the shapes to MCP clients).
 """
 
 from __future__ import annotations
@@ -13,12 +15,40 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from actui.backends.base import DeliveryPolicy, Outcome
+from actui.backends.base import DeliveryPolicy, Outcome, RootInfo, RootKind
 from actui.conditions import UiCondition, condition_json
 
 Wire = dict[str, object]
 VerificationStatus = Literal["verified", "preexisting", "failed", "skipped"]
 EscalationReason = Literal["side_effect_free_didnt", "foreground_required"]
+RootChange = Literal["appeared", "closed", "focused"]
+SettledBy = Literal["events", "window", "launch", "none"]
+
+
+@dataclass(frozen=True)
+class RootDelta:
+    """A window that appeared, closed or took focus, named by its ``@r`` ref."""
+
+    change: RootChange
+    kind: RootKind
+    ref: str
+    title: str
+    pid: int
+    is_modal: bool
+
+    @classmethod
+    def of(cls, change: RootChange, ref: str, root: RootInfo) -> RootDelta:
+        return cls(change, root.kind, ref, root.title, root.pid, root.is_modal)
+
+    def to_wire(self) -> Wire:
+        return {
+            "change": self.change,
+            "kind": self.kind,
+            "ref": self.ref,
+            "title": self.title,
+            "pid": self.pid,
+            "isModal": self.is_modal,
+        }
 
 
 @dataclass(frozen=True)
@@ -144,4 +174,49 @@ class Verification:
             out[self.where.key] = self.where.to_wire()
         if self.closest is not None:
             out["closest"] = list(self.closest)
+        return out
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What a transaction did: its steps, where it stopped, the check, the root deltas.
+
+    ``outcome`` is the reconciled outcome of the whole transaction
+    (``actions.reconcile``); ``stopped_at`` the index of the step that
+    stopped it; ``settled_by`` how the root deltas settled (``runtime.deltas.settle``).
+    """
+
+    outcome: Outcome
+    steps: tuple[StepTrace, ...]
+    stopped_at: int | None
+    verification: Verification | None
+    root_deltas: tuple[RootDelta, ...]
+    settled_by: SettledBy
+
+    @property
+    def escalated(self) -> StepTrace | None:
+        """The first step that was escalated to the foreground, if one was."""
+        return next((s for s in self.steps if s.escalated), None)
+
+    def to_wire(self) -> Wire:
+        steps = self.steps
+        out: Wire = {
+            "outcome": self.outcome,
+            "steps": [s.to_wire() for s in steps],
+            "actionCount": len(steps),
+            "stoppedAt": self.stopped_at,
+            "backgroundFirst": all(s.background_first is not False for s in steps),
+            "escalatedToForeground": self.escalated is not None,
+            "verification": self.verification.to_wire() if self.verification else None,
+            "rootDelta": [d.to_wire() for d in self.root_deltas],
+            "settledBy": self.settled_by,
+        }
+        escalated = self.escalated
+        if escalated is not None and escalated.background_attempt is not None:
+            out["escalationReason"] = escalated.escalation_reason
+            out["backgroundAttempt"] = escalated.background_attempt.to_wire()
+        delivered = [s for s in steps if s.delivery is not None]
+        if delivered:
+            out["delivery"] = delivered[-1].delivery
+            out["deliveryPolicy"] = delivered[-1].policy
         return out
