@@ -28,15 +28,26 @@ from types import TracebackType
 from typing import Any, Literal, TypeVar
 
 from actui import contract
-from actui.backends.base import Backend, Outcome, RootInfo
+from actui.backends.base import Backend, Outcome
 from actui.errors import ActuiError
 from actui.outline.model import Node
 from actui.outline.search import search as search_outline
-from actui.results import StepError, VerificationStatus
+from actui.results import (
+    Execution,
+    RootDelta,
+    RootsFound,
+    RootView,
+    StepError,
+    StepTrace,
+    Verification,
+    VerificationStatus,
+)
 from actui.runtime.store import State
-from actui.session import ToolResult
+from actui.tool_result import ToolResult
 from actui.tools import Computer as Tools
 
+Root = RootView
+"""A window, dialog or page, by its ``@r`` ref (``root`` has all the backend said)."""
 Step = contract.ActionStep
 """One step of an act, checked by the contract when it is made."""
 Mode = Literal["semantic", "fused", "visual"]
@@ -90,6 +101,13 @@ def _first(items: Sequence[T], what: str) -> T:
     if not items:
         raise NoMatch(f"no {what} matched")
     return items[0]
+
+
+def _typed(result: ToolResult, kind: type[T]) -> T:
+    """The typed value a tool's result carries (every tool that has one sets it)."""
+    if not isinstance(result.value, kind):
+        raise TypeError(f"{kind.__name__} expected, the result carries {result.value!r}")
+    return result.value
 
 
 def _step(**fields: Any) -> Step:
@@ -246,30 +264,6 @@ class Matches(Sequence[Element]):
 
 
 @dataclass(frozen=True)
-class Root:
-    """A window, dialog or page, by its ``@r`` ref; ``info`` has all the backend said."""
-
-    ref: str
-    info: RootInfo
-
-    @property
-    def app(self) -> str:
-        return self.info.app_name
-
-    @property
-    def title(self) -> str:
-        return self.info.title
-
-    @property
-    def kind(self) -> str:
-        return self.info.kind
-
-    @property
-    def pid(self) -> int:
-        return self.info.pid
-
-
-@dataclass(frozen=True)
 class Roots(Sequence[Root]):
     """The roots ``find_roots`` returned, best first."""
 
@@ -312,7 +306,7 @@ class Observation:
 
     @property
     def root(self) -> Root:
-        return Root(self.state.root_ref, self.state.root)
+        return RootView(self.state.root_ref, self.state.root)
 
     def element(self, ref: str) -> Element:
         """The element ``ref`` of this state (``InvalidParams`` when it has none)."""
@@ -407,16 +401,38 @@ class Done:
     or ``unknown`` (delivered, not confirmed); ``check`` is the status of
     ``expect`` (None without one). ``state`` is None when the window closed
     or could not be read afterwards: the steps were still delivered, so do
-    not repeat them (``error`` says which).
+    not repeat them (``error`` says which). ``execution`` has every step.
     """
 
-    outcome: Outcome
-    check: VerificationStatus | None
-    stopped_at: int | None
+    execution: Execution
     state: Observation | None
     error: StepError | None
     text: str
-    details: Mapping[str, Any] = field(repr=False)
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.execution.outcome
+
+    @property
+    def verification(self) -> Verification | None:
+        return self.execution.verification
+
+    @property
+    def check(self) -> VerificationStatus | None:
+        verification = self.execution.verification
+        return verification.status if verification else None
+
+    @property
+    def stopped_at(self) -> int | None:
+        return self.execution.stopped_at
+
+    @property
+    def steps(self) -> tuple[StepTrace, ...]:
+        return self.execution.steps
+
+    @property
+    def root_deltas(self) -> tuple[RootDelta, ...]:
+        return self.execution.root_deltas
 
     @property
     def worked(self) -> bool:
@@ -486,9 +502,9 @@ class Computer:
         """Windows, dialogs and pages, best match first (``text`` ranks app and title)."""
         wanted = {"text": text, "app": app, "pid": pid, "kind": kind}
         result = await self.run("find_roots", {k: v for k, v in wanted.items() if v is not None})
-        refs = [str(window["windowRef"]) for window in result.details["windows"]]
-        roots = tuple(Root(ref, self.tools.roots.get(ref)) for ref in refs)
-        return Roots(roots, int(result.details["totalMatches"]), result.text)
+        found = _typed(result, RootsFound)
+        roots = tuple(f.view for f in found.roots)
+        return Roots(roots, found.total, result.text)
 
     async def observe(self, root: Root | str | None = None, *, mode: Mode = "fused") -> Observation:
         """A fresh state of ``root`` (default: the focused window)."""
@@ -502,21 +518,15 @@ class Computer:
 
     def observation(self, result: ToolResult) -> Observation:
         """The state a successful result saved, with its text and images."""
-        state = self.tools.store.get(str(result.details["stateId"]))
+        state = self.tools.state(str(result.details["stateId"]))
         return Observation(state, result.text, tuple(data for data, _ in result.images), self)
 
     def done(self, result: ToolResult) -> Done:
         """An act's result, typed."""
-        details = result.details
-        execution = details["execution"]
-        verification = execution.get("verification")
-        error = details.get("error")
+        error = result.details.get("error")
         return Done(
-            outcome=details["outcome"],
-            check=verification["status"] if verification else None,
-            stopped_at=execution.get("stoppedAt"),
-            state=self.observation(result) if details.get("stateId") else None,
+            execution=_typed(result, Execution),
+            state=self.observation(result) if result.details.get("stateId") else None,
             error=StepError(str(error["code"]), str(error["message"])) if error else None,
             text=result.text,
-            details=details,
         )

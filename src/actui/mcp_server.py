@@ -29,7 +29,7 @@ from mcp.shared.message import SessionMessage
 from actui import __version__, contract
 from actui.config import load_config
 from actui.mcp_stdin import CheckedStdin, claimed_stdin
-from actui.session import ToolResult
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 INSTRUCTIONS = (
@@ -84,7 +84,7 @@ def build_server(computer_for: ComputerFor) -> Server[Any]:
         _ctx: Any, _params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
         # the server's own configuration: asking a session's computer would start its desktop
-        structured = load_config(os.environ).structured_content
+        structured = load_config().structured_content
         return types.ListToolsResult(tools=catalogs[structured])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:

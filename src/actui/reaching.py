@@ -21,15 +21,15 @@ with how to reach it. Nothing is scrolled or focused.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, replace
 from typing import Any
 
 from actui.backends.base import Backend, RowQuery, Window
 from actui.errors import CallTimeout
 from actui.outline.model import Node, Outline, grafted, opened, ref_number
 from actui.outline.search import rank_text
-from actui.runtime.store import State, new_state_id
+from actui.runtime.store import Intervals, State, StateMeta, new_state_id
 
 BUDGET_S = 8.0
 """Seconds one search spends reading unread rows at most (GTK 3: about 2,600 cells a
@@ -49,11 +49,6 @@ MATCH_LIMIT = 32
 CALL_GRACE_S = 3.0
 """Past a hidden subtree's budget, time for the calls in flight to finish (each is bounded
 by the bus's call timeout)."""
-SEARCHED = "searchedRows"
-"""``State.extra`` key: per container (native id), the row intervals already searched."""
-
-Intervals = tuple[tuple[int, int], ...]
-"""Sorted, disjoint, inclusive 0-based row intervals."""
 
 
 def merged(intervals: Intervals, added: tuple[int, int]) -> Intervals:
@@ -161,11 +156,6 @@ def _total(window: Window) -> int:
     return window.rows if window.rows is not None else window.count
 
 
-def _searched(state: State) -> dict[str, Intervals]:
-    raw = state.extra.get(SEARCHED)
-    return dict(raw) if isinstance(raw, dict) else {}
-
-
 def _hidden(outline: Outline) -> list[Node]:
     return [n for n in outline if n.unread and n.wire]
 
@@ -199,7 +189,7 @@ def has_unread(state: State) -> bool:
     has read."""
     if _hidden(state.outline):
         return True
-    searched = _searched(state)
+    searched = dict(state.meta.searched_rows)
     for node, window in _windows(state.outline):
         seen = searched.get(str(node.wire), _shown(window))
         if _total(window) > 0 and list(gaps(seen, 0, _total(window) - 1)):
@@ -247,7 +237,7 @@ async def read_below(backend: Backend, state: State, ref: str, epoch: int, scale
     """A successor of ``state`` with what ``ref`` held unread read in (expand_ui)."""
     deadline = asyncio.get_running_loop().time() + BUDGET_S
     outline = await _open(backend, state, state.outline, state.node(ref), deadline, scale)
-    return _successor(state, outline, epoch, state.extra)
+    return _successor(state, outline, epoch, state.meta)
 
 
 async def search_unread(
@@ -257,7 +247,7 @@ async def search_unread(
     subtrees first, then the cells of unread rows."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + BUDGET_S
-    searched = _searched(state)
+    searched = dict(state.meta.searched_rows)
     outline = state.outline
     cells = 0
     exact = slow = False
@@ -301,10 +291,11 @@ async def search_unread(
         searched[str(node.wire)] = seen
         of = window.columns if window.rows is not None and window.columns else 1
         coverage.append(Coverage(node, total, seen, slow, columns, of))
-    return _successor(state, outline, epoch, {**state.extra, SEARCHED: searched}), coverage
+    meta = replace(state.meta, searched_rows=searched)
+    return _successor(state, outline, epoch, meta), coverage
 
 
-def _successor(state: State, outline: Outline, epoch: int, extra: Mapping[str, object]) -> State:
+def _successor(state: State, outline: Outline, epoch: int, meta: StateMeta) -> State:
     """``state`` with more read into its outline (stored states stay immutable)."""
     return State(
         state_id=new_state_id(),
@@ -316,5 +307,5 @@ def _successor(state: State, outline: Outline, epoch: int, extra: Mapping[str, o
         captured_at=state.captured_at,
         base_state_id=state.state_id,
         image_size=state.image_size,
-        extra=extra,
+        meta=meta,
     )

@@ -13,16 +13,113 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast, get_args
 
 from actui.backends.base import DeliveryPolicy, Outcome, RootInfo, RootKind
 from actui.conditions import UiCondition, condition_json
+from actui.quoting import clip
 
 Wire = dict[str, object]
+TITLE_CAP = 200
+"""Characters of a window title or app name shown, in the text and in structured content."""
+URL_CAP = 2048
+"""Characters of a page URL shown, in the text and in structured content."""
 VerificationStatus = Literal["verified", "preexisting", "failed", "skipped"]
 EscalationReason = Literal["side_effect_free_didnt", "foreground_required"]
 RootChange = Literal["appeared", "closed", "focused"]
+OUTCOMES: tuple[str, ...] = get_args(Outcome)
+
+
+def as_outcome(value: str) -> Outcome:
+    """``value`` as an :data:`Outcome` (``actions.aggregate`` and ``reconcile`` return str)."""
+    if value not in OUTCOMES:
+        raise ValueError(f"{value!r} is not an outcome ({', '.join(OUTCOMES)})")
+    return cast(Outcome, value)
+
+
 SettledBy = Literal["events", "window", "launch", "none"]
+
+
+@dataclass(frozen=True)
+class RootView:
+    """A root as a result names it: its ``@r`` ref and what the backend reported."""
+
+    ref: str
+    root: RootInfo
+
+    @property
+    def app(self) -> str:
+        return self.root.app_name
+
+    @property
+    def title(self) -> str:
+        return self.root.title
+
+    @property
+    def kind(self) -> RootKind:
+        return self.root.kind
+
+    @property
+    def pid(self) -> int:
+        return self.root.pid
+
+    def to_wire(self) -> Wire:
+        root, frame = self.root, self.root.frame
+        out: Wire = {
+            "windowRef": self.ref,
+            "kind": root.kind,
+            "app": clip(root.app_name, TITLE_CAP),
+            "pid": root.pid,
+            "windowTitle": clip(root.title, TITLE_CAP),
+            "windowId": root.window_id,
+            "frame": {"x": frame.x, "y": frame.y, "w": frame.w, "h": frame.h} if frame else None,
+            "isFocused": root.is_focused,
+            "isModal": root.is_modal,
+            "isMinimized": root.is_minimized,
+            "zOrder": root.z_order,
+            "toolkit": root.toolkit,
+            "accessibility": root.accessibility,
+        }
+        if root.url:
+            out["url"] = clip(root.url, URL_CAP)
+        return out
+
+
+@dataclass(frozen=True)
+class FoundRoot:
+    """One root ``find_roots`` returned: how well it matched, and whether it may be used."""
+
+    view: RootView
+    score: float
+    browser_use_allowed: bool
+
+    def to_wire(self) -> Wire:
+        return {
+            **self.view.to_wire(),
+            "score": round(self.score, 3),
+            "browserUseAllowed": self.browser_use_allowed,
+        }
+
+
+@dataclass(frozen=True)
+class RootsFound:
+    """``find_roots``: the best roots, how many matched in all, and what the backends said."""
+
+    roots: tuple[FoundRoot, ...]
+    total: int
+    notices: tuple[str, ...]
+    browser_use: bool
+    headless: bool
+
+    def to_wire(self) -> Wire:
+        return {
+            "notices": list(self.notices),
+            "windows": [found.to_wire() for found in self.roots],
+            "totalMatches": self.total,
+            "returned": len(self.roots),
+            "hasMore": self.total > len(self.roots),
+            "config": {"browser_use": self.browser_use, "headless": self.headless},
+        }
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 from actui import api
 from actui.api import Done, Element, Evaluated, Expect, Mode, Observation, Root, Roots, Step
 from actui.backends.base import Backend
-from actui.session import ToolResult
+from actui.tool_result import ToolResult
 
 T = TypeVar("T")
 
