@@ -13,9 +13,10 @@ It runs the same tools an agent calls (``Computer.call(tool, arguments)``
 stays for that, and for the MCP server and the CLI), so validation, the
 stale-state rule and honest outcomes are the same; what differs is the face.
 Wire names (``stateId``, ``clickCount``) appear only where a call is sent. A
-tool's failure is raised as a :class:`ToolFailed` carrying its ``code``; an
-act whose outcome is not ``worked`` is not an exception until
-:meth:`Done.raise_for_outcome` is asked, the way an HTTP response is checked.
+tool's failure is raised as its typed error (:mod:`actui.errors`, with its
+``code`` and data); an act whose outcome is not ``worked`` is not an
+exception until :meth:`Done.raise_for_outcome` is asked, the way an HTTP
+response is checked.
 This module decides nothing a tool does not: it translates.
 """
 
@@ -53,16 +54,6 @@ Step = contract.ActionStep
 Mode = Literal["semantic", "fused", "visual"]
 Button = Literal["left", "right", "middle"]
 T = TypeVar("T")
-
-
-class ToolFailed(ActuiError):
-    """A tool refused or failed; ``code`` is the machine-readable kind (``stale_state``,
-    ``invalid_params``, ``target_gone``, …) and the message says what to do."""
-
-    def __init__(self, tool: str, code: str, message: str) -> None:
-        super().__init__(message)
-        self.tool = tool
-        self.code = code
 
 
 class OutcomeError(ActuiError):
@@ -484,12 +475,10 @@ class Computer:
         return await self.tools.call(tool, arguments)
 
     async def run(self, tool: str, arguments: Mapping[str, Any]) -> ToolResult:
-        """One tool call whose failure is raised (:class:`ToolFailed`)."""
-        result = await self.tools.call(tool, arguments)
-        if result.is_error:
-            error = result.details["error"]
-            raise ToolFailed(tool, str(error["code"]), str(error["message"]))
-        return result
+        """One tool call with the agent's arguments; a failure is raised as its typed
+        error (:mod:`actui.errors`: ``InvalidParams``, ``StaleResourceStateError``,
+        ``TargetGone`` …, each with its ``code``)."""
+        return await self.tools.run(tool, arguments)
 
     async def find_roots(
         self,

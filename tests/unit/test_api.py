@@ -17,11 +17,10 @@ from actui.api import (
     Expect,
     NoMatch,
     Observation,
-    ToolFailed,
     click_at,
     keypress,
 )
-from actui.errors import InvalidParams
+from actui.errors import InvalidParams, StaleResourceStateError
 
 ENV = {"ACTUI_HEADLESS": "0", "XDG_CONFIG_HOME": "/nonexistent"}
 
@@ -64,9 +63,10 @@ async def test_a_stale_state_and_a_bad_ref_raise_typed_errors() -> None:
         state = await _observed(computer)
         name = state.search(text="Name").first
         await state.act(name.set_text("one"))
-        with pytest.raises(ToolFailed) as stale:
+        with pytest.raises(StaleResourceStateError) as stale:
             await state.act(name.set_text("two"))
-        assert stale.value.code == "stale_state" and "Nothing was sent" in stale.value.message
+        assert stale.value.current_epoch > stale.value.expected_epoch
+        assert "Nothing was sent" in stale.value.message
         with pytest.raises(InvalidParams) as unknown:
             state.element("@e999")
         assert unknown.value.field == "ref"
