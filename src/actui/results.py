@@ -295,6 +295,11 @@ class Execution:
         """The first step that was escalated to the foreground, if one was."""
         return next((s for s in self.steps if s.escalated), None)
 
+    @property
+    def last_delivered(self) -> StepTrace | None:
+        """The last step sent to the app (not a wait): whose delivery the act reports."""
+        return next((s for s in reversed(self.steps) if s.delivery is not None), None)
+
     def to_wire(self) -> Wire:
         steps = self.steps
         out: Wire = {
@@ -312,8 +317,8 @@ class Execution:
         if escalated is not None and escalated.background_attempt is not None:
             out["escalationReason"] = escalated.escalation_reason
             out["backgroundAttempt"] = escalated.background_attempt.to_wire()
-        delivered = [s for s in steps if s.delivery is not None]
-        if delivered:
-            out["delivery"] = delivered[-1].delivery
-            out["deliveryPolicy"] = delivered[-1].policy
+        last = self.last_delivered
+        if last is not None:
+            out["delivery"] = last.delivery
+            out["deliveryPolicy"] = last.policy
         return out
