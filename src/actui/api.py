@@ -26,7 +26,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 from actui import contract
 from actui.backends.base import Backend, Outcome
@@ -42,6 +42,7 @@ from actui.results import (
     StepTrace,
     Verification,
     VerificationStatus,
+    Wire,
 )
 from actui.runtime.store import State
 from actui.tool_result import ToolResult
@@ -125,7 +126,7 @@ class Expect:
     gone: bool = False
     timeout_ms: int | None = None
 
-    def to_wire(self) -> dict[str, Any]:
+    def to_wire(self) -> Wire:
         wire = {
             "text": self.text,
             "role": self.role,
@@ -244,7 +245,11 @@ class Matches(Sequence[Element]):
     def first(self) -> Element:
         return _first(self.elements, "element")
 
-    def __getitem__(self, index: Any) -> Any:
+    @overload
+    def __getitem__(self, index: int) -> Element: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Element, ...]: ...
+    def __getitem__(self, index: int | slice) -> Element | tuple[Element, ...]:
         return self.elements[index]
 
     def __len__(self) -> int:
@@ -266,7 +271,11 @@ class Roots(Sequence[Root]):
     def first(self) -> Root:
         return _first(self.roots, "root")
 
-    def __getitem__(self, index: Any) -> Any:
+    @overload
+    def __getitem__(self, index: int) -> Root: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Root, ...]: ...
+    def __getitem__(self, index: int | slice) -> Root | tuple[Root, ...]:
         return self.roots[index]
 
     def __len__(self) -> int:

@@ -12,14 +12,13 @@ outcomes or touch a backend.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from actui.backends.base import ProcessExit, RootInfo
 from actui.outline.fold import INSPECT_LABEL_CAP
 from actui.outline.model import Node
 from actui.outline.windows import window_json
 from actui.quoting import clip, inline, quote
-from actui.results import TITLE_CAP, URL_CAP, Execution, RootDelta, StepTrace
+from actui.results import TITLE_CAP, URL_CAP, Execution, RootDelta, StepTrace, Wire
 
 NODE_VALUE_CAP = 200
 """Characters of a value in an element's structured details; read_text pages the rest."""
@@ -105,7 +104,7 @@ def exit_text(ended: ProcessExit) -> str:
     return text + (f"; its output is in {ended.log}" if ended.log else "")
 
 
-def exit_json(ended: ProcessExit) -> dict[str, Any]:
+def exit_json(ended: ProcessExit) -> Wire:
     return {"pid": ended.pid, "code": ended.code, "signal": ended.signal, "log": ended.log or None}
 
 
@@ -148,14 +147,14 @@ def root_delta_lines(deltas: Sequence[RootDelta]) -> list[str]:
     ]
 
 
-def node_json(node: Node) -> dict[str, Any]:
+def node_json(node: Node) -> Wire:
     """One element's details without its children (never a password value).
 
     Name and description are cut like the label line of the text; a cut one
     carries its full length (``nameLength``, ``descriptionLength``).
     """
     rect = node.rect
-    out: dict[str, Any] = {
+    out: Wire = {
         "ref": node.ref,
         "role": node.role,
         "rawRole": clip(node.raw_role, INSPECT_LABEL_CAP),
