@@ -32,9 +32,11 @@ from actui import contract
 from actui.backends.base import Backend, Outcome
 from actui.errors import ActuiError
 from actui.outline.model import Node
+from actui.outline.search import SearchResult
 from actui.outline.search import search as search_outline
 from actui.results import (
     Execution,
+    Found,
     RootDelta,
     RootsFound,
     RootView,
@@ -236,10 +238,14 @@ def wait(ms: int | None = None, until: Expect | None = None) -> Step:
 
 @dataclass(frozen=True)
 class Matches(Sequence[Element]):
-    """Elements a search found, best first; ``total`` counts all that matched."""
+    """Elements a search found, best first; ``total`` counts all that matched.
+
+    ``state`` is the state their refs belong to: act through it.
+    """
 
     elements: tuple[Element, ...]
     total: int
+    state: Observation = field(repr=False, compare=False)
 
     @property
     def first(self) -> Element:
@@ -321,7 +327,27 @@ class Observation:
         by the ``search_ui`` tool (``computer.call``).
         """
         found = search_outline(self.state.outline, text=text, role=role, capability=capability)
-        return Matches(tuple(self.element(m.ref) for m in found.matches), found.total)
+        return self._matches(found)
+
+    async def find(
+        self, text: str | None = None, *, role: str | None = None, capability: str | None = None
+    ) -> Matches:
+        """:meth:`search`, and where it finds no exact match, also what the state left
+        unread (rows a big list did not show, hidden pages), read on demand
+        (``search_ui``); the matches then belong to the successor state it saved."""
+        wanted = {"text": text, "role": role, "capability": capability}
+        args = {"stateId": self.state_id, **{k: v for k, v in wanted.items() if v is not None}}
+        result = await self.computer.run("search_ui", args)
+        found = _typed(result, Found)
+        state = self
+        if found.state_id != self.state_id:
+            state = Observation(
+                self.computer.tools.state(found.state_id), result.text, (), self.computer
+            )
+        return state._matches(found.result)
+
+    def _matches(self, found: SearchResult) -> Matches:
+        return Matches(tuple(self.element(m.ref) for m in found.matches), found.total, self)
 
     async def act(
         self, *steps: Step, expect: Expect | None = None, require: Expect | None = None

@@ -17,6 +17,7 @@ from typing import Literal, cast, get_args
 
 from actui.backends.base import DeliveryPolicy, Outcome, RootInfo, RootKind
 from actui.conditions import UiCondition, condition_json
+from actui.outline.search import Match, SearchResult
 from actui.quoting import clip
 
 Wire = dict[str, object]
@@ -321,4 +322,47 @@ class Execution:
         if last is not None:
             out["delivery"] = last.delivery
             out["deliveryPolicy"] = last.policy
+        return out
+
+
+def match_wire(match: Match) -> Wire:
+    return {
+        "ref": match.ref,
+        "role": match.role,
+        "label": match.label,
+        "labelInferred": match.inferred,
+        "path": match.path,
+        "matchReason": match.reason,
+        "score": round(match.score, 3),
+        "capabilities": list(match.caps),
+        "actions": list(match.actions),
+    }
+
+
+@dataclass(frozen=True)
+class Found:
+    """``search_ui``: the ranked matches in a state.
+
+    When the search read what the state had left unread (rows of a big list,
+    hidden pages), ``state_id`` is the successor it was read into,
+    ``base_state_id`` the searched state, and ``unread`` what was read.
+    """
+
+    state_id: str
+    result: SearchResult
+    base_state_id: str | None = None
+    unread: tuple[Wire, ...] = ()
+
+    def to_wire(self) -> Wire:
+        matches = self.result.matches
+        out: Wire = {
+            "stateId": self.state_id,
+            "matches": [match_wire(m) for m in matches],
+            "totalMatches": self.result.total,
+            "returned": len(matches),
+            "hasMore": self.result.total > len(matches),
+        }
+        if self.unread:
+            out["baseStateId"] = self.base_state_id
+            out["unread"] = list(self.unread)
         return out

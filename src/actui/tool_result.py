@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from actui.results import Execution, RootsFound
+from actui.results import Execution, Found, RootsFound
 
 
 @dataclass
@@ -16,8 +16,6 @@ class ToolResult:
     details: dict[str, Any]
     images: list[tuple[bytes, str]] = field(default_factory=list)
     is_error: bool = False
-    execution: Execution | None = None
-    """An act's execution, typed (``details["execution"]`` is its wire form)."""
-    value: Execution | RootsFound | None = None
-    """The typed result where a tool builds one (an act's execution, the roots found);
-    ``details`` holds its wire form."""
+    value: Execution | RootsFound | Found | None = None
+    """The typed result where a tool builds one (an act's execution, the roots or the
+    elements found); ``details`` holds its wire form."""

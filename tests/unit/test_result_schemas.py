@@ -1,7 +1,7 @@
 """The typed results' wire forms conform to the output schemas MCP clients are given.
 
-Any execution (any steps, stop, check and root deltas) and any find_roots
-result, as ``to_wire()`` writes it, validates against the schema part that
+Any execution (any steps, stop, check and root deltas), any find_roots and
+any search_ui result, as ``to_wire()`` writes it, validates against the schema part that
 describes it; and the schemas cost the catalog less than the parameters do.
 """
 
@@ -13,14 +13,18 @@ from typing import get_args
 import jsonschema
 from hypothesis import given
 from hypothesis import strategies as st
+from strategies import outlines
 
 from actui.backends.base import Outcome, RootInfo, RootKind
 from actui.conditions import UiCondition
 from actui.contract import TOOL_NAMES, export_schemas
+from actui.outline.model import Outline
+from actui.outline.search import search
 from actui.result_schemas import EXECUTION, RESULTS, output_schema
 from actui.results import (
     BackgroundAttempt,
     Execution,
+    Found,
     FoundRoot,
     RootDelta,
     RootsFound,
@@ -122,6 +126,12 @@ def test_any_find_roots_result_conforms_to_its_schema(
     roots = tuple(FoundRoot(RootView(ref, root), score, ok) for ref, root, score, ok in found)
     result = RootsFound(roots, len(roots) + 1, ("a notice",), True, headless)
     jsonschema.validate(json.loads(json.dumps(result.to_wire())), output_schema("find_roots"))
+
+
+@given(outlines(), st.sampled_from(["Save", "OK", "Name", "x"]))
+def test_any_search_result_conforms_to_its_schema(outline: Outline, text: str) -> None:
+    found = Found("s1", search(outline, text=text), "s0", ({"ref": "@e1", "rows": 10},))
+    jsonschema.validate(found.to_wire(), output_schema("search_ui"))
 
 
 def test_every_tool_has_a_valid_output_schema_in_the_mcp_catalog() -> None:
