@@ -91,12 +91,6 @@ class NoMatch(LookupError):
     """``first`` of an empty result: nothing matched."""
 
 
-def _first(items: Sequence[T], what: str) -> T:
-    if not items:
-        raise NoMatch(f"no {what} matched")
-    return items[0]
-
-
 def _typed(result: ToolResult, kind: type[T]) -> T:
     """The typed value a tool's result carries (every tool that has one sets it)."""
     if not isinstance(result.value, kind):
@@ -237,58 +231,45 @@ def wait(ms: int | None = None, until: Expect | None = None) -> Step:
 
 
 @dataclass(frozen=True)
-class Matches(Sequence[Element]):
-    """Elements a search found, best first; ``total`` counts all that matched.
+class Ranked(Sequence[T]):
+    """What a search or a listing returned, best first; ``total`` counts all that matched."""
 
-    ``state`` is the state their refs belong to: act through it.
-    """
-
-    elements: tuple[Element, ...]
+    items: tuple[T, ...]
     total: int
-    state: Observation = field(repr=False, compare=False)
 
     @property
-    def first(self) -> Element:
-        return _first(self.elements, "element")
+    def first(self) -> T:
+        """The best match (:class:`NoMatch` when there is none)."""
+        if not self.items:
+            raise NoMatch(f"nothing matched ({type(self).__name__} is empty)")
+        return self.items[0]
 
     @overload
-    def __getitem__(self, index: int) -> Element: ...
+    def __getitem__(self, index: int) -> T: ...
     @overload
-    def __getitem__(self, index: slice) -> tuple[Element, ...]: ...
-    def __getitem__(self, index: int | slice) -> Element | tuple[Element, ...]:
-        return self.elements[index]
+    def __getitem__(self, index: slice) -> tuple[T, ...]: ...
+    def __getitem__(self, index: int | slice) -> T | tuple[T, ...]:
+        return self.items[index]
 
     def __len__(self) -> int:
-        return len(self.elements)
+        return len(self.items)
 
-    def __iter__(self) -> Iterator[Element]:
-        return iter(self.elements)
+    def __iter__(self) -> Iterator[T]:
+        return iter(self.items)
 
 
 @dataclass(frozen=True)
-class Roots(Sequence[Root]):
-    """The roots ``find_roots`` returned, best first."""
+class Matches(Ranked[Element]):
+    """Elements a search found; ``state`` is the state their refs belong to: act through it."""
 
-    roots: tuple[Root, ...]
-    total: int
+    state: Observation = field(repr=False, compare=False)
+
+
+@dataclass(frozen=True)
+class Roots(Ranked[Root]):
+    """The roots ``find_roots`` returned; ``text`` is its listing as an agent reads it."""
+
     text: str
-
-    @property
-    def first(self) -> Root:
-        return _first(self.roots, "root")
-
-    @overload
-    def __getitem__(self, index: int) -> Root: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Root, ...]: ...
-    def __getitem__(self, index: int | slice) -> Root | tuple[Root, ...]:
-        return self.roots[index]
-
-    def __len__(self) -> int:
-        return len(self.roots)
-
-    def __iter__(self) -> Iterator[Root]:
-        return iter(self.roots)
 
 
 @dataclass(frozen=True)
