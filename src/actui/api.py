@@ -393,7 +393,8 @@ class Waited:
 
 @dataclass(frozen=True)
 class Evaluated:
-    """A script's JSON value (None when it threw: ``exception`` says what)."""
+    """A script's JSON value: None when it threw (``exception`` says what) or when it
+    was too large for structured content (``state.text`` carries it, bounded)."""
 
     value: Any
     exception: str | None
