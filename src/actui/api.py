@@ -46,7 +46,7 @@ from actui.results import (
     VerificationStatus,
     Wire,
 )
-from actui.runtime.store import State
+from actui.runtime.store import ObserveMode, State
 from actui.tool_result import ToolResult
 from actui.tools import Computer as Tools
 
@@ -54,7 +54,6 @@ Root = RootView
 """A window, dialog or page, by its ``@r`` ref (``root`` has all the backend said)."""
 Step = contract.ActionStep
 """One step of an act, checked by the contract when it is made."""
-Mode = Literal["semantic", "fused", "visual"]
 Button = Literal["left", "right", "middle"]
 T = TypeVar("T")
 
@@ -342,7 +341,7 @@ class Observation:
             args["expect"] = expect.to_wire()
         if require is not None:
             args["require"] = require.to_wire()
-        return self.computer.done(await self.computer.run("act_ui", args))
+        return self.computer._done(await self.computer.run("act_ui", args))
 
     async def wait_for(self, condition: Expect) -> Waited:
         """Wait until ``condition`` holds on this root; the newest state either way."""
@@ -350,7 +349,7 @@ class Observation:
             "wait_for", {"stateId": self.state_id, **condition.to_wire()}
         )
         details = result.details
-        state = self.computer.observation(result) if details.get("stateId") else None
+        state = self.computer._observed(result) if details.get("stateId") else None
         return Waited(bool(details["found"]), bool(details["timedOut"]), state, result.text)
 
     async def read_text(self, element: Element | str) -> str:
@@ -369,7 +368,7 @@ class Observation:
     async def navigate(self, url: str) -> Observation:
         """Load ``url`` in this browser page; the page's new state."""
         result = await self.computer.run("navigate_browser", {"stateId": self.state_id, "url": url})
-        return self.computer.observation(result)
+        return self.computer._observed(result)
 
     async def evaluate(self, expression: str) -> Evaluated:
         """Run JavaScript in this browser page; its JSON value and the page's new state."""
@@ -378,7 +377,7 @@ class Observation:
         )
         raw = result.details.get("value")
         value = json.loads(raw) if isinstance(raw, str) else None
-        return Evaluated(value, result.details.get("exception"), self.computer.observation(result))
+        return Evaluated(value, result.details.get("exception"), self.computer._observed(result))
 
 
 @dataclass(frozen=True)
@@ -512,27 +511,29 @@ class Computer:
         roots = tuple(f.view for f in found.roots)
         return Roots(roots, found.total, result.text)
 
-    async def observe(self, root: Root | str | None = None, *, mode: Mode = "fused") -> Observation:
+    async def observe(
+        self, root: Root | str | None = None, *, mode: ObserveMode = "fused"
+    ) -> Observation:
         """A fresh state of ``root`` (default: the focused window)."""
         ref = root.ref if isinstance(root, Root) else root
         args: dict[str, Any] = {"mode": mode, **({"root": ref} if ref else {})}
-        return self.observation(await self.run("observe_ui", args))
+        return self._observed(await self.run("observe_ui", args))
 
     async def launch_browser(self, url: str | None = None) -> Observation:
         """A private Chromium showing ``url`` (default ``about:blank``), observed."""
-        return self.observation(await self.run("launch_browser", {"url": url} if url else {}))
+        return self._observed(await self.run("launch_browser", {"url": url} if url else {}))
 
-    def observation(self, result: ToolResult) -> Observation:
+    def _observed(self, result: ToolResult) -> Observation:
         """The state a successful result saved, with its text and images."""
         state = self.tools.state(str(result.details["stateId"]))
         return Observation(state, result.text, tuple(data for data, _ in result.images), self)
 
-    def done(self, result: ToolResult) -> Done:
+    def _done(self, result: ToolResult) -> Done:
         """An act's result, typed."""
         error = result.details.get("error")
         return Done(
             execution=_typed(result, Execution),
-            state=self.observation(result) if result.details.get("stateId") else None,
+            state=self._observed(result) if result.details.get("stateId") else None,
             error=StepError(str(error["code"]), str(error["message"])) if error else None,
             text=result.text,
         )

@@ -22,8 +22,9 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from actui import api
-from actui.api import Done, Element, Evaluated, Expect, Mode, Observation, Root, Roots, Step
+from actui.api import Done, Element, Evaluated, Expect, Observation, Root, Roots, Step
 from actui.backends.base import Backend
+from actui.runtime.store import ObserveMode
 from actui.tool_result import ToolResult
 
 T = TypeVar("T")
@@ -73,7 +74,9 @@ class Computer:
     ) -> Roots:
         return self._run(self._async.find_roots(text, app=app, pid=pid, kind=kind))
 
-    def observe(self, root: Root | str | None = None, *, mode: Mode = "fused") -> Observation:
+    def observe(
+        self, root: Root | str | None = None, *, mode: ObserveMode = "fused"
+    ) -> Observation:
         return self._run(self._async.observe(root, mode=mode))
 
     def launch_browser(self, url: str | None = None) -> Observation:
