@@ -17,7 +17,7 @@ from typing import Any
 import jsonschema
 import mcp_types as types
 from computer_helpers import assert_alive
-from test_browser_tools import FORM_URL
+from test_browser_tools import FORM_URL, _no_desktop_env
 
 from actui.contract import TOOL_NAMES
 from actui.demo import Agent, connect
@@ -130,3 +130,13 @@ async def test_every_result_validates_against_its_tools_output_schema(sandbox: S
         jsonschema.validate(result.structured_content, schema)
         checked.add(name)
     assert checked == set(TOOL_NAMES)
+
+
+async def test_without_structured_content_no_schema_is_listed_and_calls_succeed() -> None:
+    env = {**_no_desktop_env(), "ACTUI_STRUCTURED_CONTENT": "false"}
+    async with connect(env) as agent:
+        listed = await agent.session.list_tools()
+        launched = await agent.call("launch_browser", {"url": FORM_URL})
+    assert not any(tool.output_schema for tool in listed.tools)
+    assert not launched.is_error and launched.structured_content is None
+    assert "stateId" in Agent.text(launched)
