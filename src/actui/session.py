@@ -34,6 +34,7 @@ from actui.outline.model import Outline
 from actui.outline.view import MIN_VIEW_TOKENS, PAGE_TOKENS, RECEIPT, WINDOW_TOKENS, render_view
 from actui.outline.windows import windows_json
 from actui.output import OutputStore
+from actui.reaching import ConditionReach
 from actui.runtime.deltas import Announced
 from actui.runtime.roots import RootRegistry, is_browser_app, match_root
 from actui.runtime.scheduler import Scheduler
@@ -468,9 +469,11 @@ class Session:
                 return await self.snapshot(root), self.scheduler.epoch(state.resource_key)
             return await self.snapshot_at_epoch(root, state.resource_key)
 
+        reach = ConditionReach(backend, cond, state.outline, scale_of(state))
         return await wait_until(
-            backend, root, cond, state.outline, take, scale=scale_of(state), opened=opened
-        )
+            backend, root, cond, state.outline, take, scale=scale_of(state), opened=opened,
+            reach=reach,
+        )  # fmt: skip
 
     async def snapshot_at_epoch(self, root: RootInfo, key: str) -> tuple[Snapshot, int]:
         """A snapshot taken in the resource's lane, with the epoch it belongs to.

@@ -489,6 +489,10 @@ class Computer(Session):
         above = "\n".join([head, *self.window_news(root.pid, details)])
         body, view, extra = self.diff_text(state, successor, above)
         details.update(extra, view=view)
+        if waited.reached:
+            body += f"\nread on demand into stateId {successor.state_id}:\n"
+            body += "\n".join(r.note(successor.state_id) for r in waited.reached)
+            details["unread"] = [r.json() for r in waited.reached]
         return ToolResult(f"{above}\n{body}", details)
 
     def _gone_with_window(

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from actui.backends.base import Backend, RawNode, Rect, RootInfo, Snapshot
 from actui.conditions import Evaluation, UiCondition, evaluate
@@ -26,9 +27,21 @@ SnapshotFn = Callable[[], Awaitable[tuple[Snapshot, int]]]
 """Takes a snapshot and says at which epoch of its resource it was taken."""
 OpenedFn = Callable[[], Awaitable[list[Snapshot]]]
 """Snapshots of the windows opened since the transaction began (not the waited-on one)."""
+ReachFn = Callable[[RootInfo, Outline, float], Awaitable[tuple[Outline, Sequence["ReadNote"]]]]
+"""Reads on demand, within the seconds given, what a look left unread and the condition
+could be met in (``actui.reaching.ConditionReach``): the outline with it read in, and
+what was read."""
 RELIST_S = 0.25
 """How often opened windows are looked for while the waited-on window is quiet: a window
 of another application wakes no wait on this one."""
+
+
+class ReadNote(Protocol):
+    """What a read on demand says it covered (``actui.reaching.Reached``)."""
+
+    def note(self, state_id: str) -> str: ...
+
+    def json(self) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -44,6 +57,8 @@ class WaitResult:
     met_in: RootInfo | None = None
     """An opened window that shows the condition's element (for ``absent``: where it still
     shows), when the waited-on window alone does not decide it."""
+    reached: tuple[ReadNote, ...] = ()
+    """What the last check read on demand (``reach``), if anything."""
 
 
 def observed_outline(snapshot: Snapshot, base: Outline | None, scale: float = 1.0) -> Outline:
@@ -89,12 +104,14 @@ async def wait_until(
     timeout_ms: int | None = None,
     scale: float = 1.0,
     opened: OpenedFn | None = None,
+    reach: ReachFn | None = None,
 ) -> WaitResult:
     """Check ``condition`` on fresh snapshots until it holds or time runs out.
 
     It is always checked at least once, even with a zero timeout. With
     ``opened``, a condition without an anchor is present when any of the
-    root and the opened windows shows it (absent when none does).
+    root and the opened windows shows it (absent when none does). With
+    ``reach``, a check the look does not decide reads more on demand first.
     """
     across = opened if condition.anchor is None else None
     budget = condition.timeout_ms if timeout_ms is None else timeout_ms
@@ -106,6 +123,10 @@ async def wait_until(
         snapshot, epoch = await take_snapshot()
         outline = observed_outline(snapshot, base, scale)
         evaluation = evaluate(condition, outline)
+        reached: Sequence[ReadNote] = ()
+        if reach is not None and not evaluation.present:
+            outline, reached = await reach(snapshot.root, outline, deadline - time.monotonic())
+            evaluation = evaluate(condition, outline)
         met_in = None
         if across is not None and not evaluation.present:
             met_in = _shown_in(condition, await across())
@@ -126,6 +147,7 @@ async def wait_until(
                 checks=checks,
                 event_driven=backend.waits_are_event_driven(root),
                 met_in=met_in,
+                reached=tuple(reached),
             )
         await backend.wait_for_change(
             root, mark, remaining if across is None else min(remaining, RELIST_S)
