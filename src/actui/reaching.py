@@ -26,6 +26,7 @@ wait saves.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +57,10 @@ MATCH_LIMIT = 32
 CALL_GRACE_S = 3.0
 """Past a hidden subtree's budget, time for the calls in flight to finish (each is bounded
 by the bus's call timeout)."""
+READ_AFTER_S = 0.5
+"""How far into a wait its first read on demand comes (:class:`ConditionReach`)."""
+READ_EVERY_S = 1.0
+"""How far apart a wait's reads on demand are."""
 SEARCHED = "searchedRows"
 """``State.extra`` key: per container (native id), the row intervals already searched."""
 
@@ -394,11 +399,18 @@ class ConditionReach:
     Only ``until: present`` reads more: an element that is not shown is absent for the
     agent (proving it absent everywhere would read everything), and a condition on one
     element (``ref``) is decided by that element, which was read. Inside the anchor (if
-    any), hidden subtrees are read again at every check (what a wait waits for may
-    appear there), rows of windowed containers once per wait: later checks go on where
+    any), hidden subtrees are read again at every read (what a wait waits for may
+    appear there), rows of windowed containers once per wait: later reads go on where
     earlier ones stopped, at most :data:`MAX_CELLS` cells in all, and the shown rows are
     in every look anyway. What was read joins the outline the wait returns, with refs
     inherited from ``base``.
+
+    Most waits follow an action and are met by what is shown within a few hundred ms
+    (GTK 4's events lag about 250 ms behind an action, docs/design-notes.md §6), while
+    reading a hidden page costs the application about as long again; so the first read
+    is :data:`READ_AFTER_S` into the wait (half the timeout when that is shorter), the
+    next ones :data:`READ_EVERY_S` apart, and the checks between them look at what is
+    shown only.
     """
 
     def __init__(self, backend: Backend, cond: UiCondition, base: Outline, scale: float) -> None:
@@ -408,6 +420,8 @@ class ConditionReach:
         self._scale = scale
         self._searched: dict[str, Intervals] = {}
         self._cells = 0
+        self._idle = False
+        self._next_at = time.monotonic() + min(READ_AFTER_S, cond.timeout_ms / 2000)
 
     def wanted(self, outline: Outline) -> bool:
         """Whether reading on demand could meet the condition in ``outline``."""
@@ -423,12 +437,16 @@ class ConditionReach:
             rows and any(inside(n) for n, _ in _windows(outline))
         )
 
+    def due_in(self) -> float | None:
+        return None if self._idle else max(0.0, self._next_at - time.monotonic())
+
     async def __call__(
         self, root: RootInfo, outline: Outline, budget_s: float
     ) -> tuple[Outline, tuple[Reached, ...]]:
-        """``outline`` with what it left unread read in, within ``budget_s`` (at most
-        :data:`BUDGET_S`), until the condition is present."""
-        if not self.wanted(outline):
+        """``outline`` with what it left unread read in when a read is due, within
+        ``budget_s`` (at most :data:`BUDGET_S`), until the condition is present."""
+        self._idle = not self.wanted(outline)
+        if self._idle or time.monotonic() < self._next_at:
             return outline, ()
         cond = self._cond
 
@@ -440,6 +458,7 @@ class ConditionReach:
         deadline = asyncio.get_running_loop().time() + min(max(0.0, budget_s), BUDGET_S)
         got = await reach(self._backend, root, outline, self._searched, goal, deadline, self._scale)
         self._searched, self._cells = got.searched, self._cells + got.cells
+        self._next_at = time.monotonic() + READ_EVERY_S
         if got.outline is outline:
             return outline, got.reached
         return stabilize(self._base, got.outline), got.reached

@@ -24,8 +24,8 @@ from actui.backends.base import (
 )
 from actui.conditions import UiCondition
 from actui.outline.model import Outline
-from actui.reaching import MAX_CELLS, ConditionReach
-from actui.runtime.waiting import observed_outline, wait_until
+from actui.reaching import MAX_CELLS, READ_AFTER_S, ConditionReach
+from actui.runtime.waiting import WaitResult, observed_outline, wait_until
 
 ROOT = RootInfo("app/1", 7, "model", "Model", "window", "frame", frame=Rect(0, 0, 300, 200))
 ROWS = 50_000
@@ -38,6 +38,7 @@ class PagedApp(Backend):
 
     def __init__(self) -> None:
         self.status = "Working"
+        self.shown = "Shown"
         self.opened: list[str] = []
         self.rows_asked: list[int] = []
 
@@ -48,7 +49,7 @@ class PagedApp(Backend):
         return RawNode(f"row/{index}", "list item", name=f"Row {index + 1}", rect=None)
 
     async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
-        shown = RawNode("page/shown", "panel", name="Shown", states=frozenset({"showing"}))
+        shown = RawNode("page/shown", "panel", name=self.shown, states=frozenset({"showing"}))
         hidden = (
             RawNode("page/hidden", "panel", name="Status page", unread=1),
             RawNode("page/other", "panel", name="Other page", unread=1),
@@ -109,23 +110,35 @@ async def test_text_on_an_unread_hidden_page_is_found_by_reading_it_and_the_base
     assert "Saved" not in _names(base), "the base outline stays as it was"
 
 
-async def test_a_wait_sees_text_appear_on_a_hidden_page_by_reading_it_again() -> None:
-    app = PagedApp()
+async def _changing(app: PagedApp, cond: UiCondition, at_check: int, change: str) -> WaitResult:
+    """Wait for ``cond`` while ``change`` ("status": the hidden page's label, "shown": the
+    shown page's name) becomes "Saved" at the ``at_check``-th look."""
     base = await _base(app)
-    checks = 0
-    reach = ConditionReach(app, UiCondition(text="Saved", timeout_ms=2_000), base, 1.0)
+    looks = 0
 
     async def take() -> tuple[Snapshot, int]:
-        nonlocal checks
-        checks += 1
-        if checks == 3:
-            app.status = "Saved"
+        nonlocal looks
+        looks += 1
+        if looks == at_check:
+            setattr(app, change, "Saved")
         return await app.snapshot(ROOT, max_nodes=4096, max_depth=64), 1
 
-    cond = UiCondition(text="Saved", timeout_ms=2_000)
-    waited = await wait_until(app, ROOT, cond, base, take, reach=reach)
-    assert waited.satisfied and waited.checks == 3
-    assert app.opened.count("page/hidden") == 3, "the hidden page is read at every check"
+    return await wait_until(app, ROOT, cond, base, take, reach=ConditionReach(app, cond, base, 1.0))
+
+
+async def test_a_wait_sees_text_appear_on_a_hidden_page_after_it_began() -> None:
+    app = PagedApp()
+    waited = await _changing(app, UiCondition(text="Saved", timeout_ms=3_000), 3, "status")
+    assert waited.satisfied and waited.reached
+    assert app.opened == ["page/hidden"], "read once it was due, and it met the condition"
+
+
+async def test_a_wait_met_by_what_is_shown_soon_reads_nothing_on_demand() -> None:
+    app = PagedApp()
+    waited = await _changing(app, UiCondition(text="Saved", timeout_ms=3_000), 2, "shown")
+    assert waited.satisfied and not waited.reached
+    assert not app.opened and not app.rows_asked
+    assert waited.elapsed_ms < READ_AFTER_S * 1000
 
 
 async def test_text_in_an_unread_row_is_found_by_reading_rows_on_demand() -> None:

@@ -27,10 +27,6 @@ SnapshotFn = Callable[[], Awaitable[tuple[Snapshot, int]]]
 """Takes a snapshot and says at which epoch of its resource it was taken."""
 OpenedFn = Callable[[], Awaitable[list[Snapshot]]]
 """Snapshots of the windows opened since the transaction began (not the waited-on one)."""
-ReachFn = Callable[[RootInfo, Outline, float], Awaitable[tuple[Outline, Sequence["ReadNote"]]]]
-"""Reads on demand, within the seconds given, what a look left unread and the condition
-could be met in (``actui.reaching.ConditionReach``): the outline with it read in, and
-what was read."""
 RELIST_S = 0.25
 """How often opened windows are looked for while the waited-on window is quiet: a window
 of another application wakes no wait on this one."""
@@ -42,6 +38,19 @@ class ReadNote(Protocol):
     def note(self, state_id: str) -> str: ...
 
     def json(self) -> dict[str, Any]: ...
+
+
+class Reader(Protocol):
+    """Reads on demand what a look left unread and the condition could be met in
+    (``actui.reaching.ConditionReach``); it keeps its own schedule."""
+
+    def due_in(self) -> float | None:
+        """Seconds until it means to read (0 when due), None when there is nothing to read."""
+
+    async def __call__(
+        self, root: RootInfo, outline: Outline, budget_s: float
+    ) -> tuple[Outline, Sequence[ReadNote]]:
+        """``outline`` with what it left unread read in (when due), and what was read."""
 
 
 @dataclass(frozen=True)
@@ -104,14 +113,15 @@ async def wait_until(
     timeout_ms: int | None = None,
     scale: float = 1.0,
     opened: OpenedFn | None = None,
-    reach: ReachFn | None = None,
+    reach: Reader | None = None,
 ) -> WaitResult:
     """Check ``condition`` on fresh snapshots until it holds or time runs out.
 
     It is always checked at least once, even with a zero timeout. With
     ``opened``, a condition without an anchor is present when any of the
     root and the opened windows shows it (absent when none does). With
-    ``reach``, a check the look does not decide reads more on demand first.
+    ``reach``, a check the look does not decide reads more on demand first when the
+    reader says it is due, and the wait wakes for it.
     """
     across = opened if condition.anchor is None else None
     budget = condition.timeout_ms if timeout_ms is None else timeout_ms
@@ -149,9 +159,9 @@ async def wait_until(
                 met_in=met_in,
                 reached=tuple(reached),
             )
-        await backend.wait_for_change(
-            root, mark, remaining if across is None else min(remaining, RELIST_S)
-        )
+        due = None if reach is None else reach.due_in()
+        pause = remaining if across is None else min(remaining, RELIST_S)
+        await backend.wait_for_change(root, mark, pause if due is None else min(pause, due))
 
 
 def _shown_in(condition: UiCondition, snapshots: list[Snapshot]) -> RootInfo | None:
