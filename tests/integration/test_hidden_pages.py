@@ -71,3 +71,19 @@ async def test_search_ui_finds_a_widget_on_a_hidden_page_by_reading_on_demand(
     stored = factory.computer.store.get(state).outline
     assert any(n.unread for n in stored), "the stored state itself stayed unread"
     await factory.answering()
+
+
+async def test_wait_for_text_on_a_hidden_page_finds_it_by_reading_on_demand(
+    factory: Driven,
+) -> None:
+    state, outline = await _observed(factory)
+    assert "Data source: Wikipedia" not in outline, "the page is hidden, unread"
+    waited = await factory.ok(
+        "wait_for", {"stateId": state, "text": "Data source: Wikipedia", "timeoutMs": 10_000}
+    )
+    text = factory.texts[-1]
+    assert waited["found"] and waited["matches"], text
+    assert "read on demand into stateId" in text and waited["baseStateId"] == state, text
+    assert any("hiddenRead" in each for each in waited["unread"]), waited["unread"]
+    assert any(n.unread for n in factory.computer.store.get(state).outline), "stored unchanged"
+    await factory.answering()
