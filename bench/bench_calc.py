@@ -12,7 +12,8 @@ Targets: Calc ≤ 500 ms cold, ≤ +50 MB; gtk3-widget-factory within 2× of one
 ``GetItems`` round trip (the cache is the whole tree there, so one call is its floor).
 
 Run: ``.venv/bin/python bench/bench_calc.py --baseline /work/main/src [--rounds N]
-[--app calc|gtk3-widget-factory]``.
+[--app calc|gtk3-widget-factory|list-100|list-100000]`` (the lists: ``bench_big``'s,
+to compare trees on the scale figures).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench_big import cold_observe, rss_mb, started_calc
+from bench_big import cold_observe, rss_mb, started_calc, started_list
 from bench_desktop import root_ref
 from bench_walk_floor import recorded_snapshot, replay_bus
 from benchkit import Series, machine_line, ms, table
@@ -118,7 +119,12 @@ async def started_factory(desktop: Sandbox) -> int:
     return process.pid
 
 
-APPS = {"calc": started_calc, "gtk3-widget-factory": started_factory}
+APPS = {
+    "calc": started_calc,
+    "gtk3-widget-factory": started_factory,
+    "list-100": started_list(100),
+    "list-100000": started_list(100_000),
+}
 
 
 async def compare(baseline: Path, rounds: int, app: str) -> str:

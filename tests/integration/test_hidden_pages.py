@@ -9,10 +9,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from corpus_helpers import Driven
+from corpus_helpers import Driven, headless_app
 
 from actui.sandbox import Sandbox
-from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -21,24 +20,12 @@ UNREAD = re.compile(r"^\s*(@e\d+) .*\(not shown; (\d+) items? unread\)", re.MULT
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def factory(module_sandbox: Sandbox) -> AsyncIterator[Driven]:
-    process = await module_sandbox.launch(["gtk4-widget-factory"])
-    await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
-    try:
-        yield Driven(computer, process.pid)
-    finally:
-        await computer.close()
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+    async with headless_app(module_sandbox, ["gtk4-widget-factory"]) as app:
+        yield app
 
 
 async def _observed(app: Driven) -> tuple[str, str]:
-    window = await app.window("Widget Factory")
-    observed = await app.ok(
-        "observe_ui", {"root": window["windowRef"], "mode": "semantic", "maxTokens": 20000}
-    )
-    return str(observed["stateId"]), app.texts[-1]
+    return await app.look("Widget Factory"), app.texts[-1]
 
 
 async def test_hidden_pages_are_unread_and_expand_ui_reads_one(factory: Driven) -> None:

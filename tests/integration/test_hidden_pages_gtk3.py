@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from computer_helpers import assert_alive
-from corpus_helpers import Driven
+from corpus_helpers import Driven, headless_app
 from dbus_fast import Message, MessageType
 
 from actui.backends.atspi.address import Address
@@ -27,7 +27,6 @@ from actui.backends.atspi.bus import AtspiBus
 from actui.backends.atspi.reader import ACCESSIBLE
 from actui.outline.model import Node, Outline
 from actui.sandbox import Sandbox
-from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -39,24 +38,12 @@ ON_PAGE_1 = "Inset"
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def factory(module_sandbox: Sandbox) -> AsyncIterator[Driven]:
-    process = await module_sandbox.launch(["gtk3-widget-factory"])
-    await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
-    try:
-        yield Driven(computer, process.pid)
-    finally:
-        await computer.close()
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+    async with headless_app(module_sandbox, ["gtk3-widget-factory"]) as app:
+        yield app
 
 
 async def _look(app: Driven) -> tuple[str, Outline]:
-    window = await app.window("gtk3-widget-factory")
-    observed = await app.ok(
-        "observe_ui", {"root": window["windowRef"], "mode": "semantic", "maxTokens": 20000}
-    )
-    state = str(observed["stateId"])
+    state = await app.look("gtk3-widget-factory")
     return state, app.computer.store.get(state).outline
 
 
