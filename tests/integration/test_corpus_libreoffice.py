@@ -128,7 +128,7 @@ async def test_search_ui_finds_an_item_of_a_closed_menu_by_reading_it_on_demand(
     (hidden,) = [each for each in found.details["unread"] if "hiddenRead" in each]
     assert hidden["hiddenRead"] >= 1 and hidden["hiddenNotRead"], hidden
     assert "search_ui again on stateId" in found.text, found.text
-    stored = calc.computer.store.get(state).outline
+    stored = calc.computer.state(state).outline
     assert not any(n.name == "Cells..." for n in stored), "the stored state stayed as it was"
     assert _rss_mb(calc.pid) - before < GROWTH_MB
     assert_alive(calc.pid)

@@ -44,7 +44,7 @@ async def factory(module_sandbox: Sandbox) -> AsyncIterator[Driven]:
 
 async def _look(app: Driven) -> tuple[str, Outline]:
     state = await app.look("gtk3-widget-factory")
-    return state, app.computer.store.get(state).outline
+    return state, app.computer.state(state).outline
 
 
 def _named(outline: Outline, name: str) -> Node:
