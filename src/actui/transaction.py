@@ -15,7 +15,6 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from actui import contract
 from actui.actions import Prepared, aggregate, deliver, prepare, reconcile
@@ -54,7 +53,6 @@ from actui.views import (
     trace_summary,
 )
 
-Trace = dict[str, Any]
 CLOSING_S = 1.0
 CLOSING_POLL_S = 0.05
 """How long, and how often, a window whose read failed is watched for leaving the listing."""
