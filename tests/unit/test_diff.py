@@ -17,6 +17,7 @@ from actui.outline.diff import (
     stabilize,
     structural_key,
 )
+from actui.outline.fold import USUAL_CAPS
 from actui.outline.model import Outline, build_outline
 
 
@@ -161,7 +162,10 @@ def test_render_lists_added_updated_removed_and_the_new_state() -> None:
     base = outline_of(form())
     tree = removed(
         inserted(
-            form(value="hi", name="Full name"), (), 2, raw("push button", "Cancel", wire="/c")
+            form(value="hi", name="Full name"),
+            (),
+            2,
+            raw("push button", "Cancel", wire="/c", caps=USUAL_CAPS["button"]),
         ),
         (1,),
     )
