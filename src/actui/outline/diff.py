@@ -19,7 +19,6 @@ from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from actui.outline.fold import (
-    LABEL_CAP,
     VALUE_CAP,
     display_name,
     node_details,
@@ -27,7 +26,7 @@ from actui.outline.fold import (
     quoted,
 )
 from actui.outline.model import Node, Outline, renumbered
-from actui.outline.view import WINDOW_TOKENS, is_layout, render_view
+from actui.outline.view import WINDOW_TOKENS, Drawn, Place, drawn, is_layout, render_view
 from actui.quoting import quote
 from actui.tokens import estimate_tokens
 
@@ -209,6 +208,8 @@ class Removed:
     name: str
     under: str | None = None
     layout: bool = False
+    paragraph: tuple[str, ...] = ()
+    """The refs of the paragraph (``view.Place.paragraph``) it was a piece of, if any."""
 
 
 @dataclass(frozen=True)
@@ -269,6 +270,10 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
         for n in successor
         if n.ref not in base.nodes
     )
+    gone = [
+        n for n in base if n.ref not in successor.nodes and not _left_unread(base, successor, n)
+    ]
+    pieces = drawn(base).places if any(n.role == "label" for n in gone) else {}
     removed = tuple(
         Removed(
             ref=n.ref,
@@ -276,9 +281,11 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
             name=display_name(n),
             under=_drawn_ancestor(base, n),
             layout=is_layout(n),
+            paragraph=tuple(p.ref for p in place.unit)
+            if (place := pieces.get(n.ref)) is not None and place.paragraph
+            else (),
         )
-        for n in base
-        if n.ref not in successor.nodes and not _left_unread(base, successor, n)
+        for n in gone
     )
     updated = tuple(
         change
@@ -307,9 +314,10 @@ def _left_unread(base: Outline, successor: Outline, node: Node) -> bool:
 
 
 def _set_change(name: str, old: object, new: object) -> str:
+    """``+focused -checked`` for states (the common change), ``caps +press`` otherwise."""
     gained, lost = _moves(old, new)
     moves = [f"+{item}" for item in sorted(gained)] + [f"-{item}" for item in sorted(lost)]
-    return f"{name} {' '.join(moves)}"
+    return " ".join(moves) if name == "states" else f"{name} {' '.join(moves)}"
 
 
 def _field_text(name: str, old: object, new: object) -> str:
@@ -321,6 +329,8 @@ def _field_text(name: str, old: object, new: object) -> str:
 
 
 _UNPRINTED = frozenset({"rect", "actions", "valueLength"})
+_FIRST = ("value", "states", "caps", "name", "role", "description", "truncated")
+"""The changed fields a line prints first: what an agent acts on before what it rarely needs."""
 
 
 def _printable(change: Updated) -> bool:
@@ -329,23 +339,26 @@ def _printable(change: Updated) -> bool:
 
 
 def _updated_line(change: Updated, successor: Outline, ambiguous: Collection[str]) -> str:
-    """``~ @e5 textbox "hi": value="hi"``; the drawn ancestors' refs only where the name is
-    not unique and they tell it apart."""
+    """``~ @e5 textbox "hi": value="hi"``: the element as it now reads, then what else
+    changed (a new name is the line's own; the old one is in structuredContent); the
+    drawn ancestors' refs only where the name is not unique and they tell it apart."""
     node = successor.nodes[change.ref]
     shown = display_name(node)
     drawn = _drawn_path(successor, node) if shown in ambiguous else ()
     where = f" ({' > '.join(drawn) or 'root'})" if shown in ambiguous else ""
-    printable = [name for name in change.fields if name not in _UNPRINTED]
+    printable = sorted(
+        (n for n in change.fields if n not in _UNPRINTED and not (n == "name" and node.name)),
+        key=lambda n: (_FIRST.index(n) if n in _FIRST else len(_FIRST), n),
+    )
     parts = [
-        # the line already reads the new name: say what it was instead
-        f"was {quoted(str(change.previous.get(name) or ''), LABEL_CAP)}"
-        if name == "name" and node.name
-        else _field_text(name, change.previous.get(name), change.fields[name])
+        _field_text(name, change.previous.get(name), change.fields[name])
         for name in printable[:PRINTED_FIELDS]
     ]
+    if len(printable) > PRINTED_FIELDS:
+        parts.append(f"{len(printable) - PRINTED_FIELDS} more in structuredContent")
     if "actions" in change.fields:
         parts.append(f"actions=[{', '.join(quote(a) for a in node.actions)}]")
-    return f"~ {change.ref}{where} {shown}: {', '.join(parts)}"
+    return f"~ {change.ref}{where} {shown}" + (f": {', '.join(parts)}" if parts else "")
 
 
 def _drawn_path(outline: Outline, node: Node) -> tuple[str, ...]:
@@ -364,6 +377,44 @@ def _ambiguous(changes: Changes, successor: Outline) -> set[str]:
         if (name := display_name(node)) in wanted:
             paths.setdefault(name, []).append(_drawn_path(successor, node))
     return {name for name, found in paths.items() if len(found) > 1 and len(set(found)) > 1}
+
+
+def _where(successor: Outline, node: Node, place: Place | None) -> str:
+    """``under @e2`` (the line it is drawn under), then ``before @e9`` unless it is the
+    last line there: enough to put it where a view would draw it."""
+    if place is None:
+        return f"under {_drawn_ancestor(successor, node) or 'root'}"
+    before = f" before {place.before}" if place.before else ""
+    return f"under {place.parent or 'root'}{before}"
+
+
+def _paragraph_line(place: Place, changes: Changes, successor: Outline) -> str:
+    """A paragraph a change touched, whole, as a view draws it: ``+`` when all its pieces
+    are new (with where it goes), else ``~``; a line of the view is what an agent keeps."""
+    added = {a.ref for a in changes.added}
+    if all(n.ref in added for n in place.unit):
+        node = place.unit[0]
+        first, last = place.unit[0].ref, place.unit[-1].ref
+        text = place.text().removeprefix(f"{first} … {last}: ")
+        return f"+ {first} … {last} {_where(successor, node, place)}: {text}"
+    return f"~ {place.text()}"
+
+
+def _told(removed: Removed, said: Collection[str]) -> bool:
+    """Whether a removed piece's paragraph is on a line of the diff already."""
+    return any(ref in said for ref in removed.paragraph if ref != removed.ref)
+
+
+def _paragraphs_left(changes: Changes, successor: Outline, now: Drawn) -> list[Place]:
+    """The lines now drawn for what is left of paragraphs that lost a piece: the agent's
+    line of such a paragraph no longer reads right, and a piece's ``-`` line cannot say how."""
+    found: dict[str, Place] = {}
+    for r in changes.removed:
+        left = [ref for ref in r.paragraph if ref in successor.nodes]
+        place = now.places.get(left[0]) if left else None
+        if place is not None:
+            found.setdefault(place.unit[0].ref, place)
+    return list(found.values())
 
 
 def _described(node: Node) -> str:
@@ -459,29 +510,44 @@ def diff_or_view(
     if not changes.count:
         return f"{base_state_id} → {state_id}: no changes", None
     lines = [f"{base_state_id} → {state_id}"]  # a line per change, or a count of the unlisted
+    drawn_now = drawn(successor)
+    said: set[str] = set()
+    """Refs a paragraph's line told: its pieces get no lines of their own."""
     layout = 0
     for a in changes.added:
-        node = successor.nodes[a.ref]
-        if is_layout(node):
-            layout += 1
+        if a.ref in said:
             continue
-        under = _drawn_ancestor(successor, node)
-        lines.append(f"+ {a.ref} under {under or 'root'} {_described(node)}")
+        node, place = successor.nodes[a.ref], drawn_now.places.get(a.ref)
+        if a.ref in drawn_now.dissolved or (place is None and is_layout(node)):
+            layout += 1
+        elif place is not None and place.paragraph:
+            said.update(n.ref for n in place.unit)
+            lines.append(_paragraph_line(place, changes, successor))
+        else:
+            lines.append(f"+ {a.ref} {_where(successor, node, place)} {_described(node)}")
     ambiguous = _ambiguous(changes, successor)
     moved = sum(1 for u in changes.updated if not _printable(u))
     left = _focus_left(changes.updated)
-    lines.extend(
-        _updated_line(u, successor, ambiguous)
-        for u in changes.updated
-        if _printable(u) and u.ref not in left
-    )
+    for u in changes.updated:
+        if not _printable(u) or u.ref in left or u.ref in said:
+            continue
+        place = drawn_now.places.get(u.ref)
+        if place is not None and place.paragraph:
+            said.update(n.ref for n in place.unit)
+            lines.append(_paragraph_line(place, changes, successor))
+        else:
+            lines.append(_updated_line(u, successor, ambiguous))
+    for survivor in _paragraphs_left(changes, successor, drawn_now):
+        if survivor.unit[0].ref not in said:
+            said.update(n.ref for n in survivor.unit)
+            lines.append(f"~ {survivor.text()}")
     inside = _removed_inside(changes.removed)
     for r in changes.removed:
         if r.layout:
             layout += 1
-        elif r.ref in inside:
+        elif r.ref in inside and not _told(r, said):
             with_ = f"; with {' '.join(inside[r.ref])}" if inside[r.ref] else ""
-            lines.append(f"- {r.ref} from {r.under or 'root'} (was {r.name}{with_})")
+            lines.append(f"- {r.ref} (was {r.name}{with_})")
     lines.extend(_unlisted(moved, len(left), layout))
     text = "\n".join(lines)
     cost = estimate_tokens(text)
