@@ -160,9 +160,7 @@ def report(found: Sequence[Episode]) -> str:
         lines += ["", "| tool · kind of line | tokens | per episode | share |", "|---|---|---|---|"]
         kinds = sum(mine.by_kind.values()) or 1
         for kind, spent in mine.by_kind.most_common():
-            lines.append(
-                f"| {kind} | {spent:,} | {spent / per:.1f} | {spent * 100 / kinds:.0f}% |"
-            )
+            lines.append(f"| {kind} | {spent:,} | {spent / per:.1f} | {spent * 100 / kinds:.0f}% |")
         lines.append("")
     return "\n".join(lines)
 

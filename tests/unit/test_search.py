@@ -23,7 +23,6 @@ from actui.outline.search import (
     search,
 )
 
-
 PRESS = USUAL_CAPS["button"]
 
 

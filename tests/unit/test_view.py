@@ -104,13 +104,22 @@ def test_the_pieces_of_one_paragraph_read_as_one_line_spaced_as_laid_out() -> No
             raw("section", "", piece("Time left:", 0, 60), piece("60", 70, 15)),
             # touching words had a space their trimmed names lost
             raw("section", "", piece("The value of", 0, 80), piece("Gender", 80, 45)),
+            # the last piece wraps: its box starts at the next line's left edge
+            raw(
+                "section",
+                "",
+                piece('Enter "', 0, 40),
+                piece("Bo", 40, 20),
+                raw("static", '" into the text field.', rect=Rect(0, 10, 140, 32)),
+            ),
         )
     )
     lines = render_view(outline, "s1", 300).text.splitlines()
     assert lines[2:] == [
-        '  @e5 … @e7: text "Enter \\"Ann\\" into the field."',
-        '  @e8 … @e9: text "Time left: 60"',
-        '  @e10 … @e11: text "The value of Gender"',
+        '  @e6 … @e8: text "Enter \\"Ann\\" into the field."',
+        '  @e9 … @e10: text "Time left: 60"',
+        '  @e11 … @e12: text "The value of Gender"',
+        '  @e13 … @e15: text "Enter \\"Bo\\" into the text field."',
     ]
 
 

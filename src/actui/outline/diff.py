@@ -380,12 +380,13 @@ def _ambiguous(changes: Changes, successor: Outline) -> set[str]:
 
 
 def _where(successor: Outline, node: Node, place: Place | None) -> str:
-    """``under @e2`` (the line it is drawn under), then ``before @e9`` unless it is the
-    last line there: enough to put it where a view would draw it."""
+    """``under @e2`` (the line it is drawn under), then ``after @e9`` (the line before
+    it there) or ``first``, unless it is the only line there: enough to put it where a
+    view would draw it. The line before, not after: a view folds a page's foot first."""
     if place is None:
         return f"under {_drawn_ancestor(successor, node) or 'root'}"
-    before = f" before {place.before}" if place.before else ""
-    return f"under {place.parent or 'root'}{before}"
+    where = "" if place.alone else f" after {place.after}" if place.after else " first"
+    return f"under {place.parent or 'root'}{where}"
 
 
 def _paragraph_line(place: Place, changes: Changes, successor: Outline) -> str:

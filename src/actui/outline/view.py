@@ -153,7 +153,11 @@ def _joint(before: Node, piece: Node) -> str:
     a, b = before.rect, piece.rect
     if a is None or b is None:
         return " "
-    touching = abs(b.x - (a.x + a.w)) <= 1 and abs(b.y - a.y) < max(1, a.h // 2)
+    same_line = abs(b.y - a.y) < max(1, a.h // 2)
+    # a piece that wraps onto the next line has a box from that line's start: its first
+    # line goes on where the piece before ended
+    wrapped = b.h > a.h * 3 // 2 and b.x < a.x + a.w
+    touching = same_line and (abs(b.x - (a.x + a.w)) <= 1 or wrapped)
     marked = not before.name[-1].isalnum() or not piece.name[0].isalnum()
     return "" if touching and marked else " "
 
@@ -288,11 +292,13 @@ class _Tree:
 @dataclass(frozen=True)
 class Place:
     """Where a line of a view sits: its unit (a node, a run, a paragraph's pieces), the key
-    (first ref) of its drawn parent's line, and of the line after it under that parent."""
+    (first ref) of its drawn parent's line and of the line before it under that parent
+    (None for the first), and whether it is its parent's only line."""
 
     unit: Unit
     parent: str | None
-    before: str | None
+    after: str | None
+    alone: bool = False
 
     @property
     def paragraph(self) -> bool:
@@ -317,12 +323,12 @@ class Drawn:
 def drawn(outline: Outline) -> Drawn:
     """Every element's place among the lines of a view of ``outline`` (with room for all)."""
     tree = _Tree(outline)
-    places = {tree.root.key: Place(tree.root.unit, None, None)}
+    places = {tree.root.key: Place(tree.root.unit, None, None, alone=True)}
     for line in tree.lines:
         kids = line.children
         for at, child in enumerate(kids):
-            after = kids[at + 1].key if at + 1 < len(kids) else None
-            place = Place(child.unit, line.key, after)
+            after = kids[at - 1].key if at else None
+            place = Place(child.unit, line.key, after, alone=len(kids) == 1)
             places.update((node.ref, place) for node in child.unit)
     return Drawn(places, frozenset(tree.dissolved))
 
