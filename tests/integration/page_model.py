@@ -32,8 +32,9 @@ _FOLDED = re.compile(r" ▸ (?:together )?\(\d+(?: more)?: (?P<roles>.*)\)$")
 VIEW_HEAD = re.compile(r"^stateId (?P<state>s\d+): ")
 DIFF_HEAD = re.compile(r"^(?P<base>s\d+) → (?P<state>s\d+)(?P<none>: no changes)?$")
 ADDED = re.compile(
-    r"^\+ (?P<ref>@e\d+)(?: … (?P<last>@e\d+))? under (?P<parent>@e\d+|root)"
-    r"(?: after (?P<after>@e\d+)| (?P<first>first))?(?::| )(?P<rest>.*)$"
+    r"^\+ (?P<indent> *)(?P<ref>@e\d+)(?: … (?P<last>@e\d+))?"
+    r"(?: under (?P<parent>@e\d+|root)(?: after (?P<after>@e\d+)| (?P<first>first))?)?"
+    r"(?::| )(?P<rest>.*)$"
 )
 FIRST = "first"
 CHANGED = re.compile(
@@ -100,6 +101,30 @@ class Unplaceable(ValueError):
 
 
 @dataclass
+class _Added:
+    """The ``+`` lines of one diff, each with its parent and the line it goes after: said on
+    the line, or by its indent under the fragment's line one indent up."""
+
+    rows: list[tuple[Row, str, str | None]] = field(default_factory=list)
+    path: list[str] = field(default_factory=list)
+    last_under: dict[str, str] = field(default_factory=dict)
+
+    def anchored(self, row: Row, parent: str, after: str | None) -> None:
+        self.rows.append((row, parent, after))
+        self.path = [row.ref]
+        self.last_under[parent] = row.ref
+
+    def indented(self, row: Row, depth: int, line: str) -> None:
+        if not 0 < depth <= len(self.path):
+            raise Unplaceable(f"an indented line with no line above it: {line}")
+        parent = self.path[depth - 1]
+        self.rows.append((row, parent, self.last_under.get(parent, FIRST)))
+        del self.path[depth:]
+        self.path.append(row.ref)
+        self.last_under[parent] = row.ref
+
+
+@dataclass
 class Page:
     """The lines of a page an agent has read, with the state they are of."""
 
@@ -125,7 +150,7 @@ class Page:
                 if self.state and head["base"] != self.state:
                     raise Unplaceable(f"a diff from {head['base']}, but the page is {self.state}")
                 self.state = head["state"]
-                added: list[tuple[Row, str, str | None]] = []
+                added = _Added()
                 for change in lines[at + 1 :]:
                     self._change(change, added)
                 self._place(added)
@@ -172,10 +197,10 @@ class Page:
         at = 0 if after == FIRST else kids.index(after) + 1 if after in kids else len(kids)
         kids.insert(at, row.ref)
 
-    def _place(self, added: list[tuple[Row, str, str | None]]) -> None:
+    def _place(self, added: _Added) -> None:
         """Put added lines where their diff says: after the line named, once that one is
         placed (it may be added too)."""
-        waiting = list(added)
+        waiting = list(added.rows)
         while waiting:
             ready = [a for a in waiting if self._placed(a[1]) and self._placed(a[2])]
             for item in ready or waiting[:1]:
@@ -187,7 +212,7 @@ class Page:
         line kept, not one added by the same diff and still waiting."""
         return ref in (None, FIRST, "root") or ref in self.rows
 
-    def _change(self, line: str, added: list[tuple[Row, str, str | None]]) -> None:
+    def _change(self, line: str, added: _Added) -> None:
         if found := ADDED.match(line):
             rest = found["rest"].strip()
             row = parse_line(
@@ -197,7 +222,10 @@ class Page:
             )
             if row is None:
                 raise Unplaceable(line)
-            added.append((row, found["parent"], FIRST if found["first"] else found["after"]))
+            if found["parent"]:
+                added.anchored(row, found["parent"], FIRST if found["first"] else found["after"])
+            else:
+                added.indented(row, len(found["indent"]) // 2, line)
         elif found := CHANGED_TEXT.match(line):
             row = self._paragraph(found["ref"], found["last"])
             row.label, row.last = json.loads(found["text"]), found["last"]

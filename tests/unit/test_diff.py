@@ -174,7 +174,7 @@ def test_render_lists_added_updated_removed_and_the_new_state() -> None:
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
     assert text.splitlines() == [
         "S0 → S1",
-        '+ @e6 under @e1 button "Cancel"',
+        '+ @e6 under @e1 after @e5 button "Cancel"',
         '~ @e4 label "Full name"',
         '~ @e5 textbox "hi": value="hi"',
         '- @e3 (was button "OK")',
@@ -473,6 +473,5 @@ def test_a_removed_subtree_is_one_line_naming_the_refs_gone_with_it() -> None:
         "s1 → s2",
         f'- {refs["Hi"]} (was dialog "Hi"; with {refs["Hi there"]} {refs["Close"]})',
         f'- {refs["Later"]} (was button "Later")',  # its layout-only parent is no line
-        "(2 layout-only nodes added or removed)",
     ]
     assert len([c for c in changes_json(changes) if c["change"] == "removed"]) == 6

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from actui.outline.fold import (
     VALUE_CAP,
     display_name,
-    node_details,
+    node_line,
     ordered_caps,
     quoted,
 )
@@ -389,16 +389,40 @@ def _where(successor: Outline, node: Node, place: Place | None) -> str:
     return f"under {place.parent or 'root'}{where}"
 
 
-def _paragraph_line(place: Place, changes: Changes, successor: Outline) -> str:
-    """A paragraph a change touched, whole, as a view draws it: ``+`` when all its pieces
-    are new (with where it goes), else ``~``; a line of the view is what an agent keeps."""
+def _added_lines(
+    fresh: list[tuple[Node, Place | None]], changes: Changes, successor: Outline, said: set[str]
+) -> list[str]:
+    """The ``+`` lines, in reading order, as fragments of a view: a line says where it goes
+    (``under @e2 after @e9``) unless it goes right where an indented line of the fragment
+    above puts it: first under the line one indent up, or after the last line at its indent
+    below that one. A paragraph with a piece kept reads as ``~``, whole."""
     added = {a.ref for a in changes.added}
-    if all(n.ref in added for n in place.unit):
-        node = place.unit[0]
-        first, last = place.unit[0].ref, place.unit[-1].ref
-        text = place.text().removeprefix(f"{first} … {last}: ")
-        return f"+ {first} … {last} {_where(successor, node, place)}: {text}"
-    return f"~ {place.text()}"
+    lines: list[str] = []
+    path: list[str] = []  # the keys of the fragment's lines, one per indent, down to the last
+    last_under: dict[str, str] = {}
+    for node, place in sorted(fresh, key=lambda item: item[1].order if item[1] else 1 << 30):
+        if place is not None and place.paragraph:
+            said.update(n.ref for n in place.unit)
+            if not all(n.ref in added for n in place.unit):
+                lines.append(f"~ {place.text()}")
+                continue
+        paragraph = place is not None and place.paragraph
+        text = place.text() if place is not None and paragraph else node_line(node)
+        parent = place.parent if place is not None else None
+        after = place.after if place is not None else None
+        depth = path.index(parent) + 1 if parent in path else 0
+        if depth and last_under.get(parent or "") == after:
+            lines.append(f"+ {'  ' * depth}{text}")
+        else:
+            depth = 0
+            glue = ": text " if paragraph else " "
+            first, _, rest = text.partition(glue)
+            lines.append(f"+ {first} {_where(successor, node, place)}{glue}{rest}")
+        del path[depth:]
+        path.append(node.ref)
+        if parent:
+            last_under[parent] = node.ref
+    return lines
 
 
 def _told(removed: Removed, said: Collection[str]) -> bool:
@@ -416,10 +440,6 @@ def _paragraphs_left(changes: Changes, successor: Outline, now: Drawn) -> list[P
         if place is not None:
             found.setdefault(place.unit[0].ref, place)
     return list(found.values())
-
-
-def _described(node: Node) -> str:
-    return display_name(node) + node_details(node)
 
 
 def _removed_inside(removed: Sequence[Removed]) -> dict[str, list[str]]:
@@ -468,16 +488,17 @@ def _moves(old: object, new: object) -> tuple[set[str], set[str]]:
     return after - before, before - after
 
 
-def _unlisted(moved: int, unfocused: int, layout: int) -> list[str]:
+def _unlisted(moved: int, unfocused: int, layout: int, listed: int) -> list[str]:
     """The changes an agent does not act on, counted on one line rather than listed:
-    elements that only moved or resized (their refs still work), that only lost focus
-    to the element a line says gained it (structuredContent lists both), and
-    layout-only nodes a view does not draw."""
+    elements that only moved or resized (their refs still work) and that only lost focus
+    to the element a line says gained it (structuredContent lists both). Layout-only
+    nodes a view never draws are not counted, as a view's header does not count them;
+    only when nothing else changed does a line say so."""
     parts = [f"{moved} moved or resized"] if moved else []
     if unfocused:
         parts.append(f"{unfocused} unfocused")
-    if layout:
-        parts.append(f"{layout} layout-only {'node' if layout == 1 else 'nodes'} added or removed")
+    if not parts and not listed and layout:
+        parts.append("only layout-only nodes changed")
     return [f"({'; '.join(parts)})"] if parts else []
 
 
@@ -515,17 +536,16 @@ def diff_or_view(
     said: set[str] = set()
     """Refs a paragraph's line told: its pieces get no lines of their own."""
     layout = 0
+    fresh: list[tuple[Node, Place | None]] = []
     for a in changes.added:
-        if a.ref in said:
-            continue
         node, place = successor.nodes[a.ref], drawn_now.places.get(a.ref)
         if a.ref in drawn_now.dissolved or (place is None and is_layout(node)):
             layout += 1
-        elif place is not None and place.paragraph:
-            said.update(n.ref for n in place.unit)
-            lines.append(_paragraph_line(place, changes, successor))
+        elif place is not None and place.paragraph and a.ref != place.unit[0].ref:
+            continue  # its paragraph's first piece stands for it
         else:
-            lines.append(f"+ {a.ref} {_where(successor, node, place)} {_described(node)}")
+            fresh.append((node, place))
+    lines.extend(_added_lines(fresh, changes, successor, said))
     ambiguous = _ambiguous(changes, successor)
     moved = sum(1 for u in changes.updated if not _printable(u))
     left = _focus_left(changes.updated)
@@ -535,7 +555,7 @@ def diff_or_view(
         place = drawn_now.places.get(u.ref)
         if place is not None and place.paragraph:
             said.update(n.ref for n in place.unit)
-            lines.append(_paragraph_line(place, changes, successor))
+            lines.append(f"~ {place.text()}")
         else:
             lines.append(_updated_line(u, successor, ambiguous))
     for survivor in _paragraphs_left(changes, successor, drawn_now):
@@ -549,7 +569,7 @@ def diff_or_view(
         elif r.ref in inside and not _told(r, said):
             with_ = f"; with {' '.join(inside[r.ref])}" if inside[r.ref] else ""
             lines.append(f"- {r.ref} (was {r.name}{with_})")
-    lines.extend(_unlisted(moved, len(left), layout))
+    lines.extend(_unlisted(moved, len(left), layout, len(lines) - 1))
     text = "\n".join(lines)
     cost = estimate_tokens(text)
     if cost <= min(SHORT_DIFF_TOKENS, budget):

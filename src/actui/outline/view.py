@@ -299,6 +299,8 @@ class Place:
     parent: str | None
     after: str | None
     alone: bool = False
+    order: int = 0
+    """The line's place in reading order among all the view's lines."""
 
     @property
     def paragraph(self) -> bool:
@@ -328,7 +330,7 @@ def drawn(outline: Outline) -> Drawn:
         kids = line.children
         for at, child in enumerate(kids):
             after = kids[at - 1].key if at else None
-            place = Place(child.unit, line.key, after, alone=len(kids) == 1)
+            place = Place(child.unit, line.key, after, len(kids) == 1, child.order)
             places.update((node.ref, place) for node in child.unit)
     return Drawn(places, frozenset(tree.dissolved))
 
