@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -20,6 +22,10 @@ from actui.outline.diff import (
 )
 from actui.outline.fold import USUAL_CAPS
 from actui.outline.model import Outline, build_outline
+from actui.outline.view import render_view
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from page_model import Page  # the agent's reader of views and diffs
 
 
 def successor_of(base: Outline, tree: RawNode) -> Outline:
@@ -475,3 +481,34 @@ def test_a_removed_subtree_is_one_line_naming_the_refs_gone_with_it() -> None:
         f'- {refs["Later"]} (was button "Later")',  # its layout-only parent is no line
     ]
     assert len([c for c in changes_json(changes) if c["change"] == "removed"]) == 6
+
+
+def _kept(text: str, page: Page | None = None) -> list[tuple[str, str, str, str | None]]:
+    """What an agent keeps of a result (``page_model``): its lines in reading order."""
+    page = page or Page()
+    page.read(text)
+    return [(r.ref, r.role, r.label, r.parent) for r in page.ordered()]
+
+
+@settings(max_examples=80, deadline=None)
+@given(raw_trees(30), st.data())
+def test_a_diff_brings_what_an_agent_kept_of_the_base_to_the_successors_view(
+    tree: RawNode, data: st.DataObject
+) -> None:
+    """Nothing needed to act is dropped: an agent that read the base's view and then the
+    diff holds the lines (refs, roles, names, places) the successor's own view shows."""
+    at = data.draw(st.sampled_from(paths(tree)))
+    parent = tree
+    for index in at:
+        parent = parent.children[index]
+    index = data.draw(st.integers(0, len(parent.children)))
+    new = raw("push button", data.draw(st.sampled_from(["Save", "OK"])), wire="/inserted")
+    base = outline_of(tree)
+    successor = successor_of(base, inserted(tree, at, index, new))
+    room = 50_000
+    page = Page()
+    page.read(render_view(base, "s1", room).text)
+    if any(r.role == "run" for r in page.rows.values()):
+        return  # a run's members are one line: a diff may split it
+    text, _ = diff_or_view(compute_changes(base, successor), successor, "s1", "s2", room)
+    assert _kept(text, page) == _kept(render_view(successor, "s2", room).text)
