@@ -1,14 +1,17 @@
 """A small rule-based MiniWoB++ agent that works through actui's MCP tools only.
 
 It owns the episode harness (open a task page, seed and start an episode,
-read the task's own reward) and one solver per task. Solvers read the
-instruction and find their targets in the first view the last result
-showed, else with ``read_text`` and ``search_ui`` / ``expand_ui``, then act with
-``@e`` refs through ``act_ui``; no call is made only to observe again. ``evaluate_browser``
-is used by the harness alone, to seed and start an episode and to read the
-reward at the end, never to read the instruction or to act. This module must
-not import ``miniwob`` (that would pull in gymnasium, selenium and numpy): the
-task pages are located on disk through the package's import spec.
+read the task's own reward) and one solver per task. It reads each result's
+text and nothing else (never structuredContent), as a model does, and keeps
+the page's lines from views and diffs (``page_model``). Solvers read the
+instruction and find their targets in those lines, else with ``search_ui`` /
+``expand_ui`` (for what a fold hides) or ``read_text``, then act with ``@e``
+refs through ``act_ui``; no call is made only to observe again, unless a diff
+could not be applied. ``evaluate_browser`` is used by the harness alone, to
+seed and start an episode and to read the reward at the end (the expression
+playwright's harness uses), never to read the instruction or to act. This
+module must not import ``miniwob`` (that would pull in gymnasium, selenium and
+numpy): the task pages are located on disk through the package's import spec.
 """
 
 from __future__ import annotations
