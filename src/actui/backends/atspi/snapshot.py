@@ -12,8 +12,9 @@ GTK containers, labels and images (only clipboard and popup-menu actions),
 ``CharacterCount`` when the text is shorter than the cap.
 
 Per node, only what can matter is read: extents of showing elements, action
-names of showing elements that are not GTK containers, labels or images
-(hidden ones advertise caps by role; delivery reads the names when it acts),
+names of showing elements that are not GTK containers, labels or images,
+nor GTK 3 buttons (hidden ones and those advertise caps by role; delivery reads
+the names when it acts),
 text only where it is not already the name (``reader.name_is_text``).
 
 ``Cache.GetItems`` supplies name, role, states, interfaces and children in one
@@ -54,7 +55,7 @@ from typing import Any
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
-from actui.backends.atspi.caps import SCROLL_ROLES, derive_caps
+from actui.backends.atspi.caps import PRESS_ROLES, SCROLL_ROLES, derive_caps
 from actui.backends.atspi.gecko import closed_popup
 from actui.backends.atspi.mirror import Assembled, Mirrors, NodeRecord, Reuse, remembered
 from actui.backends.atspi.names import clean_name, clean_text
@@ -92,6 +93,12 @@ FIELD_ROLES = frozenset(
 """Roles whose unnamed, showing elements are asked who labels them (one call each)."""
 RELATION_TOOLKITS = ("gtk", "qt")
 """Toolkits known to answer ``GetRelationSet`` (GTK 3 and 4, Qt); others are not asked."""
+PRESS_BY_ROLE_TOOLKITS = ("gtk 3",)
+"""Toolkits whose elements of ``caps.PRESS_ROLES`` were measured to list only a press
+(gtk3-widget-factory: buttons, check and radio buttons, switches and combo boxes list one
+action, Click, Toggle or Press, fixed by the widget's class): a look takes their caps from
+the role instead of asking each (a third of its calls besides extents); delivery reads the
+names when it acts. GTK 4 is not among them: most of its check boxes list no action."""
 CLAMPING_TOOLKITS = ("gtk", "qt")
 """Toolkits measured to clamp a text range past the end (GTK 3 and 4, Qt; not Gecko)."""
 
@@ -330,9 +337,13 @@ class _Plan:
 
         GTK 4 puts an Action interface on every widget; its containers, labels
         and images only list clipboard or popup-menu actions, never a
-        capability. A hidden element's caps follow its role instead.
+        capability. A hidden element's caps follow its role instead, and so do
+        a GTK 3 button's (:data:`PRESS_BY_ROLE_TOOLKITS`).
         """
-        return shown and not (self.is_gtk and basics.role in GTK_INERT_ROLES)
+        if self.is_gtk and basics.role in GTK_INERT_ROLES:
+            return False
+        press_by_role = self.toolkit.lower().startswith(PRESS_BY_ROLE_TOOLKITS)
+        return shown and not (press_by_role and basics.role in PRESS_ROLES)
 
     def value_is_name(self, basics: Basics) -> bool:
         return self.is_gtk and name_is_text(basics)
