@@ -1,0 +1,77 @@
+"""Which calls a cold look leaves out or sends last: GTK 3 buttons' action names, leaves'
+details behind the walk's next steps."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from actui.backends.atspi.bus import MAX_IN_FLIGHT, MAX_LATER_IN_FLIGHT, AtspiBus
+from actui.backends.atspi.caps import PRESS_ROLES, derive_caps
+from actui.backends.atspi.reader import Basics
+from actui.backends.atspi.snapshot import _Plan
+from actui.backends.base import RootInfo
+
+GTK3_PRESSES = ("Click", "Press", "Toggle")
+"""The one action gtk3-widget-factory's buttons, check and radio buttons, switches and
+combo boxes list (``snapshot.PRESS_BY_ROLE_TOOLKITS``)."""
+
+
+def _plan(toolkit: str) -> _Plan:
+    root = RootInfo(":1.2:/root", 1, "app", "w", "window", "frame", toolkit=toolkit)
+    return _Plan.of(root, None, None, (0, 0), None)
+
+
+def _basics(role: str, states: frozenset[str] = frozenset({"showing"})) -> Basics:
+    return Basics(role, "", "", states, frozenset({"Action", "Component"}), 0)
+
+
+@given(
+    st.sampled_from(sorted(PRESS_ROLES)),
+    st.sampled_from(GTK3_PRESSES),
+    st.frozensets(st.sampled_from(["checkable", "expandable", "focusable", "showing"])),
+)
+def test_gtk3_buttons_skip_their_action_names_with_the_caps_they_would_give(
+    role: str, action: str, states: frozenset[str]
+) -> None:
+    basics = _basics(role, states | {"showing"})
+    assert not _plan("GTK 3.24.38").wants_actions(basics, shown=True)
+    ifaces = basics.interfaces
+    assert derive_caps(role, ifaces, None, states) == derive_caps(role, ifaces, (action,), states)
+
+
+def test_other_roles_and_gtk4_buttons_still_read_their_action_names() -> None:
+    assert _plan("GTK 3.24.38").wants_actions(_basics("table cell"), shown=True)
+    assert _plan("GTK 3.24.38").wants_actions(_basics("text"), shown=True)
+    assert _plan("GTK 4.8.3").wants_actions(_basics("push button"), shown=True)
+    assert _plan("Qt 5.15.8").wants_actions(_basics("push button"), shown=True)
+
+
+async def test_calls_nothing_waits_on_go_after_the_rest_and_few_at_a_time() -> None:
+    bus = AtspiBus({})
+    sent: list[str] = []
+
+    def send(pending: object) -> None:
+        sent.append(pending.message.member)  # type: ignore[attr-defined]
+        bus._pending[len(sent)] = pending  # type: ignore[assignment]
+
+    bus._send = send  # type: ignore[method-assign]
+    extents = [
+        bus.request(":1.6", "/a", "org.a11y.atspi.Component", "GetExtents", later=True)
+        for _ in range(MAX_LATER_IN_FLIGHT + 4)
+    ]
+    assert sent == ["GetExtents"] * MAX_LATER_IN_FLIGHT
+    children = [
+        bus.request(":1.6", "/a", "org.a11y.atspi.Accessible", "GetChildren")
+        for _ in range(MAX_IN_FLIGHT)
+    ]
+    assert sent.count("GetChildren") == MAX_IN_FLIGHT - MAX_LATER_IN_FLIGHT
+    while bus._pending:  # answered one by one: the waiting children go first
+        bus._pending.pop(next(iter(bus._pending)))
+        bus._send_backlog()
+    assert sent[-4:] == ["GetExtents"] * 4 and sent.count("GetChildren") == MAX_IN_FLIGHT
+    for future in extents + children:
+        future.cancel()
+    await asyncio.sleep(0)
