@@ -8,10 +8,12 @@ import asyncio
 from hypothesis import given
 from hypothesis import strategies as st
 
+from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import MAX_IN_FLIGHT, MAX_LATER_IN_FLIGHT, AtspiBus
 from actui.backends.atspi.caps import PRESS_ROLES, derive_caps
 from actui.backends.atspi.reader import Basics
-from actui.backends.atspi.snapshot import _Plan
+from actui.backends.atspi.snapshot import _Plan, index_cache
+from actui.backends.atspi.tables import ROLE_NAMES, STATE_NAMES
 from actui.backends.base import RootInfo
 
 GTK3_PRESSES = ("Click", "Press", "Toggle")
@@ -75,3 +77,43 @@ async def test_calls_nothing_waits_on_go_after_the_rest_and_few_at_a_time() -> N
     for future in extents + children:
         future.cancel()
     await asyncio.sleep(0)
+
+
+def _bits(*names: str) -> list[int]:
+    number = sum(1 << STATE_NAMES.index(name) for name in names)
+    return [number & 0xFFFFFFFF, number >> 32]
+
+
+def test_a_gtk3_scroll_panes_bars_follow_its_child_horizontal_first() -> None:
+    def item(
+        path: str, parent: str, index: int, role: str, *states: str, count: int = 0
+    ) -> tuple[object, ...]:
+        app, code = (":1.5", "/root"), ROLE_NAMES.index(role)
+        return (
+            (":1.5", path),
+            app,
+            (":1.5", parent),
+            index,
+            count,
+            [],
+            "",
+            code,
+            "",
+            _bits(*states),
+        )
+
+    def pane(*bars: tuple[str, ...]) -> tuple[str, ...]:
+        cache = index_cache(
+            [
+                item("/pane", "/org/a11y/atspi/null", -1, "scroll pane", count=3),
+                *(item(f"/bar{i}", "/pane", -1, "scroll bar", *way) for i, way in enumerate(bars)),
+                item("/view", "/pane", 0, "table"),
+            ]
+        )
+        entry = cache[Address(":1.5", "/pane")]
+        return tuple(a.path for a in entry.children) if entry.complete else ()
+
+    assert pane(("vertical",), ("horizontal",)) == ("/view", "/bar1", "/bar0")
+    assert pane(("horizontal",), ("vertical",)) == ("/view", "/bar0", "/bar1")
+    assert pane(("vertical",), ("vertical",)) == ()  # which goes first is not known
+    assert pane((), ("horizontal",)) == ()

@@ -21,7 +21,8 @@ text only where it is not already the name (``reader.name_is_text``).
 call where it is complete (GTK 3 and Chromium, after ``RegisterEvent``; GTK 3
 omits transient tree cells and gives scroll bars no index, so a node whose
 cached children fall short of its child count or lack their indices is walked
-live). Where the live ``mirror`` applies, the cache is not asked at all: clean
+live, except a scroll pane's bars, whose place is known: ``_in_order``).
+Where the live ``mirror`` applies, the cache is not asked at all: clean
 nodes are taken from the mirror without a task or a call (their extents too,
 unless their subtree moved), and only dirty or new ones are read; a root
 nothing touched since its last walk (no event, the same rect) gets that walk's
@@ -397,11 +398,40 @@ def index_cache(items: list[Any]) -> dict[Address, _Cached]:
     result: dict[Address, _Cached] = {}
     for at, b in basics.items():
         pairs = sorted(kids.get(at, []), key=lambda pair: pair[0])
-        # GTK 3 gives scroll bars index -1: their order is only known live
-        placed = [index for index, _ in pairs] == list(range(len(pairs)))
-        ordered = tuple(a for _, a in pairs)
-        result[at] = _Cached(b, ordered, complete=placed and counts[at] == len(ordered))
+        ordered = _in_order(pairs, b.role, basics)
+        if ordered is None:
+            result[at] = _Cached(b, tuple(a for _, a in pairs), complete=False)
+        else:
+            result[at] = _Cached(b, ordered, complete=counts[at] == len(ordered))
     return result
+
+
+SCROLL_BAR_ORDER = ("horizontal", "vertical")
+
+
+def _in_order(
+    pairs: list[tuple[int, Address]], role: str, basics: Mapping[Address, Basics]
+) -> tuple[Address, ...] | None:
+    """Cached children (sorted by index) in their parent's order; None when only a live
+    ``GetChildren`` can tell it.
+
+    GTK 3 gives a scrolled window's scroll bars index -1, and lists them after
+    its indexed child, the horizontal one first (gtk3-widget-factory's three
+    scroll panes, read live); any other child without an index is read live.
+    """
+    indexed = [a for index, a in pairs if index >= 0]
+    if [index for index, _ in pairs if index >= 0] != list(range(len(indexed))):
+        return None
+    bars = [a for index, a in pairs if index < 0]
+    if not bars:
+        return tuple(indexed)
+    if role != "scroll pane" or any(basics[a].role != "scroll bar" for a in bars):
+        return None
+    ways = [[w for w in SCROLL_BAR_ORDER if w in basics[a].states] for a in bars]
+    if any(len(way) != 1 for way in ways) or len({way[0] for way in ways}) != len(bars):
+        return None
+    ranked = sorted(zip(ways, bars, strict=True), key=lambda p: SCROLL_BAR_ORDER.index(p[0][0]))
+    return (*indexed, *(bar for _, bar in ranked))
 
 
 class SnapshotReader:
@@ -646,16 +676,20 @@ class SnapshotReader:
             visit.unseen = plan.unseen(parent)
             visit.hint = parent.cell_hints.get(visit.at) if parent is not None else None
             basics = await self._basics(visit, entry, known, plan, visit.hint)
-            if _uncounted(basics):
+            viewed = None
+            if visit.depth < max_depth and is_windowed(basics):
+                # an uncounted one is counted with its window's first calls, not before
+                viewed = await read_window(
+                    self._bus, visit.at, basics, showing_known=plan.showing_known
+                )
+                basics = replace(basics, child_count=viewed.window.count)
+            elif _uncounted(basics):
                 count = await self._bus.get(visit.at.bus, visit.at.path, ACCESSIBLE, "ChildCount")
                 basics = replace(basics, child_count=int(count))
             closed = plan.closed_menu(basics, entry)
             wants_children = _wants_children(visit, basics, max_depth, closed=closed)
             listed = _listed_children(entry, known, wants_children)
-            if visit.depth < max_depth and is_windowed(basics):
-                viewed = await read_window(
-                    self._bus, visit.at, basics, showing_known=plan.showing_known
-                )
+            if viewed is not None and is_windowed(basics):
                 visit.window, listed = viewed.window, list(viewed.children)
                 visit.cell_hints = viewed.hints
             if listed is None:

@@ -176,27 +176,35 @@ async def read_window(
     bus: AtspiBus, at: Address, basics: Basics, *, showing_known: bool = True
 ) -> Viewed:
     """The container's size and its shown part (nothing shown when it has no extents, or
-    is not ``showing`` where the toolkit says so reliably: GTK 4 never does)."""
+    is not ``showing`` where the toolkit says so reliably: GTK 4 never does).
+
+    A container whose cache entry did not count its children (GTK 3's tree views
+    say -1) is asked ``ChildCount`` with the first calls.
+    """
     table = "Table" in basics.interfaces
     placed = "Component" in basics.interfaces
     if showing_known and "showing" not in basics.states:
         placed = False
     # Independent of each other: asked at once (each is a round trip into the app, a few
     # ms each for a GTK 3 list of 100,000 rows).
-    cells, size, extents = await asyncio.gather(
+    counted = basics.child_count >= 0
+    cells, size, extents, count = await asyncio.gather(
         _in_spreadsheet(bus, at) if table else _nothing(False),
         bus.get_many(at.bus, at.path, TABLE, ("NRows", "NColumns")) if table else _nothing({}),
         bus.call(at.bus, at.path, COMPONENT, "GetExtents", "u", (SCREEN,))
         if placed
         else _nothing([(0, 0, 0, 0)]),
+        _nothing(basics.child_count)
+        if counted
+        else bus.get(at.bus, at.path, ACCESSIBLE, "ChildCount"),
     )
-    window = Window(count=basics.child_count, cells=cells)
+    window = Window(count=int(count), cells=cells)
     if table:
         window = replace(
             window, rows=int(size.get("NRows", -1)), columns=int(size.get("NColumns", -1))
         )
     left, top, width, height = (int(v) for v in extents[0])
-    if width <= 0 or height <= 0:
+    if width <= 0 or height <= 0 or window.count == 0:
         return Viewed(window, ())
     reader = _Reader(bus, at, table, cells)
     right, bottom = left + width - 1, top + height - 1
