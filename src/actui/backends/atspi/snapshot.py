@@ -78,7 +78,7 @@ from actui.backends.atspi.reader import (
     short_interfaces,
 )
 from actui.backends.atspi.tables import role_name, state_names
-from actui.backends.atspi.viewport import CellHint, answers, is_windowed, read_window
+from actui.backends.atspi.viewport import CellHint, Viewed, answers, is_windowed, read_window
 from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
 from actui.errors import CallTimeout, TargetGone
 
@@ -204,6 +204,10 @@ class _Plan:
     """Set when reading on demand below an element a snapshot left unread."""
     lazy_menus: bool = False
     """LibreOffice: closed menus' items are left unread (:meth:`closed_menu`)."""
+    prefetched: dict[Address, asyncio.Future[list[Any]]] = field(default_factory=dict)
+    """Child lists asked before the walk reaches them (:func:`_prefetch`)."""
+    windows: dict[Address, asyncio.Task[Viewed]] = field(default_factory=dict)
+    """Views of containers too big to list, read before the walk reaches them."""
 
     @classmethod
     def of(
@@ -489,6 +493,8 @@ class SnapshotReader:
         cached_at = time.perf_counter()
         plan = _Plan.of(root, cache, reuse, origin, frame)
         try:
+            if cache is not None and reuse is None:
+                _prefetch(self._bus, plan, cache, at, max_depth)
             stop = _Stop(time.perf_counter() + budget_s)
             visits = await self._walk(at, plan, max_nodes, max_depth, stop)
         except AppGone as exc:
@@ -496,6 +502,8 @@ class SnapshotReader:
                 f"{root.app_name} (pid {root.pid}) exited while its window {root.title!r} was "
                 "being read; call find_roots again."
             ) from exc
+        finally:
+            discard([*plan.prefetched.values(), *plan.windows.values()])  # not reached
         first = visits[0].basics
         if first is None:
             raise TargetGone(
@@ -679,8 +687,10 @@ class SnapshotReader:
             viewed = None
             if visit.depth < max_depth and is_windowed(basics):
                 # an uncounted one is counted with its window's first calls, not before
-                viewed = await read_window(
-                    self._bus, visit.at, basics, showing_known=plan.showing_known
+                started = plan.windows.pop(visit.at, None)
+                viewed = await (
+                    started
+                    or read_window(self._bus, visit.at, basics, showing_known=plan.showing_known)
                 )
                 basics = replace(basics, child_count=viewed.window.count)
             elif _uncounted(basics):
@@ -693,7 +703,8 @@ class SnapshotReader:
                 visit.window, listed = viewed.window, list(viewed.children)
                 visit.cell_hints = viewed.hints
             if listed is None:
-                pending.append(request_children(self._bus, visit.at))
+                early = plan.prefetched.pop(visit.at, None)
+                pending.append(early or request_children(self._bus, visit.at))
             if plan.rect_follows_parent:
                 visit.details = await self._details(visit, known, basics, plan, parent)
                 visit.basics = basics
@@ -826,6 +837,38 @@ class SnapshotReader:
         if actions is None and plan.wants_actions(basics, shown) and "Action" in basics.interfaces:
             actions = await read_actions(self._bus, visit.at)
         return replace(known.details, rect=rect, actions=actions)
+
+
+def _prefetch(
+    bus: AtspiBus, plan: _Plan, cache: Mapping[Address, _Cached], root: Address, max_depth: int
+) -> None:
+    """Ask at once for the children of every element below ``root`` whose cache entry
+    does not list them all (GTK 3's menus, a window's popovers), and start reading the
+    view of every container too big to list: the walk takes each answer when it
+    reaches the element, instead of asking then. Asked as the walk reached them,
+    the child lists were a chain of round trips every later element waited behind
+    (children are admitted in breadth-first order), and a tree view's view, a
+    dozen round trips of its own, started only once the walk got down to it."""
+    below = [(root, 0)]
+    seen = {root}
+    while below:
+        at, depth = below.pop()
+        entry = cache.get(at)
+        if entry is None or depth >= max_depth:
+            continue
+        basics = entry.basics
+        if is_windowed(basics):
+            plan.windows[at] = asyncio.ensure_future(
+                read_window(bus, at, basics, showing_known=plan.showing_known)
+            )
+            continue  # its children are not listed
+        if plan.closed_menu(basics, entry):
+            continue
+        if not entry.complete and basics.child_count != 0:
+            plan.prefetched[at] = request_children(bus, at)
+        fresh = [child for child in entry.children if child not in seen]
+        seen.update(fresh)
+        below.extend((child, depth + 1) for child in fresh)
 
 
 PROBED_ITEMS = 3
