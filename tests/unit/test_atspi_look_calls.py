@@ -1,15 +1,12 @@
-"""Which calls a cold look leaves out or sends last: GTK 3 buttons' action names, leaves'
-details behind the walk's next steps."""
+"""Which calls a cold look leaves out: GTK 3 buttons' action names, the child lists of
+scroll panes the cache already orders."""
 
 from __future__ import annotations
-
-import asyncio
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.atspi.address import Address
-from actui.backends.atspi.bus import MAX_IN_FLIGHT, MAX_LATER_IN_FLIGHT, AtspiBus
 from actui.backends.atspi.caps import PRESS_ROLES, derive_caps
 from actui.backends.atspi.reader import Basics
 from actui.backends.atspi.snapshot import _Plan, index_cache
@@ -49,34 +46,6 @@ def test_other_roles_and_gtk4_buttons_still_read_their_action_names() -> None:
     assert _plan("GTK 3.24.38").wants_actions(_basics("text"), shown=True)
     assert _plan("GTK 4.8.3").wants_actions(_basics("push button"), shown=True)
     assert _plan("Qt 5.15.8").wants_actions(_basics("push button"), shown=True)
-
-
-async def test_calls_nothing_waits_on_go_after_the_rest_and_few_at_a_time() -> None:
-    bus = AtspiBus({})
-    sent: list[str] = []
-
-    def send(pending: object) -> None:
-        sent.append(pending.message.member)  # type: ignore[attr-defined]
-        bus._pending[len(sent)] = pending  # type: ignore[assignment]
-
-    bus._send = send  # type: ignore[method-assign]
-    extents = [
-        bus.request(":1.6", "/a", "org.a11y.atspi.Component", "GetExtents", later=True)
-        for _ in range(MAX_LATER_IN_FLIGHT + 4)
-    ]
-    assert sent == ["GetExtents"] * MAX_LATER_IN_FLIGHT
-    children = [
-        bus.request(":1.6", "/a", "org.a11y.atspi.Accessible", "GetChildren")
-        for _ in range(MAX_IN_FLIGHT)
-    ]
-    assert sent.count("GetChildren") == MAX_IN_FLIGHT - MAX_LATER_IN_FLIGHT
-    while bus._pending:  # answered one by one: the waiting children go first
-        bus._pending.pop(next(iter(bus._pending)))
-        bus._send_backlog()
-    assert sent[-4:] == ["GetExtents"] * 4 and sent.count("GetChildren") == MAX_IN_FLIGHT
-    for future in extents + children:
-        future.cancel()
-    await asyncio.sleep(0)
 
 
 def _bits(*names: str) -> list[int]:

@@ -38,11 +38,6 @@ from actui.backends.atspi.toolkits import CONSERVATIVE, CallKind, Toolkit, allow
 from actui.errors import ActuiError, BackendUnavailable, CallTimeout, TargetGone
 
 MAX_IN_FLIGHT = 64
-MAX_LATER_IN_FLIGHT = 16
-"""Calls out at most when one more asked ``later`` is sent. An application answers in
-order: a walk's next step (a node's children, a view's cells) sent behind 64 extents
-waited for all of them, and gtk3-widget-factory's tree view waited so a dozen times,
-the longest part of its cold look."""
 SWEEP_S = 0.05
 BUS_GONE = (
     "the accessibility bus went away (its connection closed): applications connected to "
@@ -122,7 +117,6 @@ class AtspiBus:
         self._registering = asyncio.Lock()
         self._pending: dict[int, _Pending] = {}
         self._backlog: deque[_Pending] = deque()
-        self._later: deque[_Pending] = deque()
         self._sweep: asyncio.TimerHandle | None = None
         self._listeners: list[Signal] = []
         self._on_lost: list[Callable[[Exception], None]] = []
@@ -225,7 +219,6 @@ class AtspiBus:
         body: Sequence[Any] = (),
         *,
         timeout_s: float | None = None,
-        later: bool = False,
     ) -> asyncio.Future[list[Any]]:
         """One method call as a future of its reply body, on the open connection.
 
@@ -234,9 +227,7 @@ class AtspiBus:
         cold GTK 4 snapshot's CPU). The call is sent at once, or as soon as
         fewer than :data:`MAX_IN_FLIGHT` are out; its timeout runs from sending.
         A kind the destination's toolkit may not be sent fails at once with
-        :class:`CallWithheld`, unsent. A call asked ``later`` (nothing else waits
-        on its answer: a leaf's extents) goes only while fewer than
-        :data:`MAX_LATER_IN_FLIGHT` are out, after every other call waiting.
+        :class:`CallWithheld`, unsent.
         """
         future: asyncio.Future[list[Any]] = asyncio.get_running_loop().create_future()
         kind = call_kind(interface, member)
@@ -253,10 +244,7 @@ class AtspiBus:
         )
         limit = self.call_timeout_s if timeout_s is None else timeout_s
         pending = _Pending(message, future, limit)
-        if later:
-            self._later.append(pending)
-            self._send_backlog()
-        elif len(self._pending) < MAX_IN_FLIGHT:
+        if len(self._pending) < MAX_IN_FLIGHT:
             self._send(pending)
         else:
             self._backlog.append(pending)
@@ -285,8 +273,6 @@ class AtspiBus:
     def _send_backlog(self) -> None:
         while self._backlog and len(self._pending) < MAX_IN_FLIGHT:
             self._send(self._backlog.popleft())
-        while self._later and not self._backlog and len(self._pending) < MAX_LATER_IN_FLIGHT:
-            self._send(self._later.popleft())
 
     def _expire_overdue(self) -> None:
         """Fail the calls past their deadline; one timer for all of them, not one each."""
@@ -316,7 +302,7 @@ class AtspiBus:
                 pending.future.set_exception(_error(pending.message, message))
             else:
                 pending.future.set_result(list(message.body))
-        if self._backlog or self._later:
+        if self._backlog:
             self._send_backlog()
         return True
 
@@ -328,10 +314,9 @@ class AtspiBus:
             return  # an old connection's notice, after a reconnection
         if not self._closing:
             self.lost_at = time.time()
-        calls = [*self._pending.values(), *self._backlog, *self._later]
+        calls = [*self._pending.values(), *self._backlog]
         self._pending.clear()
         self._backlog.clear()
-        self._later.clear()
         for pending in calls:
             _fail(pending.future, BackendUnavailable(BUS_GONE))
         if not self._closing:

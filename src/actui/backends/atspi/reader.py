@@ -227,12 +227,8 @@ async def read_extents(bus: AtspiBus, at: Address, origin: tuple[int, int]) -> R
     return extents_of(await request_extents(bus, at), origin)
 
 
-def request_extents(
-    bus: AtspiBus, at: Address, *, later: bool = False
-) -> asyncio.Future[list[Any]]:
-    """``later``: nothing waits on the answer to go on (see ``AtspiBus.request``)."""
-    component = IFACE_PREFIX + "Component"
-    return bus.request(at.bus, at.path, component, "GetExtents", "u", (SCREEN,), later=later)
+def request_extents(bus: AtspiBus, at: Address) -> asyncio.Future[list[Any]]:
+    return bus.request(at.bus, at.path, IFACE_PREFIX + "Component", "GetExtents", "u", (SCREEN,))
 
 
 def extents_of(body: list[Any], origin: tuple[int, int]) -> Rect | None:
@@ -261,10 +257,8 @@ async def read_actions(bus: AtspiBus, at: Address) -> tuple[str, ...]:
     return await actions_from(bus, at, request_actions(bus, at))
 
 
-def request_actions(
-    bus: AtspiBus, at: Address, *, later: bool = False
-) -> asyncio.Future[list[Any]]:
-    return bus.request(at.bus, at.path, IFACE_PREFIX + "Action", "GetActions", later=later)
+def request_actions(bus: AtspiBus, at: Address) -> asyncio.Future[list[Any]]:
+    return bus.request(at.bus, at.path, IFACE_PREFIX + "Action", "GetActions")
 
 
 async def actions_from(
@@ -286,11 +280,8 @@ async def actions_from(
         return tuple(str(n[0]) for n in names)
 
 
-def request_text_head(
-    bus: AtspiBus, at: Address, *, later: bool = False
-) -> asyncio.Future[list[Any]]:
-    text = IFACE_PREFIX + "Text"
-    return bus.request(at.bus, at.path, text, "GetText", "ii", (0, VALUE_CAP), later=later)
+def request_text_head(bus: AtspiBus, at: Address) -> asyncio.Future[list[Any]]:
+    return bus.request(at.bus, at.path, IFACE_PREFIX + "Text", "GetText", "ii", (0, VALUE_CAP))
 
 
 async def text_head_from(
@@ -327,15 +318,9 @@ async def read_value(bus: AtspiBus, at: Address) -> float:
     return value_of(await request_value(bus, at))
 
 
-def request_value(bus: AtspiBus, at: Address, *, later: bool = False) -> asyncio.Future[list[Any]]:
+def request_value(bus: AtspiBus, at: Address) -> asyncio.Future[list[Any]]:
     return bus.request(
-        at.bus,
-        at.path,
-        PROPERTIES,
-        "Get",
-        "ss",
-        (IFACE_PREFIX + "Value", "CurrentValue"),
-        later=later,
+        at.bus, at.path, PROPERTIES, "Get", "ss", (IFACE_PREFIX + "Value", "CurrentValue")
     )
 
 
@@ -368,28 +353,24 @@ async def read_details(
     want_actions: bool = True,
     value_is_name: bool = False,
     text_clamps: bool = False,
-    later: bool = False,
 ) -> Details:
     """Extents, value and actions for the interfaces the element has, asked all at once.
 
     ``actions`` stays None when not wanted; ``value_is_name`` takes the value
     from the name instead of reading the text (see :func:`name_is_text`);
-    ``text_clamps`` says the toolkit clamps text ranges (:func:`text_head_from`);
-    ``later``: nothing waits on these answers to go on (see ``AtspiBus.request``).
+    ``text_clamps`` says the toolkit clamps text ranges (:func:`text_head_from`).
     Password fields never have their text read.
     """
     await bus.a11y()
     ifaces = basics.interfaces
-    wants_rect = want_rect and "Component" in ifaces
-    rect_f = request_extents(bus, at, later=later) if wants_rect else None
-    wants_actions = want_actions and "Action" in ifaces
-    actions_f = request_actions(bus, at, later=later) if wants_actions else None
+    rect_f = request_extents(bus, at) if want_rect and "Component" in ifaces else None
+    actions_f = request_actions(bus, at) if want_actions and "Action" in ifaces else None
     text_f = value_f = None
     if not basics.secure:
         if "Text" in ifaces:
-            text_f = None if value_is_name else request_text_head(bus, at, later=later)
+            text_f = None if value_is_name else request_text_head(bus, at)
         elif "Value" in ifaces:
-            value_f = request_value(bus, at, later=later)
+            value_f = request_value(bus, at)
     calls = [f for f in (rect_f, actions_f, text_f, value_f) if f is not None]
     try:
         rect = extents_of(await rect_f, origin) if rect_f is not None else None

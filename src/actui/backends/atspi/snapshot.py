@@ -748,8 +748,7 @@ class SnapshotReader:
     async def _labelled_by(self, at: Address) -> tuple[str, ...]:
         """The elements the toolkit says label ``at``; none when it cannot say."""
         try:
-            asked = self._bus.request(at.bus, at.path, ACCESSIBLE, "GetRelationSet", later=True)
-            (relations,) = await asked
+            (relations,) = await self._bus.call(at.bus, at.path, ACCESSIBLE, "GetRelationSet")
         except CallFailed:
             return ()
         return tuple(
@@ -820,7 +819,6 @@ class SnapshotReader:
             want_actions=plan.wants_actions(basics, shown),
             value_is_name=plan.value_is_name(basics),
             text_clamps=plan.text_clamps,
-            later=not plan.rect_follows_parent,
         )
 
     async def _mirrored_details(
