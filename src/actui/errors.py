@@ -1,11 +1,17 @@
 """The errors an agent can see.
 
-Each class carries a machine-readable ``code`` and a message written for the
-agent: what was wrong and what to do next. Platform exceptions (D-Bus, X11,
-CDP) never cross the backend seam; backends translate them into these.
+Each class carries a machine-readable ``code`` and the data of what went wrong;
+its ``message`` is the sentence for the agent (what was wrong and what to do
+next). Classes raised by backends carry data only and leave the sentence to
+``actui.sentences``, so no backend writes advice to the agent. Platform
+exceptions (D-Bus, X11, CDP) never cross the backend seam; backends translate
+them into these.
 """
 
 from __future__ import annotations
+
+from actui import sentences
+from actui.sentences import Instead, Then
 
 
 class ActuiError(Exception):
@@ -15,7 +21,11 @@ class ActuiError(Exception):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-        self.message = message
+        self._message = message
+
+    @property
+    def message(self) -> str:
+        return self._message
 
 
 class InvalidParams(ActuiError):
@@ -88,14 +98,25 @@ class SchedulerClosed(ActuiError):
 
 
 class TargetGone(ActuiError):
-    """A root or element no longer exists; ``pid``, when known, is its application's
-    process, so the boundary can tell a crash from a window that closed."""
+    """A root or element no longer exists: ``what`` it was, ``why`` it is gone, and
+    ``then`` the tool that finds what exists now. ``pid``, when known, is its
+    application's process, so the boundary can tell a crash from a window that closed.
+
+    Without ``why``, ``what`` is already the whole sentence (written above the seam).
+    """
 
     code = "target_gone"
 
-    def __init__(self, message: str, *, pid: int = 0) -> None:
-        super().__init__(message)
+    def __init__(self, what: str, why: str = "", *, then: Then = "", pid: int = 0) -> None:
+        super().__init__(f"{what} {why}" if why else what)
+        self.what = what
+        self.why = why
+        self.then = then
         self.pid = pid
+
+    @property
+    def message(self) -> str:
+        return sentences.gone(self.what, self.why, self.then) if self.why else self.what
 
 
 class ForegroundRequired(ActuiError):
@@ -157,7 +178,19 @@ class CallTimeout(ActuiError):
 
 
 class UnsupportedAction(ActuiError):
+    """``what`` cannot be done here, ``why``, and what to do ``instead``."""
+
     code = "unsupported_action"
+
+    def __init__(self, what: str, why: str, *, instead: Instead = "") -> None:
+        super().__init__(f"{what} {why}")
+        self.what = what
+        self.why = why
+        self.instead = instead
+
+    @property
+    def message(self) -> str:
+        return sentences.unsupported(self.what, self.why, self.instead)
 
 
 class PreconditionFailed(ActuiError):

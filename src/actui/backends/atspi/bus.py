@@ -545,13 +545,15 @@ def _error(call: Message, reply: Message) -> Exception:
     detail = str(reply.body[0]) if reply.body else ""
     if reply.error_name in _APP_GONE:
         return AppGone(
-            f"the application {call.destination} is gone ({reply.error_name}); it exited "
-            "or crashed. Call find_roots again."
+            f"the application {call.destination}",
+            f"is gone ({reply.error_name}); it exited or crashed",
+            then="find_roots",
         )
     if reply.error_name in _ELEMENT_GONE:
         return TargetGone(
-            f"{call.destination}{call.path} is gone ({detail or reply.error_name}); the "
-            "application closed it or exited. Observe again."
+            f"{call.destination}{call.path}",
+            f"is gone ({detail or reply.error_name}); the application closed it or exited",
+            then="observe_ui",
         )
     return CallFailed(f"{call.interface}.{call.member}", reply.error_name or "", detail)
 

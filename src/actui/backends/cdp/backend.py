@@ -216,11 +216,13 @@ class CdpBackend(Backend):
                 return session
             ended = await self._settled_end()
             if ended:
-                raise TargetGone(f"{root.native_id}: {ended}.")
+                raise TargetGone(f"{root.native_id}:", ended)
             if self._browser_conn is None or self._browser_conn.closed:
-                raise TargetGone(f"{root.native_id}: the browser is not running; launch it again.")
+                raise TargetGone(
+                    f"{root.native_id}:", "the browser is not running", then="launch_browser"
+                )
             if target_id not in {_target_id(r) for r in await self.list_roots()}:
-                raise TargetGone(f"{root.native_id}: the page was closed.")
+                raise TargetGone(f"{root.native_id}:", "the page was closed")
             session = await PageSession.attach(target_id, self._browser_conn)
             self._sessions[target_id] = session
             return session
@@ -272,7 +274,7 @@ class CdpBackend(Backend):
         }
         if frame_ids[0] not in frames:
             session.check_alive()
-            raise TargetGone(f"{root.native_id}: the page did not answer ({trees[0]}).")
+            raise TargetGone(f"{root.native_id}:", f"the page did not answer ({trees[0]})")
         fetched = time.perf_counter()
         viewport = metrics.get("cssLayoutViewport", {})
         if viewport:

@@ -195,7 +195,7 @@ def _operate(sender: _Sender, request: ActionRequest) -> dict[str, object]:
             placed = {"point": list(request.point)}
         sender.chord(chord_keysyms(["ctrl", "a"]))  # the text is typed next, as typeText is
         return placed
-    raise UnsupportedAction(f"{kind} has no physical (XTEST) form; use a semantic ref instead.")
+    raise UnsupportedAction(kind, "has no physical (XTEST) form", instead="ref")
 
 
 def _required_point(request: ActionRequest) -> tuple[int, int]:
@@ -327,7 +327,7 @@ class _Sender:
         """Press every key in order, release in reverse (Shift added where a character needs it)."""
         segments = plan_typing(keysyms, self._keymap())
         if len(segments) != 1:
-            raise UnsupportedAction("the chord needs more unmapped keys than spare keycodes.")
+            raise UnsupportedAction("the chord", "needs more unmapped keys than spare keycodes")
         with self._bound(segments[0]):
             shift = self._shift_keycode()
             pressed: list[int] = []
@@ -360,7 +360,7 @@ class _Sender:
     def _shift_keycode(self) -> int:
         found = self._keymap().find(XK_SHIFT_L)
         if found is None:
-            raise UnsupportedAction("the keyboard map has no Shift key.")
+            raise UnsupportedAction("the keyboard map", "has no Shift key")
         return found[0]
 
     @contextlib.contextmanager
