@@ -177,6 +177,21 @@ class CallTimeout(ActuiError):
     code = "timeout"
 
 
+class StepTimeout(CallTimeout):
+    """A step's delivery did not finish within ``within_s``; ``sent`` whether any of
+    it reached the application (when nothing did, retrying cannot double it)."""
+
+    def __init__(self, kind: str, within_s: float, *, sent: bool) -> None:
+        super().__init__(f"{kind} did not finish within {within_s:g} s")
+        self.kind = kind
+        self.within_s = within_s
+        self.sent = sent
+
+    @property
+    def message(self) -> str:
+        return sentences.step_timeout(self.kind, self.within_s, self.sent)
+
+
 class UnsupportedAction(ActuiError):
     """``what`` cannot be done here, ``why``, and what to do ``instead``."""
 

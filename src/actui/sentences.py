@@ -42,6 +42,19 @@ def unsupported(what: str, why: str, instead: Instead) -> str:
     return _sentence(f"{what} {why}", _INSTEAD[instead])
 
 
+def step_timeout(kind: str, within_s: float, sent: bool) -> str:
+    """A step that ran out of time: whether it may have acted decides what to do next."""
+    if not sent:
+        return (
+            f"the {kind} target did not answer within {within_s:g} s; nothing was sent. "
+            "Observe again before retrying."
+        )
+    return (
+        f"{kind} did not finish within {within_s:g} s; the application may be busy. "
+        "Observe again before retrying."
+    )
+
+
 def refusal(refused: Refused) -> tuple[str, str]:
     """The error code and sentence of a step a backend sent nothing of.
 

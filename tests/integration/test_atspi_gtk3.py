@@ -129,7 +129,7 @@ async def test_physical_steps_are_refused_by_policy(factory: Factory) -> None:
         ActionRequest(kind="keypress", root=factory.root, policy="ax_only", keys=("a",))
     )
     assert isinstance(keyed, Refused) and refusal(keyed)[0] == "coordinate_blocked"
-    assert (await factory.backend.list_roots(factory.root.pid)), "the app still answers"
+    assert await factory.backend.list_roots(factory.root.pid), "the app still answers"
 
 
 async def test_bogus_node_id_is_reported_gone_quickly(factory: Factory) -> None:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.base import DeliveryPolicy, Needs, Refused
-from actui.errors import TargetGone, UnsupportedAction
+from actui.errors import StepTimeout, TargetGone, UnsupportedAction
 from actui.sentences import Instead, Then, refusal
 
 facts = st.text(st.characters(categories=("L", "N", "Zs")), min_size=1, max_size=20)
@@ -48,3 +48,13 @@ def test_a_refusal_is_blocked_only_where_no_retry_can_send_physical_input(
     assert code == ("coordinate_blocked" if blocked else "foreground_required")
     if policy != "ax_only":
         assert "foreground" in sentence or "x/y" in sentence, "it says what would deliver it"
+
+
+@given(st.sampled_from(["press", "typeText", "setValue"]), st.floats(0.1, 120.0), st.booleans())
+def test_a_step_timeout_says_whether_anything_was_sent(
+    kind: str, within: float, sent: bool
+) -> None:
+    timeout = StepTimeout(kind, within, sent=sent)
+    assert timeout.code == "timeout" and kind in timeout.message
+    assert f"{within:g} s" in timeout.message
+    assert ("nothing was sent" in timeout.message) == (not sent)

@@ -21,7 +21,7 @@ from dataclasses import replace
 from actui.backends.atspi.backend import AtspiBackend
 from actui.backends.atspi.fields import FieldText
 from actui.backends.base import ActionRequest, ActionResult, RootInfo
-from actui.backends.evidence import judge
+from actui.backends.evidence import explain, judge
 from actui.backends.x11.input import X11Input
 from actui.errors import ActuiError, TargetGone
 
@@ -83,11 +83,11 @@ class ArrivingText:
         evidence = {**typed.evidence, "readBack": shown}
         shown_text = after.text if after is not None else before.text
         outcome = judge(before.text, shown_text, wanted.__eq__, readable=after is not None)
-        reason = {
-            "worked": "",
-            "didnt": "the field's text did not change",
-            "unknown": "the field's text changed but does not show exactly the typed text",
-        }[outcome]
+        reason = explain(
+            outcome,
+            didnt="the field's text did not change",
+            unknown="the field's text changed but does not show exactly the typed text",
+        )
         return replace(typed, outcome=outcome, evidence=evidence, reason=reason)
 
     async def _field(self, field: str | None) -> FieldText | None:

@@ -69,6 +69,11 @@ def judge(
     )
 
 
+def explain(outcome: Outcome, *, didnt: str = "", unknown: str = "", worked: str = "") -> str:
+    """What a result says for the outcome it got (a ``worked`` usually needs no words)."""
+    return {"worked": worked, "didnt": didnt, "unknown": unknown}[outcome]
+
+
 async def settle(
     check: Callable[[], Awaitable[bool]],
     wake: Callable[[float], Awaitable[object]],

@@ -52,8 +52,8 @@ from actui.backends.atspi.reader import (
 from actui.backends.atspi.scrollbars import scroll_bars, wheel_target
 from actui.backends.atspi.toolkits import insert_length
 from actui.backends.base import ActionRequest, ActionResult, Outcome, Refused
-from actui.backends.evidence import judge, read_back, settle, settle_window, verdict
-from actui.errors import ActuiError, CallTimeout, TargetGone
+from actui.backends.evidence import explain, judge, read_back, settle, settle_window, verdict
+from actui.errors import ActuiError, CallTimeout, StepTimeout, TargetGone
 
 # GTK 4 emits ~250 ms after a button's DoAction: its effect is read back 0.1 s later
 # than the common window allows.
@@ -167,10 +167,7 @@ class ActionDelivery:
                     return refusal
                 return await steps[kind](request, at, basics)
         except TimeoutError as exc:
-            raise CallTimeout(
-                f"{kind} did not finish within {request.timeout_s:g} s; the application may "
-                "be busy. Observe again before retrying."
-            ) from exc
+            raise StepTimeout(kind, request.timeout_s, sent=True) from exc
 
     async def stuck_in_call(self, pid: int) -> bool:
         """Whether ``pid``'s application is still held inside an action's call.
@@ -200,10 +197,7 @@ class ActionDelivery:
             async with asyncio.timeout(request.timeout_s):
                 return (await self._ready(request, Address.parse(request.target)))[1]
         except TimeoutError as exc:
-            raise CallTimeout(
-                f"the {request.kind} target did not answer within {request.timeout_s:g} s; "
-                "nothing was sent. Observe again before retrying."
-            ) from exc
+            raise StepTimeout(request.kind, request.timeout_s, sent=False) from exc
 
     async def _ready(
         self, request: ActionRequest, at: Address
@@ -419,11 +413,11 @@ class ActionDelivery:
             outcome, current = await read_back(
                 before, self._text_of(at, basics), wanted.__eq__, _wake(watch), SETTLE_S
             )
-        reason = {
-            "worked": "",
-            "didnt": "the text did not change" + ("" if body[0] else " (the toolkit refused)"),
-            "unknown": "the text changed but differs from the request",
-        }[outcome]
+        reason = explain(
+            outcome,
+            didnt="the text did not change" + ("" if body[0] else " (the toolkit refused)"),
+            unknown="the text changed but differs from the request",
+        )
         return self._result(
             request, outcome, mechanism, self._text_evidence(basics, current), reason
         )

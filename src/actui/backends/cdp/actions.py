@@ -17,7 +17,7 @@ from actui.backends.cdp import dom
 from actui.backends.cdp.dialog import ACCEPT_ID, DISMISS_ID, PROMPT_ID
 from actui.backends.cdp.input import key_events, mouse_events, parse_chord
 from actui.backends.cdp.page import Element, PageSession
-from actui.backends.evidence import SETTLE_S, judge, settle, verdict
+from actui.backends.evidence import SETTLE_S, explain, judge, settle, verdict
 from actui.errors import DialogOpen, InvalidParams, UnsupportedAction
 
 PAGE_KINDS = ("m", "n", "i", "d")
@@ -224,11 +224,11 @@ async def _write_text(session: PageSession, request: ActionRequest) -> ActionRes
     if not check["secure"]:
         evidence["value"] = check["value"]
     outcome = verdict(effect=bool(check["matches"]), unchanged=bool(check["unchanged"]))
-    reason = {
-        "worked": "",
-        "didnt": "the field's text did not change",
-        "unknown": "the field changed but holds other text",
-    }[outcome]
+    reason = explain(
+        outcome,
+        didnt="the field's text did not change",
+        unknown="the field changed but holds other text",
+    )
     return result(request, outcome, evidence, reason)
 
 
@@ -247,11 +247,11 @@ async def _type_into_focus(session: PageSession, request: ActionRequest) -> Acti
         and bool(after.get("secure") or request.text in str(after.get("value", ""))),
         unchanged=grew == 0 and after.get("value") == before.get("value"),
     )
-    reason = {
-        "worked": "",
-        "didnt": "the focused field did not change",
-        "unknown": "the focused field changed differently",
-    }[outcome]
+    reason = explain(
+        outcome,
+        didnt="the focused field did not change",
+        unknown="the focused field changed differently",
+    )
     return result(request, outcome, evidence, reason)
 
 
@@ -292,11 +292,11 @@ async def _toggle(session: PageSession, request: ActionRequest) -> ActionResult:
     evidence = {**delivered, "before": before, "after": after}
     readable = not before == after == "none"
     outcome = judge(before, after, lambda now: now != before, readable=readable)
-    reason = {
-        "worked": "",
-        "didnt": "the checked state did not change",
-        "unknown": "the element has no checked state to read",
-    }[outcome]
+    reason = explain(
+        outcome,
+        didnt="the checked state did not change",
+        unknown="the element has no checked state to read",
+    )
     return result(request, outcome, evidence, reason)
 
 
@@ -331,10 +331,11 @@ async def _focus(session: PageSession, request: ActionRequest) -> ActionResult:
     evidence["focusNow"] = read["now"]
     # a focus event on the element is the effect read back, even if the page moved on
     outcome = verdict(effect=bool(read["received"]), unchanged=True)
-    reason = {
-        "worked": "the page moved focus on after it arrived",
-        "didnt": "the element did not receive focus",
-    }[outcome]
+    reason = explain(
+        outcome,
+        worked="the page moved focus on after it arrived",
+        didnt="the element did not receive focus",
+    )
     return result(request, outcome, evidence, reason)
 
 
@@ -489,11 +490,11 @@ async def _expand(session: PageSession, request: ActionRequest) -> ActionResult:
         after = await dom.call(el.channel, object_id, dom.EXPANDED)
     evidence = {**delivered, "before": before, "after": after}
     outcome = judge(before, after, want.__eq__, readable=not before == after == "none")
-    reason = {
-        "worked": "",
-        "didnt": f"the element is not {request.kind}ed",
-        "unknown": "the element has no expanded state to read",
-    }[outcome]
+    reason = explain(
+        outcome,
+        didnt=f"the element is not {request.kind}ed",
+        unknown="the element has no expanded state to read",
+    )
     return result(request, outcome, evidence, reason)
 
 

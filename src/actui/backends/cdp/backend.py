@@ -45,6 +45,7 @@ from actui.errors import (
     DialogOpen,
     InvalidParams,
     SecureTextUnreadable,
+    StepTimeout,
     TargetGone,
 )
 
@@ -430,10 +431,7 @@ class CdpBackend(Backend):
             session.check_alive()
             raise ActuiError(f"{request.kind} failed in the page: {exc.message}") from exc
         except TimeoutError as exc:
-            raise CallTimeout(
-                f"{request.kind} did not finish within {request.timeout_s:g} s; "
-                "observe again before deciding whether to retry."
-            ) from exc
+            raise StepTimeout(request.kind, request.timeout_s, sent=True) from exc
 
     async def navigate(self, root: RootInfo, url: str, *, timeout_s: float = 10.0) -> RootInfo:
         """Go to ``url`` and wait for its load event, at most ``timeout_s``.
