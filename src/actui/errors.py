@@ -164,13 +164,23 @@ class DisplayGone(BackendUnavailable):
     """
 
     def __init__(self, display: str) -> None:
-        super().__init__(
-            f"the X display {display} is gone (its X server exited or closed the "
-            "connection): nothing on it can be observed or operated any more. Start a "
-            "new desktop (for example `actui sandbox run -- <command>`) and launch the "
-            "apps again there."
-        )
+        super().__init__(f"the X display {display} is gone")
         self.display = display
+
+    @property
+    def message(self) -> str:
+        return sentences.display_gone(self.display)
+
+
+class BusGone(BackendUnavailable):
+    """The accessibility bus connection closed: what was read through it cannot be now."""
+
+    def __init__(self) -> None:
+        super().__init__("the accessibility bus went away")
+
+    @property
+    def message(self) -> str:
+        return sentences.bus_gone()
 
 
 class CallTimeout(ActuiError):

@@ -42,6 +42,26 @@ def unsupported(what: str, why: str, instead: Instead) -> str:
     return _sentence(f"{what} {why}", _INSTEAD[instead])
 
 
+def display_gone(display: str) -> str:
+    """The display is gone with its applications: only a new desktop helps."""
+    return (
+        f"the X display {display} is gone (its X server exited or closed the "
+        "connection): nothing on it can be observed or operated any more. Start a "
+        "new desktop (for example `actui sandbox run -- <command>`) and launch the "
+        "apps again there."
+    )
+
+
+def bus_gone() -> str:
+    """The accessibility bus closed: its applications must be restarted to be read."""
+    return gone(
+        "the accessibility bus",
+        "went away (its connection closed): applications connected to it cannot be read "
+        "until they are restarted",
+        "find_roots",
+    )
+
+
 def step_timeout(kind: str, within_s: float, sent: bool) -> str:
     """A step that ran out of time: whether it may have acted decides what to do next."""
     if not sent:

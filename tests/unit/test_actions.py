@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import replace
+from typing import get_args
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from actui.actions import (
     aggregate,
@@ -19,6 +23,8 @@ from actui.backends.base import (
     ActionRequest,
     ActionResult,
     Backend,
+    DeliveryPolicy,
+    Needs,
     RawNode,
     Rect,
     Refused,
@@ -474,3 +480,38 @@ async def test_a_refused_click_on_an_element_with_no_place_on_screen_is_not_sent
     trace = await deliver(backend, prepared, headless=False, policy="background")
     assert len(backend.requests) == 1, "no physical retry without a point"
     assert trace.outcome == "didnt" and trace.error.code == "foreground_required"
+
+
+@given(
+    st.sampled_from(get_args(Needs)),
+    st.sampled_from(get_args(DeliveryPolicy)),
+    st.booleans(),
+    st.sampled_from(["typeText", "keypress", "toggle"]),
+)
+def test_a_refusal_is_sent_again_once_in_the_foreground_only_where_the_policy_allows(
+    needs: Needs, policy: DeliveryPolicy, headless: bool, kind: str
+) -> None:
+    """The backend only answers; the retry, its policy and its one repetition are decided here."""
+
+    def answer(request: ActionRequest) -> ActionResult | Refused:
+        if request.policy == "foreground":
+            return _result("unknown", "foreground")
+        return Refused("it needs input", needs, request.policy)
+
+    step = {
+        "typeText": ActionStep(action="typeText", ref="@e2", text="x"),
+        "keypress": ActionStep(action="keypress", ref="@e2", keys=["a"]),
+        "toggle": ActionStep(action="toggle", ref="@e3"),
+    }[kind]
+    prepared = prepare(step, 0, _state(), headless=headless, focus_established=False)
+    backend = ScriptedBackend(answer)
+    trace = asyncio.run(deliver(backend, prepared, headless=headless, policy=policy))
+    first = backend.requests[0].policy
+    may_retry = not headless and first in ("background", "default")
+    assert [r.policy for r in backend.requests] == ([first, "foreground"] if may_retry else [first])
+    if may_retry:
+        assert trace.escalation_reason == "foreground_required" and trace.outcome == "unknown"
+        assert trace.background_attempt is not None
+    elif first != "foreground":
+        assert trace.outcome == "didnt" and trace.error is not None
+        assert trace.error.code == refusal(Refused("it needs input", needs, first))[0]
