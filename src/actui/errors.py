@@ -11,6 +11,7 @@ them into these.
 from __future__ import annotations
 
 from actui import sentences
+from actui.backends.base import Refused
 from actui.sentences import Instead, Then
 
 
@@ -125,6 +126,16 @@ class ForegroundRequired(ActuiError):
 
 class CoordinateBlocked(ActuiError):
     code = "coordinate_blocked"
+
+
+def refusal_error(refused: Refused) -> ForegroundRequired | CoordinateBlocked:
+    """A refusal as the error to raise where a caller cannot take it as an answer."""
+    code, sentence = sentences.refusal(refused)
+    return (
+        CoordinateBlocked(sentence)
+        if code == CoordinateBlocked.code
+        else ForegroundRequired(sentence)
+    )
 
 
 class CaptureFailed(ActuiError):

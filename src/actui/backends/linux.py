@@ -232,15 +232,14 @@ class LinuxBackend(Backend):
                 self.atspi.note_focused(request.target)
             return result
         window_id = request.root.window_id
-        if self._input is None or self._x11 is None or not window_id:
+        if self._input is None or not window_id:
             raise CoordinateBlocked(
                 "physical input needs an X11 window for this root, and none is known."
             )
         await self._session()
-        if request.policy == "default" and await self._x11.active_window() != window_id:
-            # the default policy never activates a window: that takes the foreground policy
-            why = f"window {window_id:#x} is not the active window"
-            return Refused(why, "activation", "default")
+        refused = await self._input.refusal(request, window_id)
+        if refused is not None:
+            return refused
         if bare:  # nothing to focus or wait for: the point is all there is
             return await self._input.deliver(replace(request, target=None), window_id)
         if request.kind in _KEYBOARD and await self.atspi.stuck_in_call(request.root):

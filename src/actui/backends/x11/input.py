@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from Xlib import X
 from Xlib.ext import xtest
 
-from actui.backends.base import ActionRequest, ActionResult, Rect
+from actui.backends.base import ActionRequest, ActionResult, Rect, Refused
 from actui.backends.x11 import ewmh
 from actui.backends.x11.connection import XConnection
 from actui.backends.x11.keys import (
@@ -43,6 +43,7 @@ from actui.errors import (
     ForegroundRequired,
     InvalidParams,
     UnsupportedAction,
+    refusal_error,
 )
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
@@ -77,10 +78,11 @@ class X11Input:
 
         ``request.point`` and ``request.path`` are screen pixels. Typed text
         waits for ``consumed`` after each batch of keystrokes, so the next step
-        never overtakes keys the application has not handled yet. Raises
-        :class:`CoordinateBlocked` (``ax_only``, occluded or outside point, hidden
-        window), :class:`ForegroundRequired` (``background``; ``default`` with an
-        inactive window; ``foreground`` when activation fails; focus lost midway).
+        never overtakes keys the application has not handled yet. Raises the error
+        of :meth:`refusal` when the policy forbids the step (ask it first to get the
+        refusal as data), :class:`CoordinateBlocked` (occluded or outside point,
+        hidden window), :class:`ForegroundRequired` (``foreground`` when activation
+        fails; focus lost midway).
         """
         async with self._lock:
             await self._gate(request, window_id)
@@ -124,24 +126,24 @@ class X11Input:
                 await self._conn.call_within(budget, release)
         return typist
 
-    async def _gate(self, request: ActionRequest, window_id: int) -> None:
+    async def refusal(self, request: ActionRequest, window_id: int) -> Refused | None:
+        """Why ``request``'s policy forbids sending it to ``window_id`` now, if it does.
+
+        ``ax_only`` and ``background`` send no physical input; ``default`` sends it
+        only to the active window, which it never activates.
+        """
         policy = request.policy
-        if policy == "ax_only":
-            raise CoordinateBlocked(
-                "physical input is blocked: the delivery policy is ax_only (headless or "
-                "semantic-only), so no pointer or keyboard event may be sent."
-            )
-        if policy == "background":
-            raise ForegroundRequired(
-                f"{request.kind} needs physical input, which the background policy forbids; "
-                "retry in the foreground."
-            )
-        if policy == "default":
-            if await self._session.active_window() != window_id:
-                raise ForegroundRequired(
-                    f"window {window_id:#x} is not the active window and the default policy "
-                    "never activates; retry in the foreground."
-                )
+        if policy in ("ax_only", "background"):
+            return Refused(f"{request.kind} as XTEST input", "physical", policy)
+        if policy == "default" and await self._session.active_window() != window_id:
+            return Refused(f"window {window_id:#x} is not the active window", "activation", policy)
+        return None
+
+    async def _gate(self, request: ActionRequest, window_id: int) -> None:
+        refused = await self.refusal(request, window_id)
+        if refused is not None:
+            raise refusal_error(refused)
+        if request.policy == "default":
             return
         if not await self._session.activate(window_id):
             active = await self._session.active_window()
