@@ -184,9 +184,9 @@ async def main() -> int:
         bench = Bench(computer, pages)
         bench.state = launched.details["stateId"]
         bench.root = launched.details["target"]["windowRef"]
-        wire = computer.browser.browser_connection
+        wire = computer.backends.browser.browser_connection
         assert wire is not None
-        (page,) = await computer.browser.list_roots()
+        (page,) = await computer.backends.browser.list_roots()
         raw = await wire.attach(page.native_id.removeprefix("cdp:"), "baseline")
         try:
             lines = await observe_table(bench, raw, args.repeat)

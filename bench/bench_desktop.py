@@ -74,7 +74,7 @@ def ok(result: ToolResult) -> ToolResult:
 
 
 def state_of(computer: Computer, result: ToolResult) -> State:
-    return computer.store.get(str(result.details["stateId"]))
+    return computer.state(str(result.details["stateId"]))
 
 
 def first(state: State, where: Callable[[Node], bool], what: str) -> Node:
@@ -186,8 +186,8 @@ async def actui_observe(env: dict[str, str], pid: int, figures: ObserveFigures) 
                 warm = ok(await computer.observe_ui(root=ref))
             figures.warm.add(watch.ms)
             figures.source_warm = str(warm.details.get("source", ""))
-        root = computer.roots.get(ref)
-        snapshot = await computer.desktop.snapshot(root, max_nodes=4096, max_depth=64)
+        root = computer.state(str(cold.details["stateId"])).root
+        snapshot = await computer.backends.desktop.snapshot(root, max_nodes=4096, max_depth=64)
         figures.raw_nodes = snapshot.node_count
     finally:
         await computer.close()

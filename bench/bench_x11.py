@@ -282,7 +282,7 @@ async def bench_ocr(desktop: Sandbox, rounds: int) -> str:
             with Stopwatch() as w:
                 boxes = await recognize(png, timeout_s=60)
             ocr.add(w.ms)
-            outline = computer.store.get(observed.details["stateId"]).outline
+            outline = computer.state(observed.details["stateId"]).outline
             with Stopwatch() as w:
                 fused = add_visual_evidence(outline, boxes)
             fold.add(w.ms)

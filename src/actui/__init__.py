@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
-from actui.session import ToolResult
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 __all__ = ["Computer", "ToolResult", "__version__"]

@@ -1,4 +1,4 @@
-"""The browser tools: launch a private Chromium, navigate a page, evaluate script.
+"""The browser tools: launch a private browser, navigate a page, evaluate script.
 
 Navigation and evaluation are writes on the page's lane; their results are
 successor observations like any action's. URLs are limited to web, file,
@@ -9,19 +9,52 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from actui import contract
 from actui.backends.base import RootInfo
+from actui.backends.browsing import BrowserBackend, EvalResult
+from actui.config import Config
 from actui.errors import BackendUnavailable, InvalidParams
+from actui.imaging import scale_of
+from actui.observer import Observer
+from actui.observing import Looker
 from actui.quoting import inline, quote
+from actui.rendering import Renderer, observation_details
+from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State
 from actui.runtime.waiting import observed_outline
-from actui.session import Session, ToolResult, scale_of
+from actui.tool_result import ToolResult
 from actui.views import console_line, page_header
 
-if TYPE_CHECKING:
-    from actui.backends.cdp import EvalResult
+
+class Browsers(Protocol):
+    """Where the browser comes from: created on first use, under this call's configuration."""
+
+    @property
+    def browser(self) -> BrowserBackend: ...
+
+    def config(self) -> Config: ...
+
+
+@dataclass(frozen=True)
+class Parts:
+    """What the browser tools work through, each part for one job."""
+
+    browsers: Browsers
+    looker: Looker
+    """A launched page's first, full observation."""
+    lanes: Scheduler
+    """The page's lane: navigation and script are writes on it."""
+
+    @property
+    def observer(self) -> Observer:
+        return self.looker.observer
+
+    @property
+    def renderer(self) -> Renderer:
+        return self.looker.renderer
 
 
 MAX_VALUE_BYTES = 16 * 1024
@@ -33,8 +66,7 @@ page's mutation watcher counts them), or after ``QUIET_LIMIT_S``: the view the a
 on is then the page the script left, not one mid-update."""
 
 
-async def _quiet(session: Session, root: RootInfo) -> None:
-    browser = session.browser
+async def _quiet(browser: BrowserBackend, root: RootInfo) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + QUIET_LIMIT_S
     while (left := deadline - loop.time()) > 0:
@@ -43,90 +75,93 @@ async def _quiet(session: Session, root: RootInfo) -> None:
             return
 
 
-def _browser_state(session: Session, state_id: str) -> State:
-    state = session.state(state_id)
+def _browser_state(observer: Observer, state_id: str) -> State:
+    state = observer.state(state_id)
     if state.root.kind != "browser_page":
         raise InvalidParams(
             "stateId",
             f"state {state_id} is of a desktop window, not a browser page.",
             "Use act_ui for native windows, or a stateId from launch_browser.",
         )
-    session.backend_for(state.root)
+    observer.backend_for(state.root)
     return state
 
 
-async def launch_browser(session: Session, p: contract.LaunchBrowser) -> ToolResult:
-    if not session.config().browser_use:
+async def launch_browser(parts: Parts, p: contract.LaunchBrowser) -> ToolResult:
+    cfg = parts.browsers.config()
+    if not cfg.browser_use:
         raise BackendUnavailable("browser use is turned off (browser_use = false).")
     url = p.url or "about:blank"
-    root = await session.browser.launch(url, headed=session.config().browser_headed or None)
-    return await session.observe(root, "semantic", "launch_browser")
+    root = await parts.browsers.browser.launch(url, headed=cfg.browser_headed or None)
+    return await parts.looker.observe(root, "semantic", "launch_browser")
 
 
 async def _page_write(
-    session: Session, state: State, work: Callable[[RootInfo], Awaitable[RootInfo]]
+    parts: Parts, state: State, work: Callable[[RootInfo], Awaitable[RootInfo]]
 ) -> RootInfo:
     """Run ``work`` as a write on the page's lane and observe the result."""
-    session.scheduler.check_current(state.resource_key, state.epoch)
-    root = await session.resolve(state.root)
+    parts.lanes.check_current(state.resource_key, state.epoch)
+    root = await parts.observer.resolve(state.root)
     after: list[RootInfo] = []
 
     async def job(_epoch: int) -> None:
         after.append(await work(root))
 
-    await session.scheduler.write(state.resource_key, state.epoch, job)
+    await parts.lanes.write(state.resource_key, state.epoch, job)
     return after[0]
 
 
 async def _page_successor(
-    session: Session, state: State, root: RootInfo, tool: str, extra_text: list[str]
+    parts: Parts, state: State, root: RootInfo, tool: str, extra_text: list[str]
 ) -> ToolResult:
-    navigated = session.browser.document_generation(root) != state.extra.get("generation", 0)
-    snapshot, epoch = await session.snapshot_at_epoch(root, state.resource_key)
+    observer, renderer = parts.observer, parts.renderer
+    browser = parts.browsers.browser
+    navigated = browser.document_generation(root) != state.extra.get("generation", 0)
+    snapshot, epoch = await observer.snapshot_at_epoch(root, state.resource_key)
     outline = observed_outline(snapshot, None if navigated else state.outline, scale_of(state))
-    successor = session.save(snapshot, outline, epoch, base=state)
-    details = session.observation_details(successor, "full")
-    head = page_header(tool, session.named(successor.root_ref, snapshot.root))
-    above = "\n".join([head, *extra_text, *session.console_lines(root, details)])
+    successor = observer.save(snapshot, outline, epoch, base=state)
+    details = observation_details(successor, "full")
+    head = page_header(tool, renderer.named(successor.root_ref, snapshot.root))
+    above = "\n".join([head, *extra_text, *renderer.console_lines(root, details)])
     if navigated:
-        body = session.fold_text(successor, "navigated to a new document", above)
+        body = renderer.fold_text(successor, "navigated to a new document", above)
         extra: dict[str, Any] = {"viewReason": "navigated"}
     else:
-        body, view, extra = session.diff_text(state, successor, above)
+        body, view, extra = renderer.diff_text(state, successor, above)
         details["view"] = view
     details.update(extra)
     return ToolResult(f"{above}\n{body}", details)
 
 
-async def navigate_browser(session: Session, p: contract.NavigateBrowser) -> ToolResult:
-    state = _browser_state(session, p.stateId)
-    url, browser = p.url, session.browser
+async def navigate_browser(parts: Parts, p: contract.NavigateBrowser) -> ToolResult:
+    state = _browser_state(parts.observer, p.stateId)
+    url, browser = p.url, parts.browsers.browser
 
     async def go(root: RootInfo) -> RootInfo:
         return await browser.navigate(root, url)
 
-    root = await _page_write(session, state, go)
-    return await _page_successor(session, state, root, "navigate_browser", [])
+    root = await _page_write(parts, state, go)
+    return await _page_successor(parts, state, root, "navigate_browser", [])
 
 
-async def evaluate_browser(session: Session, p: contract.EvaluateBrowser) -> ToolResult:
-    state = _browser_state(session, p.stateId)
-    browser = session.browser
+async def evaluate_browser(parts: Parts, p: contract.EvaluateBrowser) -> ToolResult:
+    state = _browser_state(parts.observer, p.stateId)
+    browser = parts.browsers.browser
     results: list[EvalResult] = []
 
     async def run(root: RootInfo) -> RootInfo:
         results.append(await browser.evaluate(root, p.expression))
         return root
 
-    root = await _page_write(session, state, run)
+    root = await _page_write(parts, state, run)
     result = results[0]
     if result.exception is not None:
         lines = [f"exception: {quote(result.exception)}"]
     else:
         lines = ["value: " + inline(result.value_json)]
     lines += [console_line(line) for line in result.console]
-    await _quiet(session, root)
-    outcome = await _page_successor(session, state, root, "evaluate_browser", lines)
+    await _quiet(browser, root)
+    outcome = await _page_successor(parts, state, root, "evaluate_browser", lines)
     value = result.value_json if result.exception is None else None
     if value is not None and len(value.encode()) > MAX_VALUE_BYTES:
         # The text carries it, bounded and continued by an @o ref; details stay small.

@@ -28,7 +28,7 @@ from mcp.shared.message import SessionMessage
 
 from actui import __version__, contract
 from actui.mcp_stdin import CheckedStdin, claimed_stdin
-from actui.session import ToolResult
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 INSTRUCTIONS = (

@@ -13,22 +13,28 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from actui import contract
 from actui.actions import Prepared, aggregate, deliver, prepare, reconcile
-from actui.backends.base import RootInfo, Snapshot
+from actui.backends.base import ProcessExit, RootInfo, Snapshot
 from actui.conditions import UiCondition, closest, describe, refuse_secrets
 from actui.conditions import evaluate as evaluate_condition
+from actui.config import Config
 from actui.errors import ActuiError, PreconditionFailed, TargetGone
+from actui.imaging import scale_of
+from actui.observer import Observer, condition
 from actui.outline.model import Outline
 from actui.quoting import inline, quote
+from actui.rendering import Renderer, observation_details
 from actui.results import StepError, StepTrace, Verification, VerificationStatus, Where
 from actui.runtime.deltas import SETTLE_WINDOW_S, root_deltas, settle
 from actui.runtime.roots import match_root
+from actui.runtime.scheduler import Scheduler
 from actui.runtime.waiting import WaitResult, observed_outline
-from actui.session import Session, ToolResult, scale_of
+from actui.tool_result import ToolResult
 from actui.views import (
     TITLE_CAP,
     exit_json,
@@ -55,23 +61,44 @@ class Seen:
     epoch: int
 
 
-async def act_ui(session: Session, p: contract.ActUi) -> ToolResult:
-    return await Transaction(session, p).run()
+@dataclass(frozen=True)
+class Parts:
+    """What a transaction works through, each part for one job."""
+
+    observer: Observer
+    """Resolves, takes, waits and saves (and names each root's backend)."""
+    renderer: Renderer
+    """Writes the result's text."""
+    lanes: Scheduler
+    """The resource lanes: the stale write refused, the steps run as one write."""
+    ref_for: Callable[[RootInfo], str]
+    """A root's ``@r`` ref."""
+    told: Callable[[Sequence[RootInfo], set[int]], None]
+    """Records which processes' windows the result reported (``Announced.shown``)."""
+    exit_of: Callable[[int], Awaitable[ProcessExit | None]]
+    """How a process ended, once its root vanished."""
+    config: Config
+    """The configuration of this call."""
+
+
+async def act_ui(parts: Parts, p: contract.ActUi) -> ToolResult:
+    return await Transaction(parts, p).run()
 
 
 class Transaction:
     """The phases of one ``act_ui`` call; each method is one phase."""
 
-    def __init__(self, session: Session, p: contract.ActUi) -> None:
-        self.session = session
+    def __init__(self, parts: Parts, p: contract.ActUi) -> None:
+        self.parts = parts
+        self.observer = observer = parts.observer
         self.p = p
-        self.state = session.state(p.stateId)
-        self.config = session.config()
+        self.state = observer.state(p.stateId)
+        self.config = parts.config
         self.headless = self.config.headless
-        self.expect = session.condition(p.expect, "expect", self.state)
-        self.require = session.condition(p.require, "require", self.state)
+        self.expect = condition(p.expect, "expect", self.state)
+        self.require = condition(p.require, "require", self.state)
         self.waits = [
-            session.condition(step.until, f"actions[{i}].until", self.state)
+            condition(step.until, f"actions[{i}].until", self.state)
             for i, step in enumerate(p.actions)
         ]
         self.prepared = self._prepare()
@@ -120,12 +147,12 @@ class Transaction:
         return prepared
 
     async def run(self) -> ToolResult:
-        session, state = self.session, self.state
-        session.scheduler.check_current(state.resource_key, state.epoch)
-        session.check_document(state)
+        observer, state = self.observer, self.state
+        self.parts.lanes.check_current(state.resource_key, state.epoch)
+        observer.check_document(state)
         if self.require is not None:
-            await self._gate(await session.resolve(state.root), self.require)
-        await session.scheduler.write(
+            await self._gate(await observer.resolve(state.root), self.require)
+        await self.parts.lanes.write(
             state.resource_key, state.epoch, lambda _: self._steps(), first=self._listed_before
         )
         root = self.root
@@ -136,7 +163,7 @@ class Transaction:
             deltas = await self._settle(verification)
             if seen is None:
                 after = match_root(root, self.after)
-                snapshot, epoch = await session.snapshot_at_epoch(after, state.resource_key)
+                snapshot, epoch = await observer.snapshot_at_epoch(after, state.resource_key)
                 seen = Seen(
                     snapshot, observed_outline(snapshot, state.outline, scale_of(state)), epoch
                 )
@@ -158,7 +185,7 @@ class Transaction:
         Its elements vanish before the window leaves the listing (GTK 4's Save As
         dialog after Save), so the listing is asked for up to :data:`CLOSING_S`.
         """
-        backend = self.session.backend_for(root)
+        backend = self.observer.backend_for(root)
         deadline = time.monotonic() + CLOSING_S
         while True:
             try:
@@ -173,7 +200,7 @@ class Transaction:
 
     async def _gate(self, root: RootInfo, require: UiCondition) -> None:
         """``require`` must hold in time, or nothing is sent and the epoch stays."""
-        held = await self.session.wait(self.state, root, require)
+        held = await self.observer.wait(self.state, root, require)
         if not held.satisfied:
             near = closest(require, held.outline)
             raise PreconditionFailed(describe(require), require.timeout_ms, near)
@@ -181,19 +208,19 @@ class Transaction:
     def _launched(self) -> list[int]:
         """Processes the acted-on application started since the steps began."""
         root = self.state.root
-        return self.session.backend_for(root).started_processes(root, self.began)
+        return self.observer.backend_for(root).started_processes(root, self.began)
 
     async def _listed_before(self) -> None:
         """The listing just before the steps, in the lane: the root deltas' "before",
         and where the root is resolved (one listing, not two). A root that closed
         refuses the write before the epoch moves."""
-        self.before = await self.session.backend_for(self.root).list_roots()
-        self.root = self.session.resolved(self.root, self.before)
+        self.before = await self.observer.backend_for(self.root).list_roots()
+        self.root = self.observer.resolved(self.root, self.before)
 
     async def _steps(self) -> None:
         """Deliver the steps in order inside the lane; stop at the first ``didnt``."""
         root = self.root
-        backend = self.session.backend_for(root)
+        backend = self.observer.backend_for(root)
         self.began = self.last_sent = time.monotonic()
         for index, step in enumerate(self.p.actions):
             item = self.prepared[index]
@@ -220,7 +247,7 @@ class Transaction:
         if cond is None:
             await asyncio.sleep((ms or 0) / 1000)
             return StepTrace(action="wait", outcome="worked", ms=ms)
-        waited = await self.session.wait(self.state, root, cond, in_lane=True, opened=self._opened)
+        waited = await self.observer.wait(self.state, root, cond, in_lane=True, opened=self._opened)
         timeout = StepError("timeout", f"timed out waiting for {describe(cond)}")
         return StepTrace(
             action="wait",
@@ -241,7 +268,7 @@ class Transaction:
         if stopped:
             return Verification("skipped", expect), None
         preexisting = evaluate_condition(expect, self.state.outline).satisfied
-        waited = await self.session.wait(self.state, root, expect, opened=self._opened)
+        waited = await self.observer.wait(self.state, root, expect, opened=self._opened)
         if waited.met_in is not None:
             preexisting = False  # the window that shows it is new
         status: VerificationStatus = (
@@ -262,13 +289,13 @@ class Transaction:
 
         A window that closes while it is read is left out: it shows nothing.
         """
-        backend = self.session.backend_for(self.root)
+        backend = self.observer.backend_for(self.root)
         known = {r.native_id for r in self.before} | {self.root.native_id}
         fresh = [r for r in await backend.list_roots() if r.native_id not in known]
         snapshots: list[Snapshot] = []
         for root in fresh[:OPENED_CAP]:
             try:
-                snapshots.append(await self.session.snapshot(root))
+                snapshots.append(await self.observer.snapshot(root))
             except ActuiError:
                 continue
         return snapshots
@@ -279,13 +306,13 @@ class Transaction:
         if not waited.satisfied and waited.met_in is None:
             return None
         window = waited.met_in or root
-        ref = self.session.roots.ref_for(window)
+        ref = self.parts.ref_for(window)
         return Where(waited.satisfied, ref, window.title, window.kind)
 
     async def _settle(self, verification: Verification | None) -> list[Trace]:
         """Root deltas; a verified check has already waited, so it needs no settle window."""
         root = self.state.root
-        backend = self.session.backend_for(root)
+        backend = self.observer.backend_for(root)
         settled = verification is not None and verification.status in ("verified", "preexisting")
         quiet_s = backend.settle_quiet_s(root)
 
@@ -304,7 +331,7 @@ class Transaction:
             # a verified expect says when the work is done: no waiting for new processes
             launched=None if settled else self._launched,
         )
-        deltas = root_deltas(self.before, self.after, self.session.roots.ref_for)
+        deltas = root_deltas(self.before, self.after, self.parts.ref_for)
         if any(d["change"] == "closed" and d["ref"] == self.state.root_ref for d in deltas):
             raise TargetGone(f"{self.state.root_ref} closed during the transaction")
         return deltas
@@ -340,24 +367,24 @@ class Transaction:
         deltas: list[Trace],
         seen: Seen,
     ) -> ToolResult:
-        session, state = self.session, self.state
+        state, renderer, ref_for = self.state, self.parts.renderer, self.parts.ref_for
         trace = self._trace(outcome, verification, deltas)
-        successor = session.save(seen.snapshot, seen.outline, seen.epoch, base=state)
+        successor = self.observer.save(seen.snapshot, seen.outline, seen.epoch, base=state)
         check = f"; check {verification.status}" if verification else ""
         met = verification.where if verification else None
-        if met is not None and met.held and met.ref != session.roots.ref_for(root):
+        if met is not None and met.held and met.ref != ref_for(root):
             check += f" in {met.ref} {met.kind} {quote(met.title, TITLE_CAP)}"
-        details = session.observation_details(successor, "diff")
+        details = observation_details(successor, "diff")
         head = [
             f"act_ui: {len(self.steps)} of {len(self.p.actions)} steps run in "
-            f"{session.named(session.roots.ref_for(root), root)}; outcome {outcome}{check}",
+            f"{renderer.named(ref_for(root), root)}; outcome {outcome}{check}",
             *trace_summary(trace),
-            *session.window_news(root.pid, details),
+            *renderer.window_news(root.pid, details),
             *root_delta_lines(deltas),
         ]
         # the deltas told the agent about these processes' windows
         told = {root.pid} | {int(d["pid"]) for d in deltas}
-        session.announced.shown(self.after, told)
+        self.parts.told(self.after, told)
         details.update(execution=trace, outcome=outcome)
         if verification and verification.status == "failed" and self.expect is not None:
             shown = verification.closest
@@ -367,7 +394,7 @@ class Transaction:
             head.append(message)
             details["error"] = {"code": "postcondition_failed", "message": message}
         above = "\n".join(head)
-        body, view, extra = session.diff_text(state, successor, above)
+        body, view, extra = renderer.diff_text(state, successor, above)
         details.update(extra, view=view)
         return ToolResult(f"{above}\n{body}", details)
 
@@ -386,7 +413,7 @@ class Transaction:
             outcome = reconcile(outcome, check, self.stopped_at is not None)
         trace = self._trace(outcome, verification, deltas)
         what = "closed" if closed else f"could not be observed afterwards ({exc.message})"
-        ended = await self.session.exit_of(state.root.pid) if closed else None
+        ended = await self.parts.exit_of(state.root.pid) if closed else None
         if ended is not None:  # a crash is not a window that closed
             status = "app_exited" if ended.signal else status
             what = f"{'is gone' if ended.signal else 'closed'}: its application {exit_text(ended)}"
@@ -415,11 +442,11 @@ class Transaction:
 
     async def _closing_deltas(self) -> list[Trace]:
         """Deltas when the acted-on root closed; its ``closed`` entry is always there."""
-        state, refs = self.state, self.session.roots.ref_for
+        state, refs = self.state, self.parts.ref_for
         try:
             after, _ = await settle(
                 self.before,
-                self.session.backend_for(state.root).list_roots,
+                self.observer.backend_for(state.root).list_roots,
                 launched=self._launched,
             )
         except ActuiError:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from actui.sandbox import Sandbox, tagged_pids
-from actui.session import ToolResult
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 

@@ -7,7 +7,8 @@ from typing import Any
 
 from computer_helpers import process_alive
 
-from actui.tools import Computer, ToolResult
+from actui.tool_result import ToolResult
+from actui.tools import Computer
 
 
 class Driven:

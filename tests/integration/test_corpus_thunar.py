@@ -21,7 +21,7 @@ import pytest_asyncio
 from computer_helpers import paired_root
 
 from actui.sandbox import Sandbox
-from actui.session import ToolResult
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

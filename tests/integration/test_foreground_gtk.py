@@ -47,7 +47,7 @@ async def _observe(computer: Computer, pid: int, mode: str = "fused") -> str:
 
 
 def _one(computer: Computer, state: str, where: Callable[[Node], bool]) -> Node:
-    found = [n for n in computer.store.get(state).outline if where(n)]
+    found = [n for n in computer.state(state).outline if where(n)]
     assert found, "no node matched"
     return found[0]
 
@@ -77,7 +77,7 @@ async def test_dragging_a_scale_handle_moves_its_value(computer: Computer, facto
         computer, state, {"action": "drag", "path": [{"x": start, "y": y}, {"x": end, "y": y}]}
     )
     assert acted["execution"]["delivery"] == "hid"
-    moved = computer.store.get(acted["stateId"]).outline.get(scale.ref)
+    moved = computer.state(acted["stateId"]).outline.get(scale.ref)
     assert moved is not None and float(moved.value) > 90, moved
 
 
@@ -86,13 +86,13 @@ async def test_wheel_scrolling_a_text_view_moves_its_scroll_bar(
 ) -> None:
     state = await _observe(computer, factory)
     view = _one(computer, state, lambda n: n.role == "textbox" and n.value.startswith("Lorem"))
-    bars = [n.ref for n in computer.store.get(state).outline if n.parent == view.parent]
+    bars = [n.ref for n in computer.state(state).outline if n.parent == view.parent]
     assert view.rect is not None
     x, y = view.rect.center
     acted = await _act(computer, state, {"action": "scroll", "x": x, "y": y, "scrollY": 3})
     step = acted["execution"]["steps"][0]
     assert step["delivery"] == "hid" and step["evidence"]["wheelClicks"] == [0, 3]
-    after = computer.store.get(acted["stateId"]).outline
+    after = computer.state(acted["stateId"]).outline
     offsets = [
         float(after.nodes[ref].value or 0) for ref in bars if after.nodes[ref].role == "scrollbar"
     ]
@@ -164,7 +164,7 @@ async def test_a_check_box_without_actions_is_toggled_and_clicked_physically(
     )
     assert "toggle" not in box.caps and "press" not in box.caps
     for action in ("toggle", "click"):
-        was = "checked" in computer.store.get(state).outline.nodes[box.ref].states
+        was = "checked" in computer.state(state).outline.nodes[box.ref].states
         acted = await computer.call(
             "act_ui",
             {"stateId": state, "actions": [{"action": action, "ref": box.ref}]},
@@ -177,7 +177,7 @@ async def test_a_check_box_without_actions_is_toggled_and_clicked_physically(
         # GTK 4 reports the new state a moment later: read it back once it has
         for _ in range(40):
             state = await _observe(computer, app.pid)
-            now = "checked" in computer.store.get(state).outline.nodes[box.ref].states
+            now = "checked" in computer.state(state).outline.nodes[box.ref].states
             if now != was:
                 break
             await asyncio.sleep(0.05)

@@ -56,7 +56,7 @@ async def test_headless_observe_set_toggle_press_sends_no_input_and_keeps_focus_
                 "observe_ui", {"root": root["windowRef"], "mode": "semantic"}
             )
             state = observed.details["stateId"]
-            nodes = list(computer.store.get(state).outline)
+            nodes = list(computer.state(state).outline)
             entry = _first(nodes, "textbox", "entry")
             check = _first(nodes, "checkbox", "checkbutton")
             toggle = _first(nodes, "toggle", "togglebutton")
@@ -82,7 +82,7 @@ async def test_headless_observe_set_toggle_press_sends_no_input_and_keeps_focus_
         assert [s["delivery"] for s in trace["steps"]] == ["ax", "ax", "ax"]
         assert {s["deliveryPolicy"] for s in trace["steps"]} == {"ax_only"}
         assert trace["escalatedToForeground"] is False
-        after = computer.store.get(acted.details["stateId"]).outline
+        after = computer.state(acted.details["stateId"]).outline
         assert after.nodes[entry.ref].value == "headless"
         assert ("checked" in after.nodes[check.ref].states) is not was_checked
         states = after.nodes[toggle.ref].states

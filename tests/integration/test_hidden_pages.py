@@ -68,6 +68,6 @@ async def test_search_ui_finds_a_widget_on_a_hidden_page_by_reading_on_demand(
     assert any("hiddenRead" in each for each in found["unread"]), found["unread"]
     label = await factory.ok("inspect_ui", {"stateId": found["stateId"], "ref": exact[0]["ref"]})
     assert "Data source: Wikipedia" in factory.texts[-1], label
-    stored = factory.computer.store.get(state).outline
+    stored = factory.computer.state(state).outline
     assert any(n.unread for n in stored), "the stored state itself stayed unread"
     await factory.answering()

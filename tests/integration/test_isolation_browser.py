@@ -44,7 +44,7 @@ async def test_a_killed_browser_drops_its_pages_and_the_desktop_is_still_listed(
     assert not launched.is_error, launched.text
     before = await computer.call("find_roots", {})
     page = next(w for w in before.details["windows"] if w["kind"] == "browser_page")
-    process = computer.browser.browser_process
+    process = computer.backends.browser.browser_process
     assert process is not None
     os.kill(process.process.pid, signal.SIGKILL)
     assert await asyncio.wait_for(process.process.wait(), 10) == -signal.SIGKILL
@@ -85,7 +85,7 @@ async def test_a_stopped_browser_leaves_its_pages_out_with_a_notice(
     """SIGSTOP: the listing does not fail for the desktop; SIGCONT: the pages are back."""
     launched = await computer.call("launch_browser", {"url": "data:text/html,<p>paused</p>"})
     assert not launched.is_error, launched.text
-    process = computer.browser.browser_process
+    process = computer.backends.browser.browser_process
     assert process is not None
     os.kill(process.process.pid, signal.SIGSTOP)
     try:

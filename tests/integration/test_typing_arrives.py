@@ -52,7 +52,7 @@ async def _type_and_press_ok(
         observed = await computer.call("observe_ui", {"root": root})
         assert not observed.is_error, observed.text
         state = observed.details["stateId"]
-        outline = computer.store.get(state).outline
+        outline = computer.state(state).outline
         entry = next(n for n in outline if n.role == "textbox")
         ok = next(n for n in outline if n.role == "button" and n.name == "OK")
         acted = await computer.call(

@@ -12,6 +12,8 @@ from test_transaction import ROOT, ModelApp
 from actui.backends.base import RootInfo, Snapshot
 from actui.errors import TargetGone
 from actui.quoting import inline, quote
+from actui.rendering import Renderer
+from actui.runtime.deltas import Announced
 from actui.tools import Computer
 from actui.views import console_line, observation_header, page_header, root_label, root_line
 
@@ -90,14 +92,11 @@ async def test_errors_and_results_quoting_app_text_stay_on_one_line() -> None:
         await computer.close()
 
 
-async def test_a_root_is_named_with_its_label_once_and_again_when_it_changes() -> None:
-    computer = Computer(env={})
-    try:
-        first = computer.named("@r1", WINDOW)
-        assert first == f"@r1 {root_label(WINDOW)}"
-        assert computer.named("@r1", WINDOW) == "@r1", "an unchanged label is not repeated"
-        retitled = replace(WINDOW, title="Saved")
-        assert computer.named("@r1", retitled) == f"@r1 {root_label(retitled)}"
-        assert computer.named("@r2", retitled).startswith("@r2 "), "per ref"
-    finally:
-        await computer.close()
+def test_a_root_is_named_with_its_label_once_and_again_when_it_changes() -> None:
+    renderer = Renderer(Announced(), lambda _root: ())
+    first = renderer.named("@r1", WINDOW)
+    assert first == f"@r1 {root_label(WINDOW)}"
+    assert renderer.named("@r1", WINDOW) == "@r1", "an unchanged label is not repeated"
+    retitled = replace(WINDOW, title="Saved")
+    assert renderer.named("@r1", retitled) == f"@r1 {root_label(retitled)}"
+    assert renderer.named("@r2", retitled).startswith("@r2 "), "per ref"

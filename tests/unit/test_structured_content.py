@@ -5,7 +5,7 @@ from __future__ import annotations
 from actui.cli import NO_STRUCTURED, without_structured_content
 from actui.config import load_config
 from actui.mcp_server import _to_mcp
-from actui.session import ToolResult
+from actui.tool_result import ToolResult
 
 
 def _result() -> ToolResult:

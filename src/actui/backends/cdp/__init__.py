@@ -1,5 +1,5 @@
 """Chromium pages over the DevTools protocol (see ``backend.CdpBackend``)."""
 
-from actui.backends.cdp.backend import CdpBackend, EvalResult
+from actui.backends.cdp.backend import CdpBackend
 
-__all__ = ["CdpBackend", "EvalResult"]
+__all__ = ["CdpBackend"]

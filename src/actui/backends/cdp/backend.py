@@ -17,13 +17,12 @@ import json
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from actui.backends.base import (
     ActionRequest,
     ActionResult,
-    Backend,
     Image,
     RawNode,
     Rect,
@@ -31,6 +30,7 @@ from actui.backends.base import (
     Snapshot,
     TextSlice,
 )
+from actui.backends.browsing import BrowserBackend, EvalResult
 from actui.backends.cdp import actions, dom
 from actui.backends.cdp.axtree import BuiltTree, build_tree
 from actui.backends.cdp.connection import CdpCommandError, CdpConnection, WebSocketTransport
@@ -57,16 +57,7 @@ its death can say how it ended (the pipe closes as the process dies, the exit
 status arrives a moment later)."""
 
 
-@dataclass(frozen=True)
-class EvalResult:
-    """What an evaluation returned: JSON text, the thrown message, console lines."""
-
-    value_json: str
-    exception: str | None
-    console: tuple[str, ...]
-
-
-class CdpBackend(Backend):
+class CdpBackend(BrowserBackend):
     """One Chromium and the pages in it: one actui launched, or one it attached to.
 
     A launched browser is actui's: closing the backend closes it and removes

@@ -1,0 +1,132 @@
+"""``find_roots`` and ``observe_ui``: which windows and pages there are, and a first look at one.
+
+Both list roots through the backend registry and refer to them by the
+session's ``@r`` refs; ``observe_ui`` then hands its root to the full
+observation (``observing``). Neither knows which platform listed a root.
+"""
+
+from __future__ import annotations
+
+from actui import contract
+from actui.backends.base import RootInfo
+from actui.backends.registry import Backends
+from actui.config import Config
+from actui.errors import ActuiError, TargetGone
+from actui.outline.search import rank_text
+from actui.quoting import inline
+from actui.runtime.roots import (
+    is_browser_app,
+    match_root,
+    pick_default,
+    promote_modal,
+    window_score,
+)
+from actui.session import Session
+from actui.tool_result import ToolResult
+from actui.views import root_json, root_line
+
+TOP_N = 12
+"""Roots a listing returns at most; the rest are counted."""
+
+
+async def _all_roots(
+    backends: Backends, p: contract.FindRoots, cfg: Config
+) -> tuple[list[RootInfo], str]:
+    """The roots, and why the browser's pages are missing from them, if they are.
+
+    A browser that fails to list (hung, stopped) is its own failure while a
+    desktop is listed: its pages are left out with a notice.
+    """
+    await backends.attach_configured_browser()
+    browser = backends.started_browser
+    pages_wanted = (
+        cfg.browser_use
+        and browser is not None
+        and p.pid in (None, 0)
+        and not p.bundleId
+        and (not p.app or p.app.strip().lower() == "browser")
+    )
+    roots: list[RootInfo] = []
+    if backends.has_desktop() or not pages_wanted:
+        roots += await backends.desktop.list_roots(pid=p.pid)
+    if pages_wanted and browser is not None:
+        try:
+            roots += await browser.list_roots()
+        except ActuiError as exc:
+            if not backends.has_desktop():
+                raise
+            return roots, f"the browser's pages are not listed: {exc.message}"
+    return roots, ""
+
+
+async def find_roots(session: Session, p: contract.FindRoots) -> ToolResult:
+    backends = session.backends
+    cfg = backends.config()
+    listed, unlisted = await _all_roots(backends, p, cfg)
+    roots = listed
+    if p.app:
+        wanted = p.app.strip().lower()
+        roots = [r for r in roots if r.app_name.strip().lower() == wanted]
+    if p.kind:
+        roots = [r for r in roots if r.kind == p.kind]
+    scored: list[tuple[float, RootInfo]] = []
+    for root in roots:
+        if p.text and p.text.strip():
+            ranked = rank_text(p.text, [root.app_name, root.title])
+            if ranked is None:
+                continue
+            scored.append((ranked[1], root))
+        else:
+            scored.append((1.0, root))
+    scored.sort(key=lambda sr: (-sr[0], not sr[1].is_focused, sr[1].z_order, -window_score(sr[1])))
+    top = scored[:TOP_N]
+    if not cfg.browser_use:
+        top = [(score, r) for score, r in top if r.kind != "browser_page"]
+    lines = [
+        f"found {len(scored)} roots; returned {len(top)}."
+        + (" Refine with text, app, pid or kind." if len(scored) > len(top) else "")
+        + " Pass an @r to observe_ui."
+    ]
+    windows = []
+    for score, root in top:
+        ref = session.roots.ref_for(root)
+        allowed = cfg.browser_use or not is_browser_app(root)
+        lines.append(root_line(ref, root) + ("" if allowed else " [browser_use_disabled]"))
+        windows.append(
+            {**root_json(ref, root), "score": round(score, 3), "browserUseAllowed": allowed}
+        )
+    session.announced.shown(listed, {root.pid for _, root in top})
+    if not top:
+        lines = [
+            "no roots match these filters."
+            if (p.text or p.app or p.pid or p.kind)
+            else "no windows are open on this desktop."
+        ]
+    notices = [*backends.notices(), *([unlisted] if unlisted else [])]
+    return ToolResult(
+        "\n".join([*lines, *(f"note: {inline(n)}" for n in notices)]),
+        {
+            "notices": notices,
+            "windows": windows,
+            "totalMatches": len(scored),
+            "returned": len(top),
+            "hasMore": len(scored) > len(top),
+            "config": {"browser_use": cfg.browser_use, "headless": cfg.headless},
+        },
+    )
+
+
+async def observe_ui(session: Session, p: contract.ObserveUi) -> ToolResult:
+    observer = session.observer
+    if p.root:
+        wanted = session.roots.get(p.root)
+        siblings = await observer.backend_for(wanted).list_roots(pid=wanted.pid)
+        session.announced.listed(wanted.pid, siblings, session.roots.ref_for)
+        root = promote_modal(match_root(wanted, siblings), siblings)
+        session.roots.ref_for(root)
+    else:
+        chosen = pick_default(await session.backends.desktop.list_roots())
+        if chosen is None:
+            raise TargetGone("no windows are open on this desktop. Launch an app first.")
+        root = chosen
+    return await session.looker.observe(root, p.mode, "observe_ui")

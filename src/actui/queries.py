@@ -1,0 +1,202 @@
+"""``search_ui``, ``expand_ui``, ``inspect_ui`` and ``read_text``: questions about a saved state.
+
+They answer from the stored outline, and read the UI only for what the state
+left unread (into a successor state) or for an element's live text; either
+read runs in the state's lane at its epoch, so a write in between refuses it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from actui import contract
+from actui.backends.base import TextSlice
+from actui.errors import InvalidParams, SecureTextUnreadable
+from actui.imaging import scale_of
+from actui.observer import Observer
+from actui.outline.fold import label_line, path_text, render_fold
+from actui.outline.search import render_search, search
+from actui.output import ELEMENT_PAGE_CHARS, OutputStore
+from actui.quoting import inline, quote
+from actui.reaching import Reached, has_unread, read_below, search_unread
+from actui.runtime.store import State
+from actui.tool_result import ToolResult
+from actui.views import node_json
+
+
+async def search_ui(observer: Observer, p: contract.SearchUi) -> ToolResult:
+    state = observer.state(p.stateId)
+    result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
+    text = (p.text or "").strip()
+    reached: list[Reached] = []
+    if text and has_unread(state) and not any(m.reason == "exact" for m in result.matches):
+        state, reached = await _search_unread(observer, state, text)
+        result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
+    matches = [
+        {
+            "ref": m.ref,
+            "role": m.role,
+            "label": m.label,
+            "labelInferred": m.inferred,
+            "path": m.path,
+            "matchReason": m.reason,
+            "score": round(m.score, 3),
+            "capabilities": list(m.caps),
+            "actions": list(m.actions),
+        }
+        for m in result.matches
+    ]
+    details: dict[str, Any] = {
+        "stateId": state.state_id,
+        "matches": matches,
+        "totalMatches": result.total,
+        "returned": len(matches),
+        "hasMore": result.total > len(matches),
+    }
+    lines = [render_search(result)]
+    if reached:
+        lines.append(f"read on demand into stateId {state.state_id}:")
+        lines += [c.note(state.state_id) for c in reached]
+        details["baseStateId"] = state.base_state_id
+        details["unread"] = [c.json() for c in reached]
+    return ToolResult("\n".join(lines), details)
+
+
+async def _search_unread(
+    observer: Observer, state: State, text: str
+) -> tuple[State, list[Reached]]:
+    """What the state left unread (hidden subtrees, rows of windowed containers), read
+    for ``text``; the successor state is saved."""
+    backend = observer.backend_for(state.root)
+
+    async def job(_epoch: int) -> tuple[State, list[Reached]]:
+        return await search_unread(backend, state, text, state.epoch, scale_of(state))
+
+    successor, reached = await observer.read_at(state, job)
+    observer.keep(successor)
+    return successor, reached
+
+
+async def expand_ui(observer: Observer, p: contract.ExpandUi) -> ToolResult:
+    state = observer.state(p.stateId)
+    node = state.node(p.ref)
+    lines = [label_line(node)]
+    base = state.state_id
+    if node.unread and node.wire:
+        state = await _read_below(observer, state, node.ref)
+        node = state.node(node.ref)
+        lines.append(f"read on demand into stateId {state.state_id} (it was not shown):")
+    fold = render_fold(state.outline, max_depth=p.depth, start=node.ref)
+    lines.append(fold.text)
+    details: dict[str, Any] = {
+        "stateId": state.state_id,
+        "target": node_json(node),
+        "shown": fold.shown,
+    }
+    if state.state_id != base:
+        details["baseStateId"] = base
+    return ToolResult("\n".join(lines), details)
+
+
+async def _read_below(observer: Observer, state: State, ref: str) -> State:
+    """What ``ref`` held unread, read into a saved successor state."""
+    backend = observer.backend_for(state.root)
+
+    async def job(_epoch: int) -> State:
+        return await read_below(backend, state, ref, state.epoch, scale_of(state))
+
+    successor = await observer.read_at(state, job)
+    observer.keep(successor)
+    return successor
+
+
+async def inspect_ui(observer: Observer, p: contract.InspectUi) -> ToolResult:
+    state = observer.state(p.stateId)
+    node = state.node(p.ref)
+    rect = node.rect
+    lines = [
+        label_line(node),
+        "path: " + path_text(state.outline, node),
+        f"role: {node.role} (platform: {inline(node.raw_role)})",
+        "rect: "
+        + (json.dumps({"x": rect.x, "y": rect.y, "w": rect.w, "h": rect.h}) if rect else "none"),
+        "states: " + (", ".join(sorted(node.states)) or "none"),
+        "actions: " + (", ".join(quote(action) for action in node.actions) or "none"),
+        "capabilities: " + (", ".join(sorted(node.caps)) or "none"),
+    ]
+    if node.secure:
+        lines.append("value: (password field: never shown)")
+    elif node.value:
+        shown = node.value[:200]
+        more = node.value_length > len(shown)
+        lines.append("value: " + json.dumps(shown) + (" … (read_text for all)" if more else ""))
+    return ToolResult("\n".join(lines), {"stateId": state.state_id, "target": node_json(node)})
+
+
+def read_output(output: OutputStore, p: contract.ReadText) -> ToolResult:
+    """A page of a long result's text that an ``@o`` ref continues."""
+    page = output.read(p.ref, p.offset)
+    text = page.text
+    if page.has_more:
+        text += (
+            f"\n[{page.offset + page.limit} of {page.total_bytes} bytes; continue with "
+            f'read_text({{ref:"{p.ref}", offset:{page.offset + page.limit}}})]'
+        )
+    return ToolResult(
+        text,
+        {
+            "ref": p.ref,
+            "offset": page.offset,
+            "limit": page.limit,
+            "totalBytes": page.total_bytes,
+            "hasMore": page.has_more,
+            "complete": page.complete,
+        },
+    )
+
+
+async def read_element(observer: Observer, p: contract.ReadText) -> ToolResult:
+    """A page of an ``@e`` element's live text."""
+    if not p.stateId:
+        raise InvalidParams("stateId", "is required to read an @e ref.", "Pass the stateId.")
+    state = observer.state(p.stateId)
+    node = state.node(p.ref)
+    if node.secure:
+        raise SecureTextUnreadable(node.ref)
+    if node.wire is None:
+        raise InvalidParams(
+            "ref",
+            f"{node.ref} is picture-only (seen in the image, not an accessible element), "
+            "so it has no live text.",
+            "Its text is its label; use inspect_ui, or act on it by coordinates.",
+        )
+    observer.check_document(state)
+    root = await observer.resolve(state.root)
+    backend = observer.backend_for(root)
+    wire = node.wire
+
+    async def job(_epoch: int) -> TextSlice:
+        return await backend.read_text(root, wire, p.offset, ELEMENT_PAGE_CHARS)
+
+    sliced = await observer.read_at(state, job)
+    text, total = sliced.text, sliced.total_chars
+    next_offset = p.offset + len(text)
+    has_more = next_offset < total
+    shown = text
+    if has_more:
+        shown += (
+            f"\n[characters {p.offset}-{next_offset} of {total}; continue with "
+            f'read_text({{ref:"{p.ref}", stateId:"{state.state_id}", offset:{next_offset}}})]'
+        )
+    return ToolResult(
+        shown,
+        {
+            "ref": p.ref,
+            "offset": p.offset,
+            "limit": len(text),
+            "totalChars": total,
+            "hasMore": has_more,
+            "text": text,
+        },
+    )

@@ -1,0 +1,133 @@
+"""Rendering a result's text: views and diffs within the call's budget, and what a session said.
+
+Owns the running call's token budget (``RESULT_BUDGET``), the once-a-session
+lines (a root's label, how to open a fold) and the lines that drain news into
+a result (window changes, a page's console). It reads states and never takes,
+saves or waits: a tool hands it what was observed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import Any
+
+from actui.backends.base import RootInfo
+from actui.imaging import scale_of
+from actui.outline.diff import changes_json, compute_changes, diff_or_view
+from actui.outline.view import MIN_VIEW_TOKENS, PAGE_TOKENS, RECEIPT, WINDOW_TOKENS, render_view
+from actui.outline.windows import windows_json
+from actui.runtime.deltas import Announced
+from actui.runtime.store import State
+from actui.tokens import estimate_tokens
+from actui.views import console_line, root_delta_lines, root_json, root_label
+
+RESULT_BUDGET: ContextVar[int | None] = ContextVar("actui_result_budget", default=None)
+"""The running call's ``maxTokens`` (a context variable: concurrent calls each keep theirs)."""
+
+ConsoleFn = Callable[[RootInfo], tuple[str, ...]]
+"""Drains a root's console messages (a page's; nothing for a desktop window)."""
+
+
+def observation_details(state: State, view: str) -> dict[str, Any]:
+    """What a successor's structured content says beside its text: ids, the root,
+    and the image's coordinate space when the state has an image (never the view
+    text itself: the text carries it, and a model may be shown both)."""
+    root = state.root
+    details: dict[str, Any] = {
+        "stateId": state.state_id,
+        "baseStateId": state.base_state_id,
+        "view": view,
+        "target": root_json(state.root_ref, root),
+        "nodeCount": len(state.outline),
+        **windows_json(state.outline),
+        "status": "ok",
+    }
+    if state.image_size:
+        details["capture"] = {
+            "stateId": state.state_id,
+            "width": state.image_size[0],
+            "height": state.image_size[1],
+            "scaleFactor": scale_of(state),
+            "coordinateSpace": "window-relative-screenshot-pixels",
+            "timestamp": state.captured_at,
+        }
+    return details
+
+
+def view_budget(state: State, above: str) -> int:
+    """Tokens left for a view of ``state`` below the lines ``above`` it in the result:
+    of ``maxTokens`` when the call gives one, else of the default for its kind of root."""
+    asked = RESULT_BUDGET.get()
+    budget = asked or (PAGE_TOKENS if state.root.kind == "browser_page" else WINDOW_TOKENS)
+    return max(MIN_VIEW_TOKENS, budget - estimate_tokens(above) - 1)
+
+
+class Renderer:
+    """The text of one session's results, which remembers what it already told the agent."""
+
+    def __init__(self, announced: Announced, console: ConsoleFn) -> None:
+        self._announced = announced
+        self._console = console
+        self._labels: dict[str, str] = {}
+        """The label each root ref was last named with (``named``)."""
+        self._receipt_shown = False
+        """Whether a view has said how to open a fold (``RECEIPT``): once a session."""
+
+    def named(self, ref: str, root: RootInfo) -> str:
+        """``@r1 app — "title"`` where this session has not shown that label yet, else ``@r1``.
+
+        The agent read the label in the last result that named the root; saying
+        it again on every call costs tokens and tells nothing. A changed title
+        or URL is said again.
+        """
+        label = root_label(root)
+        if self._labels.get(ref) == label:
+            return ref
+        self._labels[ref] = label
+        return f"{ref} {label}"
+
+    def window_news(self, pid: int, details: dict[str, Any]) -> list[str]:
+        """Lines for ``pid``'s window changes no result has reported yet (and the details)."""
+        news = self._announced.take(pid)
+        if news:
+            details["windowChanges"] = news
+        return [f"meanwhile, {line}" for line in root_delta_lines(news)]
+
+    def console_lines(self, root: RootInfo, details: dict[str, Any]) -> list[str]:
+        """Drain a page's console messages into the result (nothing for desktop roots)."""
+        messages = list(self._console(root))
+        if messages:
+            details["console"] = messages
+        return [console_line(m) for m in messages]
+
+    def fold_text(self, state: State, reason: str | None = None, above: str = "") -> str:
+        """The first view of ``state`` (``outline.view``), within what the result has left."""
+        return self._receipt_once(
+            render_view(state.outline, state.state_id, view_budget(state, above), reason).text
+        )
+
+    def diff_text(
+        self, base: State, successor: State, above: str = ""
+    ) -> tuple[str, str, dict[str, Any]]:
+        """The diff from ``base``, or the view when that is shorter or the diff asks for it,
+        within what the result has left below the lines ``above``."""
+        changes = compute_changes(base.outline, successor.outline)
+        budget = view_budget(successor, above)
+        text, reason = diff_or_view(
+            changes, successor.outline, base.state_id, successor.state_id, budget
+        )
+        if reason is not None:
+            return self._receipt_once(text), "full", {"viewReason": reason}
+        return text, "diff", {"changes": changes_json(changes)}
+
+    def _receipt_once(self, view: str) -> str:
+        """``view`` without its last line on how to open a fold when an earlier view of
+        this session said it: the agent has read it, and each fold still counts what it
+        holds (``▸ (5 more: …)``)."""
+        if not view.endswith("\n" + RECEIPT):
+            return view
+        if self._receipt_shown:
+            return view.removesuffix("\n" + RECEIPT)
+        self._receipt_shown = True
+        return view
