@@ -13,7 +13,10 @@ runs there): its bridge would deadlock on the key. Roots are AT-SPI's,
 enriched with their X11 windows (id, stacking, activation), plus the X11
 windows no accessible application describes: those are bare windows, read by
 their pixels (a one-node snapshot; visual mode adds OCR) and driven by
-physical input only. When the X display is gone, that is the error of every
+physical input only. A step a policy forbids is answered as data (``Refused``:
+AT-SPI has no semantic form for it, the window has no tree, or the default
+policy meets an inactive window); whether it goes again in the foreground is
+``actui.actions``'s decision. When the X display is gone, that is the error of every
 call, whatever the accessibility bus or the registry said first (they go with
 the display or fail oddly after it), and waits on events end at once. This
 module only composes; each half owns its platform.

@@ -142,11 +142,6 @@ class ActionDelivery:
             and request.button == "left"
             and request.click_count == 1
         )
-        if request.target is None or kind in ("keypress", "drag", "moveMouse"):
-            return refuse_physical(request, f"{kind} without an element target")
-        if kind == "click" and not semantic_click:
-            return refuse_physical(request, "a click at a point or with another button or count")
-        at = Address.parse(request.target)
         steps: Mapping[str, Step] = {
             "press": self._press,
             "click": self._click,
@@ -159,7 +154,12 @@ class ActionDelivery:
             "scroll": self._scroll,
             "expand": self._expand,
             "collapse": self._expand,
-        }
+        }  # the kinds AT-SPI can deliver semantically; keys, drags and moves it cannot
+        if request.target is None or kind not in steps:
+            return refuse_physical(request, f"{kind} without an element target")
+        if kind == "click" and not semantic_click:
+            return refuse_physical(request, "a click at a point or with another button or count")
+        at = Address.parse(request.target)
         try:
             async with asyncio.timeout(request.timeout_s):
                 basics, refusal = await self._ready(request, at)

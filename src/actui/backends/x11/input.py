@@ -24,6 +24,7 @@ from Xlib import X
 from Xlib.ext import xtest
 
 from actui.backends.base import ActionRequest, ActionResult, Rect, Refused
+from actui.backends.evidence import verdict
 from actui.backends.x11 import ewmh
 from actui.backends.x11.connection import XConnection
 from actui.backends.x11.keys import (
@@ -97,7 +98,7 @@ class X11Input:
                 sent = selecting if isinstance(selecting, int) else 0
                 evidence = {**evidence, **typist.evidence(sent)}
         return ActionResult(
-            outcome="unknown",
+            outcome=verdict(effect=False, unchanged=False, readable=False),
             delivery="hid",
             policy=request.policy,
             mechanism="xtest",
