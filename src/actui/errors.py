@@ -125,7 +125,19 @@ class ForegroundRequired(ActuiError):
 
 
 class CoordinateBlocked(ActuiError):
+    """Physical input may not be sent: ``why``, and what to do ``instead`` (when the
+    backend knows; without it, ``why`` is the whole sentence)."""
+
     code = "coordinate_blocked"
+
+    def __init__(self, why: str, *, instead: Instead = "") -> None:
+        super().__init__(why)
+        self.why = why
+        self.instead = instead
+
+    @property
+    def message(self) -> str:
+        return sentences.advised(self.why, self.instead) if self.instead else self.why
 
 
 def refusal_error(refused: Refused) -> ForegroundRequired | CoordinateBlocked:

@@ -15,7 +15,9 @@ from actui.backends.base import Refused
 
 Then = Literal["", "find_roots", "observe_ui", "launch_browser"]
 """The tool whose call brings an agent back to something that exists."""
-Instead = Literal["", "ref", "keys", "text_field", "visual", "parent"]
+Instead = Literal[
+    "", "ref", "keys", "text_field", "visual", "parent", "click_dialog", "click_first"
+]
 """What to do instead of an unsupported step."""
 
 _INSTEAD: dict[Instead, str] = {
@@ -25,6 +27,8 @@ _INSTEAD: dict[Instead, str] = {
     "text_field": "type it through an accessible text field instead",
     "visual": "observe it with mode 'visual' to read its text from the picture",
     "parent": "act on its parent or use coordinates",
+    "click_dialog": "close the dialog with a click first",
+    "click_first": "click it first or act on a focusable element",
 }
 
 
@@ -39,7 +43,12 @@ def gone(what: str, why: str, then: Then) -> str:
 
 def unsupported(what: str, why: str, instead: Instead) -> str:
     """``what`` cannot be done here (``why``), and what to do instead."""
-    return _sentence(f"{what} {why}", _INSTEAD[instead])
+    return advised(f"{what} {why}", instead)
+
+
+def advised(fact: str, instead: Instead) -> str:
+    """A fact that stood in the way, and what to do instead."""
+    return _sentence(fact, _INSTEAD[instead])
 
 
 def display_gone(display: str) -> str:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.base import DeliveryPolicy, Needs, Refused
-from actui.errors import StepTimeout, TargetGone, UnsupportedAction
+from actui.errors import CoordinateBlocked, StepTimeout, TargetGone, UnsupportedAction
 from actui.sentences import Instead, Then, refusal
 
 facts = st.text(st.characters(categories=("L", "N", "Zs")), min_size=1, max_size=20)
@@ -58,3 +58,12 @@ def test_a_step_timeout_says_whether_anything_was_sent(
     assert timeout.code == "timeout" and kind in timeout.message
     assert f"{within:g} s" in timeout.message
     assert ("nothing was sent" in timeout.message) == (not sent)
+
+
+@given(facts, st.sampled_from(get_args(Instead)))
+def test_blocked_input_keeps_its_fact_and_adds_advice_only_when_given(
+    why: str, instead: Instead
+) -> None:
+    blocked = CoordinateBlocked(why, instead=instead)
+    assert blocked.code == "coordinate_blocked" and blocked.message.startswith(why)
+    assert (blocked.message == why) == (not instead)

@@ -249,7 +249,8 @@ class LinuxBackend(Backend):
             raise CoordinateBlocked(
                 f"{request.root.app_name} is held inside an earlier accessibility action (a "
                 "modal dialog it opened there) and answers nothing; a key press now would "
-                "deadlock it, so no key was sent. Close the dialog with a click first."
+                "deadlock it, so no key was sent",
+                instead="click_dialog",
             )
         aimed = request  # typed or set text is confirmed by its arrival in the target
         if request.target is not None and request.kind in ("typeText", "keypress", "setText"):
@@ -258,8 +259,8 @@ class LinuxBackend(Backend):
                 return focused
             if focused.outcome == "didnt":
                 raise CoordinateBlocked(
-                    "the target could not be focused, so typed keys would land elsewhere; "
-                    "click it first or act on a focusable element."
+                    "the target could not be focused, so typed keys would land elsewhere",
+                    instead="click_first",
                 )
             self.atspi.note_focused(request.target)
             request = replace(request, target=None)
