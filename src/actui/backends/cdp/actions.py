@@ -489,11 +489,14 @@ async def _expand(session: PageSession, request: ActionRequest) -> ActionResult:
         await watch.changes(("m",))  # a widget may update the state a moment later
         after = await dom.call(el.channel, object_id, dom.EXPANDED)
     evidence = {**delivered, "before": before, "after": after}
-    outcome = judge(before, after, want.__eq__, readable=not before == after == "none")
+    readable = not before == after == "none"
+    outcome = judge(before, after, want.__eq__, readable=readable)
     reason = explain(
         outcome,
         didnt=f"the element is not {request.kind}ed",
-        unknown="the element has no expanded state to read",
+        unknown="the element has no expanded state to read"
+        if not readable
+        else f"its expanded state changed to {after!r}, not {want!r}",
     )
     return result(request, outcome, evidence, reason)
 
