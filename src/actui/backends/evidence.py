@@ -77,12 +77,13 @@ def explain(outcome: Outcome, *, didnt: str = "", unknown: str = "", worked: str
 async def settle(
     check: Callable[[], Awaitable[bool]],
     wake: Callable[[float], Awaitable[object]],
-    budget_s: float = SETTLE_S,
+    budget_s: float,
 ) -> bool:
     """Re-read until ``check`` holds or ``budget_s`` has passed; whether it held.
 
-    ``wake`` waits at most the time it is given for the platform's next event
-    (or its polling interval), so a reading is taken after each change.
+    ``budget_s`` is the caller's settle window (:func:`settle_window`), never
+    implied. ``wake`` waits at most the time it is given for the platform's next
+    event (or its polling interval), so a reading is taken after each change.
     """
     deadline = time.monotonic() + budget_s
     while True:
@@ -99,7 +100,7 @@ async def read_back(
     read: Callable[[], Awaitable[T]],
     wanted: Callable[[T], bool],
     wake: Callable[[float], Awaitable[object]],
-    budget_s: float = SETTLE_S,
+    budget_s: float,
     *,
     effect_named: bool = True,
 ) -> tuple[Outcome, T]:

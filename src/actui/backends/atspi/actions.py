@@ -318,7 +318,12 @@ class ActionDelivery:
 
             try:
                 outcome, after = await read_back(
-                    before, lambda: self._observable(at), shows, _wake(watch), effect_named=False
+                    before,
+                    lambda: self._observable(at),
+                    shows,
+                    _wake(watch),
+                    SETTLE_S,
+                    effect_named=False,
                 )
             except CallTimeout:
                 self._stuck[request.root.pid] = at.bus
