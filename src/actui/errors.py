@@ -62,7 +62,23 @@ class UnknownState(ActuiError):
     code = "unknown_state"
 
 
-class UnknownRef(ActuiError):
+class _Vanished(ActuiError):
+    """Something an agent named no longer exists: ``what`` it was, ``why`` it is gone,
+    and ``then`` the tool that finds what exists now. Without ``why``, ``what`` is
+    already the whole sentence (written above the seam)."""
+
+    def __init__(self, what: str, why: str = "", *, then: Then = "") -> None:
+        super().__init__(f"{what} {why}" if why else what)
+        self.what = what
+        self.why = why
+        self.then = then
+
+    @property
+    def message(self) -> str:
+        return sentences.gone(self.what, self.why, self.then) if self.why else self.what
+
+
+class UnknownRef(_Vanished):
     code = "stale_ref"
 
 
@@ -98,26 +114,15 @@ class SchedulerClosed(ActuiError):
     code = "shutting_down"
 
 
-class TargetGone(ActuiError):
-    """A root or element no longer exists: ``what`` it was, ``why`` it is gone, and
-    ``then`` the tool that finds what exists now. ``pid``, when known, is its
-    application's process, so the boundary can tell a crash from a window that closed.
-
-    Without ``why``, ``what`` is already the whole sentence (written above the seam).
-    """
+class TargetGone(_Vanished):
+    """A root or element no longer exists. ``pid``, when known, is its application's
+    process, so the boundary can tell a crash from a window that closed."""
 
     code = "target_gone"
 
     def __init__(self, what: str, why: str = "", *, then: Then = "", pid: int = 0) -> None:
-        super().__init__(f"{what} {why}" if why else what)
-        self.what = what
-        self.why = why
-        self.then = then
+        super().__init__(what, why, then=then)
         self.pid = pid
-
-    @property
-    def message(self) -> str:
-        return sentences.gone(self.what, self.why, self.then) if self.why else self.what
 
 
 class ForegroundRequired(ActuiError):

@@ -46,7 +46,7 @@ async def resolve(conn: Sender, node: int) -> str:
         )
     except CdpCommandError as exc:
         raise UnknownRef(
-            f"cdp:{node} is no longer in the page ({exc.message}); observe again."
+            f"cdp:{node}", f"is no longer in the page ({exc.message})", then="observe_ui"
         ) from exc
     return str(result["object"]["objectId"])
 
