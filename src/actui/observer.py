@@ -19,6 +19,7 @@ from actui.conditions import UiCondition, check_scope, condition_of
 from actui.errors import BackendUnavailable, InvalidParams, StaleDocument, UnknownState
 from actui.imaging import image_geometry, scale_of
 from actui.outline.model import Outline
+from actui.reaching import ConditionReach
 from actui.runtime.deltas import Announced
 from actui.runtime.roots import RootRegistry, is_browser_app, match_root
 from actui.runtime.scheduler import Scheduler
@@ -167,6 +168,8 @@ class Observer:
                 return await self.snapshot(root), self._lanes.epoch(state.resource_key)
             return await self.snapshot_at_epoch(root, state.resource_key)
 
+        reach = ConditionReach(backend, cond, state.outline, scale_of(state))
         return await wait_until(
-            backend, root, cond, state.outline, take, scale=scale_of(state), opened=opened
-        )
+            backend, root, cond, state.outline, take, scale=scale_of(state), opened=opened,
+            reach=reach,
+        )  # fmt: skip
