@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from actui import contract
 from actui.backends.base import Backend, RootInfo, Snapshot
 from actui.backends.registry import Backends
-from actui.conditions import UiCondition, check_scope, condition_of
+from actui.conditions import UiCondition
 from actui.errors import BackendUnavailable, InvalidParams, StaleDocument, TargetGone, UnknownState
 from actui.imaging import image_geometry, scale_of
 from actui.outline.model import Outline
@@ -35,15 +34,6 @@ MAX_NODES = 4096
 MAX_DEPTH = 64
 
 T = TypeVar("T")
-
-
-def condition(raw: contract.Condition | None, field: str, state: State) -> UiCondition | None:
-    """A contract condition as a checked ``UiCondition`` whose refs are ``state``'s."""
-    if raw is None:
-        return None
-    cond = condition_of(raw)
-    check_scope(cond, state.outline, field=field)
-    return cond
 
 
 class Observer:
