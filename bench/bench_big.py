@@ -22,7 +22,7 @@ import asyncio
 import re
 import resource
 import sys
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -82,13 +82,60 @@ async def cold_observe(env: dict[str, str], pid: int) -> tuple[float, dict[str, 
         await computer.close()
 
 
+IDLE_TICKS = 2
+"""CPU ticks (of 1/100 s) an app may use in :data:`IDLE_S` and count as idle."""
+IDLE_S = 0.3
+
+
+def cpu_ticks(pid: int) -> int:
+    """The process's user + system CPU time so far, in clock ticks (``/proc/PID/stat``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return int(fields[11]) + int(fields[12])
+
+
+async def settled(pid: int, timeout_s: float = 60.0) -> None:
+    """Once the process has gone idle. A new GTK 3 list measures its rows' heights in
+    idle time after it shows (100,000 of them: seconds on a busy machine), and every
+    call waits behind that: a cold look is timed on a settled app, as an agent meets
+    one."""
+    async with asyncio.timeout(timeout_s):
+        before = cpu_ticks(pid)
+        while True:
+            await asyncio.sleep(IDLE_S)
+            now = cpu_ticks(pid)
+            if now - before <= IDLE_TICKS:
+                return
+            before = now
+
+
+async def launched_list(desktop: Sandbox, rows: int) -> asyncio.subprocess.Process:
+    """``tests/apps/gtk3_big_list.py`` of ``rows`` rows, registered and settled."""
+    process = await desktop.launch(["/usr/bin/python3", str(APP), str(rows)])
+    await desktop.wait_for_app(process.pid)
+    computer = Computer(env=desktop.env)
+    try:
+        await root_ref(computer, process.pid)  # its window shows once its rows are made
+    finally:
+        await computer.close()
+    await settled(process.pid)
+    return process
+
+
+def started_list(rows: int) -> Callable[[Sandbox], Awaitable[int]]:
+    """:func:`launched_list` as ``bench_calc`` starts its apps: the pid."""
+
+    async def start(desktop: Sandbox) -> int:
+        return (await launched_list(desktop, rows)).pid
+
+    return start
+
+
 async def scale(rounds: int, dogtail_max: int) -> str:
     rows: list[list[str]] = []
     smallest = float("nan")
     async with Sandbox() as desktop:
         for n in SIZES:
-            process = await desktop.launch(["/usr/bin/python3", str(APP), str(n)])
-            await desktop.wait_for_app(process.pid)
+            process = await launched_list(desktop, n)
             ours, theirs = Series(f"{n:,} rows"), Series("dogtail")
             nodes = shown = ""
             for _ in range(rounds):
@@ -175,8 +222,7 @@ async def search(rounds: int) -> str:
     rows: list[list[str]] = []
     n = SIZES[-1]
     async with Sandbox() as desktop:
-        process = await desktop.launch(["/usr/bin/python3", str(APP), str(n)])
-        await desktop.wait_for_app(process.pid)
+        process = await launched_list(desktop, n)
         for _ in range(rounds):
             computer = Computer(env=desktop.env)
             try:

@@ -1,15 +1,19 @@
-"""LibreOffice Calc cold ``observe_ui``: this tree beside another actui tree, and the floor.
+"""A cold ``observe_ui`` of LibreOffice Calc (or gtk3-widget-factory): this tree beside
+another actui tree, and the floor the application sets.
 
-One Calc in one sandbox; each round, in alternating order, a fresh Python
+One app in one sandbox; each round, in alternating order, a fresh Python
 process per tree (``PYTHONPATH`` = that tree's ``src``) makes one cold
 ``observe_ui`` (a fresh ``Computer``, the window found untimed) and reports
 its ms, outline nodes and AT-SPI calls by kind. Then, in this process, the
 floor soffice itself sets: one ``Cache.GetItems`` round trip, and this tree's
 recorded calls replayed without dependencies through actui's bus
-(``bench_walk_floor``). soffice's RSS growth over everything is reported
-(targets: ≤ 500 ms cold, ≤ +50 MB).
+(``bench_walk_floor``). The app's RSS growth over everything is reported.
+Targets: Calc ≤ 500 ms cold, ≤ +50 MB; gtk3-widget-factory within 2× of one
+``GetItems`` round trip (the cache is the whole tree there, so one call is its floor).
 
-Run: ``.venv/bin/python bench/bench_calc.py --baseline /work/main/src [--rounds N]``.
+Run: ``.venv/bin/python bench/bench_calc.py --baseline /work/main/src [--rounds N]
+[--app calc|gtk3-widget-factory|list-100|list-100000]`` (the lists: ``bench_big``'s,
+to compare trees on the scale figures).
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench_big import cold_observe, rss_mb, started_calc
+from bench_big import cold_observe, rss_mb, started_calc, started_list
 from bench_desktop import root_ref
 from bench_walk_floor import recorded_snapshot, replay_bus
 from benchkit import Series, machine_line, ms, table
@@ -107,7 +111,23 @@ def calls_line(calls: dict[str, int]) -> str:
     return f"{sum(mix.values())}: " + ", ".join(f"{n} {m}" for m, n in mix.most_common())
 
 
-async def compare(baseline: Path, rounds: int) -> str:
+async def started_factory(desktop: Sandbox) -> int:
+    """gtk3-widget-factory on the desktop, registered and settled: its pid."""
+    process = await desktop.launch(["gtk3-widget-factory"])
+    await desktop.wait_for_app(process.pid)
+    await asyncio.sleep(1)  # its first frame settles
+    return process.pid
+
+
+APPS = {
+    "calc": started_calc,
+    "gtk3-widget-factory": started_factory,
+    "list-100": started_list(100),
+    "list-100000": started_list(100_000),
+}
+
+
+async def compare(baseline: Path, rounds: int, app: str) -> str:
     trees = {"this tree": OWN_SRC, f"baseline {baseline}": baseline}
     series = {name: Series(name) for name in trees}
     walks = {name: Series(name) for name in trees}
@@ -116,7 +136,7 @@ async def compare(baseline: Path, rounds: int) -> str:
     count = 0
     async with Sandbox() as desktop:
         env = dict(desktop.env)
-        pid = await started_calc(desktop)
+        pid = await APPS[app](desktop)
         before = rss_mb([pid])
         for index in range(rounds):
             order = list(trees) if index % 2 == 0 else list(reversed(trees))
@@ -156,14 +176,20 @@ async def compare(baseline: Path, rounds: int) -> str:
         "what", "min ms", "median ms", "of it the walk, median ms", "outline nodes",
         "AT-SPI calls",
     )  # fmt: skip
-    note = f"soffice RSS {before:.0f} MB before, {growth:+.1f} MB over all runs"
-    return f"Calc cold observe_ui ({rounds} rounds)\n" + table(headers, rows) + "\n" + note
+    own = series["this tree"]
+    note = (
+        f"this tree ÷ GetItems: {own.min / items.min:.2f}× min, "
+        f"{own.median / items.median:.2f}× median; "
+        f"{app} RSS {before:.0f} MB before, {growth:+.1f} MB over all runs"
+    )
+    return f"{app} cold observe_ui ({rounds} rounds)\n" + table(headers, rows) + "\n" + note
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--baseline", type=Path, help="another actui tree's src directory")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--app", choices=sorted(APPS), default="calc")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
@@ -172,7 +198,7 @@ def main() -> None:
     if args.baseline is None:
         parser.error("--baseline: give the src directory of the actui tree to compare with")
     print(machine_line())
-    print(asyncio.run(compare(args.baseline.resolve(), args.rounds)))
+    print(asyncio.run(compare(args.baseline.resolve(), args.rounds, args.app)))
     print(machine_line())
 
 

@@ -12,7 +12,8 @@ Password values are never read, so they are never matched or shown.
 
 This module owns the rules between a condition's fields (the contract runs
 them when it parses one) and evaluates conditions; it must not wait, observe
-or talk to a backend.
+or talk to a backend (``reaching`` reads on demand what a condition could be
+met in, with this module's tests).
 """
 
 from __future__ import annotations
@@ -166,6 +167,12 @@ def _resolve(outline: Outline, ref: str) -> Node | None:
     return node if node is not None else outline.by_wire().get(ref)
 
 
+def anchor_node(cond: UiCondition, outline: Outline) -> Node | None:
+    """The element the condition is confined to in ``outline`` (None without an anchor, or
+    when it is gone)."""
+    return None if cond.anchor is None else _resolve(outline, cond.anchor)
+
+
 def check_scope(cond: UiCondition, outline: Outline, *, field: str) -> None:
     """The anchor must exist in the state the condition is checked against."""
     anchor = cond.anchor
@@ -233,16 +240,25 @@ def _role_test(role: str | None) -> Callable[[Node], bool]:
     return lambda node: neutral_role(node.role) == wanted
 
 
+def text_test(cond: UiCondition) -> Callable[[str], bool] | None:
+    """Whether one text holds the condition's ``text`` as the matcher compares it (None
+    without a text): what a read on demand keeps of the cells it reads."""
+    if cond.text is None:
+        return None
+    needle = _fold(cond.text)
+    return lambda text: needle in _fold(text)
+
+
 def _matcher(cond: UiCondition) -> Callable[[Node], bool]:
     """The condition's test for one node, with its needles folded once."""
     role_matches = _role_test(cond.role)
-    needle = None if cond.text is None else _fold(cond.text)
+    holds = text_test(cond)
     wanted = None if cond.value is None else cond.value.strip().casefold()
 
     def matches(node: Node) -> bool:
         if not role_matches(node):
             return False
-        if needle is not None and not any(needle in _fold(text) for text in _texts(node)):
+        if holds is not None and not any(holds(text) for text in _texts(node)):
             return False
         return wanted is None or (not node.secure and node.value.strip().casefold() == wanted)
 

@@ -18,6 +18,7 @@ from actui.conditions import UiCondition
 from actui.errors import BackendUnavailable, InvalidParams, StaleDocument, TargetGone, UnknownState
 from actui.imaging import image_geometry, scale_of
 from actui.outline.model import Outline
+from actui.reaching import ConditionReach
 from actui.runtime.deltas import Announced
 from actui.runtime.roots import (
     RootRegistry,
@@ -179,6 +180,8 @@ class Observer:
                 return await self.snapshot(root), self._lanes.epoch(state.resource_key)
             return await self.snapshot_at_epoch(root, state.resource_key)
 
+        reach = ConditionReach(backend, cond, state.outline, scale_of(state))
         return await wait_until(
-            backend, root, cond, state.outline, take, scale=scale_of(state), opened=opened
-        )
+            backend, root, cond, state.outline, take, scale=scale_of(state), opened=opened,
+            reach=reach,
+        )  # fmt: skip

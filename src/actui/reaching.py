@@ -1,5 +1,5 @@
-"""search_ui and expand_ui reaching what an observation left unread: the rows of windowed
-containers, and subtrees that were not shown (hidden pages, ``Node.unread``).
+"""search_ui, expand_ui and waits reaching what an observation left unread: the rows of
+windowed containers, and subtrees that were not shown (hidden pages, ``Node.unread``).
 
 A hidden subtree is read whole on demand (``Backend.read_below``, bounded by
 the budget left): expand_ui reads the one it is asked about, a search that
@@ -16,17 +16,25 @@ are mostly empty). Matching cells join a successor state (stored
 states stay immutable), which also remembers the rows searched, so searching
 it again continues where this one stopped. What was not searched is said,
 with how to reach it. Nothing is scrolled or focused.
+
+A wait (``wait_for``, ``act_ui``'s ``expect`` and ``require``) whose condition a
+look does not show met reads the same way, within the wait's time left, until
+the condition holds (:class:`ConditionReach`); what it read joins the state the
+wait saves.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from actui.backends.base import Backend, RowQuery, Window
+from actui.backends.base import Backend, RootInfo, RowQuery, Window
+from actui.conditions import UiCondition, anchor_node, evaluate, text_test
 from actui.errors import CallTimeout
+from actui.outline.diff import stabilize
 from actui.outline.model import Node, Outline, grafted, opened, ref_number
 from actui.outline.search import rank_text
 from actui.runtime.store import State, new_state_id
@@ -49,6 +57,10 @@ MATCH_LIMIT = 32
 CALL_GRACE_S = 3.0
 """Past a hidden subtree's budget, time for the calls in flight to finish (each is bounded
 by the bus's call timeout)."""
+READ_AFTER_S = 0.5
+"""How far into a wait its first read on demand comes (:class:`ConditionReach`)."""
+READ_EVERY_S = 1.0
+"""How far apart a wait's reads on demand are."""
 SEARCHED = "searchedRows"
 """``State.extra`` key: per container (native id), the row intervals already searched."""
 
@@ -226,7 +238,7 @@ def _exact(text: str, names: Iterable[str]) -> bool:
 
 
 async def _open(
-    backend: Backend, state: State, outline: Outline, node: Node, deadline: float, scale: float
+    backend: Backend, root: RootInfo, outline: Outline, node: Node, deadline: float, scale: float
 ) -> Outline:
     """``outline`` with what ``node`` held unread read in, within ``deadline``."""
     loop = asyncio.get_running_loop()
@@ -234,74 +246,135 @@ async def _open(
     budget = max(0.1, deadline - loop.time())
     try:
         async with asyncio.timeout(budget + CALL_GRACE_S):
-            below = await backend.read_below(state.root, node.wire, budget)
+            below = await backend.read_below(root, node.wire, budget)
     except TimeoutError:
         raise CallTimeout(
-            f"{state.root.app_name} did not finish listing what {node.ref} holds in time; "
+            f"{root.app_name} did not finish listing what {node.ref} holds in time; "
             "show it (select its tab or page) and observe_ui again."
         ) from None
-    return opened(outline, node.ref, below, state.root.frame, scale)
+    return opened(outline, node.ref, below, root.frame, scale)
 
 
 async def read_below(backend: Backend, state: State, ref: str, epoch: int, scale: float) -> State:
     """A successor of ``state`` with what ``ref`` held unread read in (expand_ui)."""
     deadline = asyncio.get_running_loop().time() + BUDGET_S
-    outline = await _open(backend, state, state.outline, state.node(ref), deadline, scale)
+    outline = await _open(backend, state.root, state.outline, state.node(ref), deadline, scale)
     return _successor(state, outline, epoch, state.extra)
+
+
+@dataclass(frozen=True)
+class Goal:
+    """What one read on demand looks for: the cells of unread rows it keeps (by their
+    text; rows are not read without one), and when it has found enough to stop."""
+
+    accepts: Callable[[str], bool] | None
+    met: Callable[[Outline, int], bool]
+    """Given the outline read so far and the highest ref before the last read."""
+    within: Node | None = None
+    """Read only what lies inside this element (a condition's anchor)."""
+    max_cells: int = MAX_CELLS
+
+
+@dataclass(frozen=True)
+class Reach:
+    """An outline with more read in, the rows searched per container, and what was read."""
+
+    outline: Outline
+    searched: dict[str, Intervals]
+    reached: tuple[Reached, ...]
+    cells: int
+
+
+def _inside(outline: Outline, within: Node | None) -> Callable[[Node], bool]:
+    if within is None:
+        return lambda node: True
+    refs = {n.ref for n in outline.subtree(within)}
+    return lambda node: node.ref in refs
+
+
+async def reach(
+    backend: Backend,
+    root: RootInfo,
+    outline: Outline,
+    searched: Mapping[str, Intervals],
+    goal: Goal,
+    deadline: float,
+    scale: float,
+) -> Reach:
+    """``outline`` with what it left unread read in until ``goal`` is met or ``deadline``
+    (loop time) passes: hidden subtrees in outline order, then the cells of unread rows."""
+    loop = asyncio.get_running_loop()
+    seen_rows = dict(searched)
+    inside = _inside(outline, goal.within)
+    cells = 0
+    done = slow = False
+    coverage: list[Reached] = []
+    hidden = [n for n in _hidden(outline) if inside(n)]
+    for i, node in enumerate(hidden):
+        if done or loop.time() >= deadline:
+            coverage.append(Unopened(i, tuple(hidden[i:])))
+            break
+        before = outline.max_ref
+        try:
+            outline = await _open(backend, root, outline, node, deadline, scale)
+        except CallTimeout:
+            coverage.append(Unopened(i, tuple(hidden[i:])))
+            slow = True
+            break
+        done = goal.met(outline, before)
+    else:
+        if hidden:
+            coverage.append(Unopened(len(hidden), ()))
+    accepts = goal.accepts
+    windows = [(n, w) for n, w in _windows(outline) if inside(n)] if accepts else []
+    for node, window in windows:
+        assert accepts is not None
+        total = _total(window)
+        seen = seen_rows.get(str(node.wire), _shown(window))
+        first = max(0, window.first_column) if window.rows is not None else 0
+        width = (window.columns or 1) - first if window.rows is not None else 1
+        columns = range(first, first + max(1, min(MAX_COLUMNS, width)))
+        for rows in scan_order(total, window, seen, max(1, CHUNK_CELLS // len(columns))):
+            rows = rows[: max(0, goal.max_cells - cells) // len(columns)]
+            if done or slow or loop.time() >= deadline or not rows:
+                break
+            query = RowQuery(str(node.wire), rows, columns, accepts, MATCH_LIMIT)
+            try:
+                async with asyncio.timeout(max(0.1, deadline - loop.time())):
+                    found = await backend.find_in_rows(root, query)
+            except (CallTimeout, TimeoutError):
+                slow = True  # what was searched so far still counts; the rest is said
+                break
+            cells += len(rows) * len(columns)
+            seen = merged(seen, (rows.start, rows.stop - 1))
+            before = outline.max_ref
+            outline = grafted(outline, node.ref, tuple(found), root.frame, scale)
+            done = goal.met(outline, before)
+        seen_rows[str(node.wire)] = seen
+        of = window.columns if window.rows is not None and window.columns else 1
+        coverage.append(Coverage(node, total, seen, slow, columns, of))
+    return Reach(outline, seen_rows, tuple(coverage), cells)
+
+
+def _found_exact(text: str) -> Callable[[Outline, int], bool]:
+    """Met once an element read after ``before`` is named ``text`` exactly."""
+
+    def met(outline: Outline, before: int) -> bool:
+        return _exact(text, (n.name for n in outline if ref_number(n.ref) > before))
+
+    return met
 
 
 async def search_unread(
     backend: Backend, state: State, text: str, epoch: int, scale: float
 ) -> tuple[State, list[Reached]]:
     """A successor of ``state`` holding what was unread and matches ``text``: hidden
-    subtrees first, then the cells of unread rows."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + BUDGET_S
-    searched = _searched(state)
-    outline = state.outline
-    cells = 0
-    exact = slow = False
-    coverage: list[Reached] = []
-    hidden = _hidden(outline)
-    for i, node in enumerate(hidden):
-        if exact or loop.time() >= deadline:
-            coverage.append(Unopened(i, tuple(hidden[i:])))
-            break
-        before = outline.max_ref
-        try:
-            outline = await _open(backend, state, outline, node, deadline, scale)
-        except CallTimeout:
-            coverage.append(Unopened(i, tuple(hidden[i:])))
-            slow = True
-            break
-        exact = _exact(text, (n.name for n in outline if ref_number(n.ref) > before))
-    else:
-        if hidden:
-            coverage.append(Unopened(len(hidden), ()))
-    for node, window in _windows(state.outline):
-        total = _total(window)
-        seen = searched.get(str(node.wire), _shown(window))
-        first = max(0, window.first_column) if window.rows is not None else 0
-        width = (window.columns or 1) - first if window.rows is not None else 1
-        columns = range(first, first + max(1, min(MAX_COLUMNS, width)))
-        for rows in scan_order(total, window, seen, max(1, CHUNK_CELLS // len(columns))):
-            if exact or slow or loop.time() >= deadline or cells >= MAX_CELLS:
-                break
-            query = RowQuery(str(node.wire), rows, columns, _accepts(text), MATCH_LIMIT)
-            try:
-                async with asyncio.timeout(max(0.1, deadline - loop.time())):
-                    found = await backend.find_in_rows(state.root, query)
-            except (CallTimeout, TimeoutError):
-                slow = True  # what was searched so far still counts; the rest is said
-                break
-            cells += len(rows) * len(columns)
-            seen = merged(seen, (rows.start, rows.stop - 1))
-            outline = grafted(outline, node.ref, tuple(found), state.root.frame, scale)
-            exact = _exact(text, (n.name for n in found))
-        searched[str(node.wire)] = seen
-        of = window.columns if window.rows is not None and window.columns else 1
-        coverage.append(Coverage(node, total, seen, slow, columns, of))
-    return _successor(state, outline, epoch, {**state.extra, SEARCHED: searched}), coverage
+    subtrees first, then the cells of unread rows, until one holds an exact match."""
+    deadline = asyncio.get_running_loop().time() + BUDGET_S
+    goal = Goal(_accepts(text), _found_exact(text))
+    got = await reach(backend, state.root, state.outline, _searched(state), goal, deadline, scale)
+    extra = {**state.extra, SEARCHED: got.searched}
+    return _successor(state, got.outline, epoch, extra), list(got.reached)
 
 
 def _successor(state: State, outline: Outline, epoch: int, extra: Mapping[str, object]) -> State:
@@ -318,3 +391,74 @@ def _successor(state: State, outline: Outline, epoch: int, extra: Mapping[str, o
         image_size=state.image_size,
         extra=extra,
     )
+
+
+class ConditionReach:
+    """What one wait reads on demand when a look does not show its condition met.
+
+    Only ``until: present`` reads more: an element that is not shown is absent for the
+    agent (proving it absent everywhere would read everything), and a condition on one
+    element (``ref``) is decided by that element, which was read. Inside the anchor (if
+    any), hidden subtrees are read again at every read (what a wait waits for may
+    appear there), rows of windowed containers once per wait: later reads go on where
+    earlier ones stopped, at most :data:`MAX_CELLS` cells in all, and the shown rows are
+    in every look anyway. What was read joins the outline the wait returns, with refs
+    inherited from ``base``.
+
+    Most waits follow an action and are met by what is shown within a few hundred ms
+    (GTK 4's events lag about 250 ms behind an action, docs/design-notes.md §6), while
+    reading a hidden page costs the application about as long again; so the first read
+    is :data:`READ_AFTER_S` into the wait (half the timeout when that is shorter), the
+    next ones :data:`READ_EVERY_S` apart, and the checks between them look at what is
+    shown only.
+    """
+
+    def __init__(self, backend: Backend, cond: UiCondition, base: Outline, scale: float) -> None:
+        self._backend = backend
+        self._cond = cond
+        self._base = base
+        self._scale = scale
+        self._searched: dict[str, Intervals] = {}
+        self._cells = 0
+        self._idle = False
+        self._next_at = time.monotonic() + min(READ_AFTER_S, cond.timeout_ms / 2000)
+
+    def wanted(self, outline: Outline) -> bool:
+        """Whether reading on demand could meet the condition in ``outline``."""
+        cond = self._cond
+        if cond.until != "present" or cond.exact:
+            return False
+        within = None if cond.anchor is None else anchor_node(cond, outline)
+        if cond.anchor is not None and within is None:
+            return False
+        inside = _inside(outline, within)
+        rows = text_test(cond) is not None and self._cells < MAX_CELLS
+        return any(inside(n) for n in _hidden(outline)) or (
+            rows and any(inside(n) for n, _ in _windows(outline))
+        )
+
+    def due_in(self) -> float | None:
+        return None if self._idle else max(0.0, self._next_at - time.monotonic())
+
+    async def __call__(
+        self, root: RootInfo, outline: Outline, budget_s: float
+    ) -> tuple[Outline, tuple[Reached, ...]]:
+        """``outline`` with what it left unread read in when a read is due, within
+        ``budget_s`` (at most :data:`BUDGET_S`), until the condition is present."""
+        self._idle = not self.wanted(outline)
+        if self._idle or time.monotonic() < self._next_at:
+            return outline, ()
+        cond = self._cond
+
+        def met(grown: Outline, _before: int) -> bool:
+            return evaluate(cond, grown).present
+
+        within = None if cond.anchor is None else anchor_node(cond, outline)
+        goal = Goal(text_test(cond), met, within, MAX_CELLS - self._cells)
+        deadline = asyncio.get_running_loop().time() + min(max(0.0, budget_s), BUDGET_S)
+        got = await reach(self._backend, root, outline, self._searched, goal, deadline, self._scale)
+        self._searched, self._cells = got.searched, self._cells + got.cells
+        self._next_at = time.monotonic() + READ_EVERY_S
+        if got.outline is outline:
+            return outline, got.reached
+        return stabilize(self._base, got.outline), got.reached

@@ -67,6 +67,10 @@ async def wait_for(observer: Observer, renderer: Renderer, p: contract.WaitFor) 
     above = "\n".join([head, *renderer.window_news(root.pid, details)])
     body, view, extra = renderer.diff_text(state, successor, above)
     details.update(extra, view=view)
+    if waited.reached:
+        body += f"\nread on demand into stateId {successor.state_id}:\n"
+        body += "\n".join(r.note(successor.state_id) for r in waited.reached)
+        details["unread"] = [r.json() for r in waited.reached]
     return ToolResult(f"{above}\n{body}", details)
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from computer_helpers import process_alive
 
+from actui.sandbox import Sandbox
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 
@@ -42,6 +45,15 @@ class Driven:
                         return dict(window)
                 await asyncio.sleep(0.1)
 
+    async def look(self, title: str) -> str:
+        """The stateId of a semantic observe_ui of the window titled ``title``, its text
+        (up to 20,000 tokens) in ``texts[-1]``."""
+        window = await self.window(title)
+        observed = await self.ok(
+            "observe_ui", {"root": window["windowRef"], "mode": "semantic", "maxTokens": 20000}
+        )
+        return str(observed["stateId"])
+
     async def answering(self) -> None:
         """The app still answers: its windows are listed."""
         found = await self.ok("find_roots", {"pid": self.pid})
@@ -50,3 +62,18 @@ class Driven:
     async def refs(self, state: str, **query: str) -> list[str]:
         found = await self.ok("search_ui", {"stateId": state, **query})
         return [match["ref"] for match in found["matches"]]
+
+
+@asynccontextmanager
+async def headless_app(sandbox: Sandbox, argv: list[str]) -> AsyncIterator[Driven]:
+    """``argv`` started on the sandbox and driven headless; killed afterwards."""
+    process = await sandbox.launch(argv)
+    await sandbox.wait_for_app(process.pid)
+    computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "1"})
+    try:
+        yield Driven(computer, process.pid)
+    finally:
+        await computer.close()
+        if process.returncode is None:
+            process.kill()
+            await process.wait()

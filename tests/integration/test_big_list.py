@@ -128,3 +128,72 @@ async def test_scrolling_the_list_moves_the_window_the_next_state_shows(big: Big
     first = moved["shown"]["firstRow"]
     assert await exact(big.app, again["stateId"], f"Row {first}"), big.app.texts[-1]
     await big.app.answering()
+
+
+async def test_pressing_end_moves_the_window_to_the_last_rows_the_next_state_shows(
+    big: BigList, module_sandbox: Sandbox
+) -> None:
+    keyboard = Computer(env=module_sandbox.env)  # keys go through the foreground path
+    try:
+        app = Driven(keyboard, big.app.pid)
+        root = (await app.window(f"Big list {ROWS}"))["windowRef"]
+        observed = await app.ok("observe_ui", {"root": root, "mode": "semantic"})
+        first = observed["windows"][0]["shown"]["firstRow"]
+        (cell,) = await exact(app, observed["stateId"], f"Row {first}")
+        pressed = await app.ok(
+            "act_ui",
+            {
+                "stateId": observed["stateId"],
+                "actions": [{"action": "keypress", "ref": cell, "keys": ["End"]}],
+            },
+        )
+        await big.selected(f"Row {ROWS}")
+        again = await app.ok("observe_ui", {"root": root, "mode": "semantic"})
+        (moved,) = again["windows"]
+        assert moved["shown"]["lastRow"] == ROWS, (pressed, moved)
+        assert await exact(app, again["stateId"], f"Row {ROWS}"), app.texts[-1]
+        assert f"showing rows {moved['shown']['firstRow']:,}–{ROWS:,}" in app.texts[-2]
+    finally:
+        await keyboard.close()
+    await big.app.answering()
+
+
+async def test_wait_for_text_in_an_unread_row_finds_it_by_reading_on_demand(
+    big: BigList,
+) -> None:
+    observed = await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
+    wanted = f"Item {ROWS - 200}"  # among the last rows, which a search reads first
+    assert f'"{wanted}"' not in big.app.texts[-1], "the row is off screen, unread"
+    waited = await big.app.ok(
+        "wait_for", {"stateId": observed["stateId"], "text": wanted, "timeoutMs": 10_000}
+    )
+    assert waited["found"] and waited["matches"], big.app.texts[-1]
+    assert "read on demand into stateId" in big.app.texts[-1], big.app.texts[-1]
+    (unread,) = waited["unread"]
+    assert unread["rows"] == ROWS and 0 < unread["searchedRows"] < ROWS, unread
+    label = await big.app.ok(
+        "inspect_ui", {"stateId": waited["stateId"], "ref": waited["matches"][0]}
+    )
+    assert wanted in big.app.texts[-1], label
+    await big.app.answering()
+
+
+async def test_a_require_on_an_unread_row_holds_by_reading_it_and_the_step_runs(
+    big: BigList,
+) -> None:
+    observed = await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
+    first = observed["windows"][0]["shown"]["firstRow"]
+    (cell,) = await exact(big.app, observed["stateId"], f"Row {first + 1}")
+    wanted = f"Item {ROWS - 150}"
+    assert f'"{wanted}"' not in big.app.texts[-2], "the required row is off screen, unread"
+    done = await big.app.ok(
+        "act_ui",
+        {
+            "stateId": observed["stateId"],
+            "require": {"text": wanted, "timeoutMs": 10_000},
+            "actions": [{"action": "select", "ref": cell}],
+        },
+    )
+    await big.selected(f"Row {first + 1}")
+    assert done["outcome"] == "worked", done
+    await big.app.answering()

@@ -6,7 +6,8 @@ ever returned. actui reads such a container as a window onto its data (its
 size, and the cells on screen), so observing Calc returns and says the
 sheet's size and shown range, soffice's memory stays put, and Calc keeps
 answering. The task an agent would do works end to end: find A1, enter 3, 4,
-5 and their sum below, save; a headless soffice reads the file back.
+5 and their sum below, save; a headless soffice reads the file back. Closed
+menus are left unread, and a search reads them on demand.
 """
 
 from __future__ import annotations
@@ -103,6 +104,32 @@ async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(ca
     assert cell.details["matches"][0]["label"] == "A1", cell.text
     again = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
     assert again.details["nodeCount"] == observed.details["nodeCount"]
+    assert _rss_mb(calc.pid) - before < GROWTH_MB
+    assert_alive(calc.pid)
+    roots = await call_alive(calc.computer, calc.pid, "find_roots", {"pid": calc.pid})
+    assert roots.details["windows"], "Calc still answers for its window"
+
+
+async def test_search_ui_finds_an_item_of_a_closed_menu_by_reading_it_on_demand(
+    calc: Calc,
+) -> None:
+    before = _rss_mb(calc.pid)
+    observed = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
+    state = observed.details["stateId"]
+    assert re.search(r'menu "Format" \(not shown; \d+ items unread\)', observed.text), observed.text
+    assert '"Cells..."' not in observed.text, "a closed menu's items were read"
+    found = await call_alive(
+        calc.computer, calc.pid, "search_ui", {"stateId": state, "text": "Cells..."}
+    )
+    exact = [m for m in found.details["matches"] if m["matchReason"] == "exact"]
+    assert exact and exact[0]["role"] == "menuitem", found.text
+    assert "Format" in exact[0]["path"], exact[0]
+    assert found.details["baseStateId"] == state and found.details["stateId"] != state
+    (hidden,) = [each for each in found.details["unread"] if "hiddenRead" in each]
+    assert hidden["hiddenRead"] >= 1 and hidden["hiddenNotRead"], hidden
+    assert "search_ui again on stateId" in found.text, found.text
+    stored = calc.computer.state(state).outline
+    assert not any(n.name == "Cells..." for n in stored), "the stored state stayed as it was"
     assert _rss_mb(calc.pid) - before < GROWTH_MB
     assert_alive(calc.pid)
     roots = await call_alive(calc.computer, calc.pid, "find_roots", {"pid": calc.pid})

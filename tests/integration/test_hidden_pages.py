@@ -9,10 +9,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from corpus_helpers import Driven
+from corpus_helpers import Driven, headless_app
 
 from actui.sandbox import Sandbox
-from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -21,24 +20,12 @@ UNREAD = re.compile(r"^\s*(@e\d+) .*\(not shown; (\d+) items? unread\)", re.MULT
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def factory(module_sandbox: Sandbox) -> AsyncIterator[Driven]:
-    process = await module_sandbox.launch(["gtk4-widget-factory"])
-    await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
-    try:
-        yield Driven(computer, process.pid)
-    finally:
-        await computer.close()
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
+    async with headless_app(module_sandbox, ["gtk4-widget-factory"]) as app:
+        yield app
 
 
 async def _observed(app: Driven) -> tuple[str, str]:
-    window = await app.window("Widget Factory")
-    observed = await app.ok(
-        "observe_ui", {"root": window["windowRef"], "mode": "semantic", "maxTokens": 20000}
-    )
-    return str(observed["stateId"]), app.texts[-1]
+    return await app.look("Widget Factory"), app.texts[-1]
 
 
 async def test_hidden_pages_are_unread_and_expand_ui_reads_one(factory: Driven) -> None:
@@ -70,4 +57,20 @@ async def test_search_ui_finds_a_widget_on_a_hidden_page_by_reading_on_demand(
     assert "Data source: Wikipedia" in factory.texts[-1], label
     stored = factory.computer.state(state).outline
     assert any(n.unread for n in stored), "the stored state itself stayed unread"
+    await factory.answering()
+
+
+async def test_wait_for_text_on_a_hidden_page_finds_it_by_reading_on_demand(
+    factory: Driven,
+) -> None:
+    state, outline = await _observed(factory)
+    assert "Data source: Wikipedia" not in outline, "the page is hidden, unread"
+    waited = await factory.ok(
+        "wait_for", {"stateId": state, "text": "Data source: Wikipedia", "timeoutMs": 10_000}
+    )
+    text = factory.texts[-1]
+    assert waited["found"] and waited["matches"], text
+    assert "read on demand into stateId" in text and waited["baseStateId"] == state, text
+    assert any("hiddenRead" in each for each in waited["unread"]), waited["unread"]
+    assert any(n.unread for n in factory.computer.state(state).outline), "stored unchanged"
     await factory.answering()

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 from actui.backends.base import Backend, RawNode, Rect, RootInfo, Snapshot
 from actui.conditions import Evaluation, UiCondition, evaluate
@@ -31,6 +32,27 @@ RELIST_S = 0.25
 of another application wakes no wait on this one."""
 
 
+class ReadNote(Protocol):
+    """What a read on demand says it covered (``actui.reaching.Reached``)."""
+
+    def note(self, state_id: str) -> str: ...
+
+    def json(self) -> dict[str, Any]: ...
+
+
+class Reader(Protocol):
+    """Reads on demand what a look left unread and the condition could be met in
+    (``actui.reaching.ConditionReach``); it keeps its own schedule."""
+
+    def due_in(self) -> float | None:
+        """Seconds until it means to read (0 when due), None when there is nothing to read."""
+
+    async def __call__(
+        self, root: RootInfo, outline: Outline, budget_s: float
+    ) -> tuple[Outline, Sequence[ReadNote]]:
+        """``outline`` with what it left unread read in (when due), and what was read."""
+
+
 @dataclass(frozen=True)
 class WaitResult:
     satisfied: bool
@@ -44,6 +66,8 @@ class WaitResult:
     met_in: RootInfo | None = None
     """An opened window that shows the condition's element (for ``absent``: where it still
     shows), when the waited-on window alone does not decide it."""
+    reached: tuple[ReadNote, ...] = ()
+    """What the last check read on demand (``reach``), if anything."""
 
 
 def observed_outline(snapshot: Snapshot, base: Outline | None, scale: float = 1.0) -> Outline:
@@ -89,12 +113,15 @@ async def wait_until(
     timeout_ms: int | None = None,
     scale: float = 1.0,
     opened: OpenedFn | None = None,
+    reach: Reader | None = None,
 ) -> WaitResult:
     """Check ``condition`` on fresh snapshots until it holds or time runs out.
 
     It is always checked at least once, even with a zero timeout. With
     ``opened``, a condition without an anchor is present when any of the
-    root and the opened windows shows it (absent when none does).
+    root and the opened windows shows it (absent when none does). With
+    ``reach``, a check the look does not decide reads more on demand first when the
+    reader says it is due, and the wait wakes for it.
     """
     across = opened if condition.anchor is None else None
     budget = condition.timeout_ms if timeout_ms is None else timeout_ms
@@ -106,6 +133,10 @@ async def wait_until(
         snapshot, epoch = await take_snapshot()
         outline = observed_outline(snapshot, base, scale)
         evaluation = evaluate(condition, outline)
+        reached: Sequence[ReadNote] = ()
+        if reach is not None and not evaluation.present:
+            outline, reached = await reach(snapshot.root, outline, deadline - time.monotonic())
+            evaluation = evaluate(condition, outline)
         met_in = None
         if across is not None and not evaluation.present:
             met_in = _shown_in(condition, await across())
@@ -126,10 +157,11 @@ async def wait_until(
                 checks=checks,
                 event_driven=backend.waits_are_event_driven(root),
                 met_in=met_in,
+                reached=tuple(reached),
             )
-        await backend.wait_for_change(
-            root, mark, remaining if across is None else min(remaining, RELIST_S)
-        )
+        due = None if reach is None else reach.due_in()
+        pause = remaining if across is None else min(remaining, RELIST_S)
+        await backend.wait_for_change(root, mark, pause if due is None else min(pause, due))
 
 
 def _shown_in(condition: UiCondition, snapshots: list[Snapshot]) -> RootInfo | None:

@@ -283,8 +283,8 @@ class _Plan:
         what an agent can click is still read; a closed one is listed with its
         child count. GTK 3 applications' menus come whole from the cache, at no
         call each, and stay listed; so do those of GTK 3 menus it does not hold
-        (Mousepad's): an agent presses or searches their items while closed, and
-        nothing reads an unread menu on demand yet.
+        (Mousepad's): an agent presses their items while closed, and only search_ui,
+        expand_ui and waits read an unread menu on demand (``reaching``).
         """
         return self._uncached_menu(basics, entry) and "showing" not in basics.states
 
