@@ -36,10 +36,10 @@ async def episode_texts(tasks: int, seeds: int) -> tuple[list[list[str]], int]:
         call = tools.call
         read: list[str] = []
 
-        async def counted(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-            details = await call(tool, arguments)
-            read.append(details["_text"])
-            return details
+        async def counted(tool: str, arguments: dict[str, Any]) -> str:
+            text = await call(tool, arguments)
+            read.append(text)
+            return text
 
         tools.call = counted  # type: ignore[method-assign]
         episode = await launch(tools)

@@ -157,6 +157,8 @@ async def measured(
     server: str, task: str, seed: int, meter: Meter, run: Callable[[], Awaitable[float]]
 ) -> Outcome:
     meter.reset()
+    if DUMP:
+        dump(f"### episode {server} {task} {seed}\n")
     started = time.perf_counter()
     failure = ""
     try:
@@ -165,6 +167,8 @@ async def measured(
         raw, failure = 0.0, f"{type(exc).__name__}: {exc}"[:160]
     if raw <= 0 and not failure:
         failure = f"reward {raw}"
+    if DUMP:
+        dump(f"### end {'solved' if raw > 0 else 'unsolved'}\n")
     outcome = Outcome(
         server,
         task,
@@ -218,7 +222,8 @@ async def miniwob(tasks: Sequence[str], seeds: int, pages: Path, run: Run) -> No
 
             peer = playwright_agent.PlaywrightEpisode(call)
             for task in tasks:
-                await first_view(task, pages, (episode, ours), (peer, theirs), run)
+                both = (episode, ours), (peer, theirs)
+                await note_first_views(task, "opened", pages, *both, run)
                 for seed in range(1, seeds + 1):
                     done = await measured(
                         "actui", task, seed, ours, partial(_actui_raw, episode, task, seed)
@@ -231,29 +236,34 @@ async def miniwob(tasks: Sequence[str], seeds: int, pages: Path, run: Run) -> No
                         await measured("playwright-mcp", task, seed, theirs, theirs_run)
                     )
                     print(".", end="", flush=True, file=sys.stderr)
+                await note_first_views(task, "shown", pages, *both, run)
 
 
-async def first_view(
+async def note_first_views(
     task: str,
+    when: str,
     pages: Path,
     actui: tuple[Episode, Meter],
     playwright: tuple[playwright_agent.PlaywrightEpisode, Meter],
     run: Run,
 ) -> None:
-    """Open ``task`` in both browsers and note each first view: on opening, and once it shows.
+    """Note each server's first view of ``task``'s page ``when`` it is "opened" (before the
+    episodes) or once seed 1's task "shown" (after them, so no episode reads it).
 
     actui's are its ``navigate_browser`` result and an ``observe_ui`` after
     seed 1 started; playwright-mcp's are ``browser_snapshot`` at the same points.
     """
     views = run.first_view.setdefault(task, {})
     (episode, ours), (peer, theirs) = actui, playwright
-    steps: list[tuple[str, Meter, Callable[[], Awaitable[object]]]] = [
-        ("actui opened", ours, partial(episode.open, task, pages)),
-        ("actui shown", ours, partial(_started_view, episode)),
-        ("playwright-mcp opened", theirs, partial(_opened_snapshot, peer, pages, task)),
-        ("playwright-mcp shown", theirs, partial(_started_snapshot, peer)),
-    ]
-    for key, meter, step in steps:
+    steps: dict[str, tuple[Meter, Callable[[], Awaitable[object]]]] = {
+        "actui opened": (ours, partial(episode.open, task, pages)),
+        "actui shown": (ours, partial(_started_view, episode)),
+        "playwright-mcp opened": (theirs, partial(_opened_snapshot, peer, pages, task)),
+        "playwright-mcp shown": (theirs, partial(_started_snapshot, peer)),
+    }
+    for server in SERVERS:
+        key = f"{server} {when}"
+        meter, step = steps[key]
         try:
             await asyncio.wait_for(step(), EPISODE_TIMEOUT_S)
             views[key] = meter.last_tokens

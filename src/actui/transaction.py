@@ -393,8 +393,8 @@ class Transaction:
             check += f" in {met.ref} {met.kind} {quote(met.title, TITLE_CAP)}"
         details = observation_details(successor, "diff")
         head = [
-            f"act_ui: {len(self.steps)} of {len(self.p.actions)} steps run in "
-            f"{renderer.named(ref_for(root), root)}; outcome {outcome}{check}",
+            f"act_ui {renderer.named(ref_for(root), root)}: {_ran(self.steps, self.p.actions)}"
+            f"outcome {outcome}{check}",
             *trace_summary(trace),
             *renderer.window_news(root.pid, details),
             *root_delta_lines(deltas),
@@ -472,3 +472,8 @@ class Transaction:
         if not any(d["change"] == "closed" and d["ref"] == state.root_ref for d in deltas):
             deltas = root_deltas([state.root], [], refs) + deltas
         return deltas
+
+
+def _ran(steps: Sequence[object], asked: Sequence[object]) -> str:
+    """``2 of 3 steps run; `` when a transaction stopped early; nothing when all ran."""
+    return "" if len(steps) == len(asked) else f"{len(steps)} of {len(asked)} steps run; "

@@ -1,14 +1,17 @@
 """A small rule-based MiniWoB++ agent that works through actui's MCP tools only.
 
 It owns the episode harness (open a task page, seed and start an episode,
-read the task's own reward) and one solver per task. Solvers read the
-instruction and find their targets in the first view the last result
-showed, else with ``read_text`` and ``search_ui`` / ``expand_ui``, then act with
-``@e`` refs through ``act_ui``; no call is made only to observe again. ``evaluate_browser``
-is used by the harness alone, to seed and start an episode and to read the
-reward at the end, never to read the instruction or to act. This module must
-not import ``miniwob`` (that would pull in gymnasium, selenium and numpy): the
-task pages are located on disk through the package's import spec.
+read the task's own reward) and one solver per task. It reads each result's
+text and nothing else (never structuredContent), as a model does, and keeps
+the page's lines from views and diffs (``page_model``). Solvers read the
+instruction and find their targets in those lines, else with ``search_ui`` /
+``expand_ui`` (for what a fold hides) or ``read_text``, then act with ``@e``
+refs through ``act_ui``; no call is made only to observe again, unless a diff
+could not be applied. ``evaluate_browser`` is used by the harness alone, to
+seed and start an episode and to read the reward at the end (the expression
+playwright's harness uses), never to read the instruction or to act. This
+module must not import ``miniwob`` (that would pull in gymnasium, selenium and
+numpy): the task pages are located on disk through the package's import spec.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from typing import Any
 import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
+from page_model import Page, Unplaceable, parse_line
 
 CALL_TIMEOUT_S = 30.0
 EPISODE_MS = 60_000
@@ -108,8 +112,13 @@ async def mcp_tools(env: Mapping[str, str]) -> AsyncIterator[Tools]:
 
 async def launch(tools: Tools) -> Episode:
     """Start the browser through the tools, on a blank page."""
-    page = await tools.call("launch_browser", {})
-    return Episode(tools, page["target"]["windowRef"], page["stateId"])
+    text = await tools.call("launch_browser", {})
+    root = re.search(r"@r\d+", text.splitlines()[0])
+    if root is None:
+        raise ToolFailed(f"launch_browser named no root: {text[:200]}")
+    episode = Episode(tools, root.group())
+    episode.seen(text)
+    return episode
 
 
 def miniwob_html() -> Path | None:
@@ -127,13 +136,12 @@ class ToolFailed(RuntimeError):
 
 @dataclass(frozen=True)
 class Match:
-    """One search_ui match: enough for an agent to choose and act."""
+    """One element an agent found, on a line it read: enough to choose and act."""
 
     ref: str
     role: str
     label: str
-    path: str
-    caps: tuple[str, ...]
+    caps: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -141,107 +149,124 @@ class Reward:
     """The task's own verdict, read from the page's globals at the end."""
 
     done: bool
-    reward: float
     raw: float
-    reason: str | None
+    reason: str | None = None
+
+    @property
+    def reward(self) -> float:
+        """Positive exactly when the raw reward is (MiniWoB discounts it by time taken)."""
+        return self.raw if self.done else 0.0
 
 
 @dataclass
 class Tools:
-    """The MCP tools, called quietly; every call is timed per tool name."""
+    """The MCP tools, called quietly; every call is timed per tool name. An agent gets each
+    result's text, what a model reads; never its structuredContent."""
 
     session: ClientSession
     timings: dict[str, list[float]] = field(default_factory=dict)
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def call(self, tool: str, arguments: dict[str, Any]) -> str:
         started = time.perf_counter()
         result = await self.session.call_tool(tool, arguments, read_timeout_seconds=CALL_TIMEOUT_S)
         self.timings.setdefault(tool, []).append(time.perf_counter() - started)
-        if result.is_error or not isinstance(result.structured_content, dict):
+        if result.is_error:
             raise ToolFailed(f"{tool} {json.dumps(arguments)[:300]} failed: {text_of(result)}")
-        details = dict(result.structured_content)
-        details["_text"] = text_of(result)
-        return details
+        return text_of(result)
 
 
 def text_of(result: types.CallToolResult) -> str:
     return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
 
 
-class Episode:
-    """One MiniWoB page in one browser, seen by an agent through the tools.
+def value_of(text: str) -> Any:
+    """The JSON ``value:`` line of an evaluate_browser result."""
+    found = re.search(r"^value: (.*)$", text, re.M)
+    if found is None:
+        raise ToolFailed(f"no value in {text[:200]!r}")
+    return json.loads(found.group(1))
 
-    ``state`` always holds the newest stateId the agent has been given.
+
+class Episode:
+    """One MiniWoB page in one browser, seen by an agent through the tools' text.
+
+    ``page`` keeps the lines the agent has read, brought up to date by every diff
+    (``page_model``); when a diff cannot be applied, the next look observes again.
     """
 
-    def __init__(self, tools: Tools, root: str, state: str) -> None:
+    def __init__(self, tools: Tools, root: str) -> None:
         self.tools = tools
         self.root = root
-        self.state = state
+        self.page = Page()
+        self.stale = False
         self.log: list[str] = []
-        self.view: list[Match] = []
-        """The elements on the lines of the last result's view, when it showed one."""
-        self.view_texts: list[str] = []
-        """The texts of that view (labels and paragraphs), in reading order."""
 
-    def seen(self, result: dict[str, Any]) -> None:
-        """Take a result's stateId, and its view's lines when it is a view, not a diff."""
-        self.state = result.get("stateId", self.state)
-        shown = result["_text"] if result.get("view") == "full" else ""
-        self.view = view_rows(shown)
-        self.view_texts = view_texts(shown)
+    @property
+    def state(self) -> str:
+        return self.page.state
+
+    def seen(self, text: str) -> None:
+        """Take a result's view or diff into the page kept."""
+        try:
+            self.page.read(text)
+        except Unplaceable as exc:
+            self.log.append(f"observe again: {exc}")
+            self.stale = True
 
     # -- harness: the only evaluate_browser calls ---------------------------
 
     async def open(self, task: str, pages: Path) -> None:
-        page = await self.tools.call(
-            "navigate_browser", {"stateId": self.state, "url": (pages / f"{task}.html").as_uri()}
-        )
-        self.seen(page)
+        url = (pages / f"{task}.html").as_uri()
+        self.seen(await self.tools.call("navigate_browser", {"stateId": self.state, "url": url}))
 
     async def begin(self, seed: int) -> None:
-        """Seed the task's random generator and start an episode, then observe it."""
+        """Seed the task's random generator and start an episode; its result shows it."""
         script = (
             f"Math.seedrandom({json.dumps(str(seed))}); core.EPISODE_MAX_TIME = {EPISODE_MS}; "
             "core.startEpisodeReal(); WOB_TASK_READY"
         )
-        started = await self.tools.call(
-            "evaluate_browser", {"stateId": self.state, "expression": script}
-        )
-        if json.loads(started["value"]) is not True:
+        started = await self.evaluate(script)
+        if value_of(started) is not True:
             raise ToolFailed("the task did not report ready")
-        self.seen(started)  # its successor is the episode's first view (or a diff of it)
 
     async def reward(self) -> Reward:
-        expression = (
-            "({done: WOB_DONE_GLOBAL, reward: WOB_REWARD_GLOBAL, "
-            "raw: WOB_RAW_REWARD_GLOBAL, reason: WOB_REWARD_REASON})"
-        )
-        got = await self.tools.call(
+        """The reward, as playwright's harness reads it; why, only when there is none."""
+        got = value_of(await self.evaluate("({done: WOB_DONE_GLOBAL, raw: WOB_RAW_REWARD_GLOBAL})"))
+        reward = Reward(bool(got["done"]), float(got["raw"]))
+        if reward.reward > 0:
+            return reward
+        reason = value_of(await self.evaluate("WOB_REWARD_REASON"))
+        return Reward(reward.done, reward.raw, str(reason))
+
+    async def evaluate(self, expression: str) -> str:
+        text = await self.tools.call(
             "evaluate_browser", {"stateId": self.state, "expression": expression}
         )
-        self.seen(got)
-        value = json.loads(got["value"])
-        return Reward(
-            bool(value["done"]), float(value["reward"]), float(value["raw"]), value.get("reason")
-        )
+        self.seen(text)  # its successor: a diff of what the script changed, or a view
+        return text
 
     # -- what an agent does -------------------------------------------------
 
     async def observe(self) -> None:
         self.seen(await self.tools.call("observe_ui", {"root": self.root, "mode": "semantic"}))
+        self.stale = False
+
+    async def look(self) -> Page:
+        """The page kept, observed again first if a diff could not be applied."""
+        if self.stale or not self.page.rows:
+            await self.observe()
+        return self.page
 
     async def page_text(self) -> str:
         """The whole page's text, as ``read_text`` on the document node gives it."""
-        return str(
-            (await self.tools.call("read_text", {"stateId": self.state, "ref": "@e1"}))["text"]
-        )
+        return await self.tools.call("read_text", {"stateId": self.state, "ref": "@e1"})
 
     async def instruction(self) -> str:
-        """The task's instruction: the page's first text, as the view shows it (a view
+        """The task's instruction: the page's first text, as its lines show it (a view
         reads a page from its top), else the first line of read_text's."""
-        if self.view_texts:
-            line = self.view_texts[0].strip()
+        texts = (await self.look()).texts()
+        if texts:
+            line = texts[0].strip()
         else:
             text = (await self.page_text()).strip()
             line = text.splitlines()[0].strip() if text else ""
@@ -249,28 +274,31 @@ class Episode:
         return line
 
     async def text_of(self, ref: str) -> str:
-        return str(
-            (await self.tools.call("read_text", {"stateId": self.state, "ref": ref}))["text"]
-        )
+        return await self.tools.call("read_text", {"stateId": self.state, "ref": ref})
 
     async def search(
         self, text: str | None = None, role: str | None = None, capability: str | None = None
     ) -> list[Match]:
         query = {k: v for k, v in (("text", text), ("role", role), ("capability", capability)) if v}
         found = await self.tools.call("search_ui", {"stateId": self.state, **query})
-        return [
-            Match(m["ref"], m["role"], m["label"], m["path"], tuple(m["capabilities"]))
-            for m in found["matches"]
-        ]
+        self.seen(found)  # a search that read hidden parts on demand moves to a new state
+        rows = [parse_line(line) for line in found.splitlines()[1:] if line.startswith("@e")]
+        return [Match(r.ref, r.role, r.label, r.caps) for r in rows if r is not None]
+
+    async def every(self, role: str) -> list[Match]:
+        """Every element of ``role``, in reading order: from the lines kept when none of
+        that role is folded away, else found with search_ui."""
+        page = await self.look()
+        if page.complete(role):
+            return [Match(r.ref, r.role, r.label, r.caps) for r in page.find(role=role)]
+        return [m for m in await self.search(role=role) if m.role == role]
 
     async def find(self, label: str, role: str | None = None, *, exact: bool = True) -> Match:
         """The first element whose label is ``label`` (case-sensitive when ``exact``): on
-        a line of the view when one shows it, else found with search_ui."""
-        for row in self.view:
-            if (role is None or row.role == role) and (
-                (row.label == label) if exact else (label.lower() in row.label.lower())
-            ):
-                return row
+        a line kept when one shows it, else found with search_ui."""
+        for row in (await self.look()).find(role=role):
+            if (row.label == label) if exact else (label.lower() in row.label.lower()):
+                return Match(row.ref, row.role, row.label, row.caps)
         matches = await self.search(text=label, role=role)
         for match in matches:
             if (match.label == label) if exact else (label.lower() in match.label.lower()):
@@ -284,13 +312,20 @@ class Episode:
         got = await self.tools.call(
             "expand_ui", {"stateId": self.state, "ref": ref, "depth": depth}
         )
+        self.seen(got)
         rows = []
-        for line in got["_text"].splitlines()[2:]:
+        for line in got.splitlines()[1:]:
             parsed = _ROW.match(line)
             if parsed:
                 indent, row_ref, role, label = parsed.groups()
                 rows.append((len(indent), row_ref, role, json.loads(label) if label else ""))
         return rows
+
+    async def states_of(self, ref: str) -> set[str]:
+        """The platform states inspect_ui lists for ``ref``."""
+        seen = await self.tools.call("inspect_ui", {"stateId": self.state, "ref": ref})
+        found = re.search(r"^states: (.*)$", seen, re.M)
+        return set(found.group(1).split(", ")) if found else set()
 
     async def ancestors(self, ref: str) -> list[str]:
         """Refs from the document down to ``ref``'s parent (expand_ui shows the path)."""
@@ -298,60 +333,25 @@ class Episode:
         at = next(i for i, row in enumerate(rows) if row[1] == ref)
         return [row[1] for row in rows[:at]]
 
-    async def act(
-        self, *steps: dict[str, Any], expect: dict[str, Any] | None = None
-    ) -> dict[str, Any]:
+    async def act(self, *steps: dict[str, Any], expect: dict[str, Any] | None = None) -> str:
+        """Run ``steps`` as one transaction; the outcome it reports (worked/didnt/unknown)."""
         args: dict[str, Any] = {"stateId": self.state, "actions": list(steps)}
         if expect is not None:
             args["expect"] = expect
         done = await self.tools.call("act_ui", args)
         self.seen(done)
-        self.log.append(f"act {[s['action'] for s in steps]}: {done.get('outcome')}")
-        return done
+        found = re.search(r"outcome (\w+)", done.splitlines()[0])
+        outcome = found.group(1) if found else "unknown"
+        self.log.append(f"act {[s['action'] for s in steps]}: {outcome}")
+        if outcome != "worked":
+            self.log.append(done[:400])
+        return outcome
 
-    async def press(self, ref: str, **extra: Any) -> dict[str, Any]:
+    async def press(self, ref: str, **extra: Any) -> str:
         return await self.act({"action": "press", "ref": ref}, **extra)
 
 
 _ROW = re.compile(r'^(\s*)(@e\d+) ([\w-]+)(?: ("(?:[^"\\]|\\.)*"))?')
-_CAPS = re.compile(r"\{([\w,]+)\}")
-
-
-_TEXT = re.compile(r'^\s*@e\d+ … @e\d+: text ("(?:[^"\\]|\\.)*")')
-
-
-def view_texts(text: str) -> list[str]:
-    """The texts of a view's lines: a label's, or a paragraph's (``@e4 … @e6: text "…"``)."""
-    found = []
-    for line in text.splitlines():
-        paragraph = _TEXT.match(line)
-        if paragraph:
-            found.append(json.loads(paragraph.group(1)))
-            continue
-        row = _ROW.match(line)
-        if row and row.group(3) == "label" and row.group(4):
-            found.append(json.loads(row.group(4)))
-    return found
-
-
-def view_rows(text: str) -> list[Match]:
-    """The element lines of a view (``@e5 button "OK" {press,focus}``) as matches."""
-    rows = []
-    for line in text.splitlines():
-        parsed = _ROW.match(line)
-        if parsed:
-            _, ref, role, label = parsed.groups()
-            caps = _CAPS.search(line[parsed.end() :])
-            rows.append(
-                Match(
-                    ref,
-                    role,
-                    json.loads(label) if label else "",
-                    "",
-                    tuple(caps.group(1).split(",")) if caps else (),
-                )
-            )
-    return rows
 
 
 def parent_of(rows: Sequence[tuple[int, str, str, str]], ref: str) -> str:
@@ -436,7 +436,7 @@ async def click_link(ep: Episode) -> None:
 @solver("click-dialog")
 async def click_dialog(ep: Episode) -> None:
     await ep.instruction()
-    (dialog,) = await ep.search(role="dialog")
+    (dialog,) = await ep.every("dialog")
     close = await ep.find("Close", "button")
     await ep.press(
         close.ref, expect={"ref": dialog.ref, "role": "dialog", "gone": True, "timeoutMs": 3000}
@@ -458,7 +458,7 @@ async def click_tab(ep: Episode) -> None:
 @solver("click-collapsible")
 async def click_collapsible(ep: Episode) -> None:
     await ep.instruction()
-    section = (await ep.search(role="tab"))[0]
+    section = (await ep.every("tab"))[0]
     await ep.press(
         section.ref, expect={"ref": section.ref, "text": section.label, "timeoutMs": 3000}
     )
@@ -469,7 +469,7 @@ async def click_collapsible(ep: Episode) -> None:
 async def click_checkboxes(ep: Episode) -> None:
     said = await ep.instruction()
     wanted = set(re.sub(r"^Select (.*) and click Submit\.$", r"\1", said).split(", "))
-    boxes = await ep.search(role="checkbox") + await ep.search(role="radio")
+    boxes = await ep.every("checkbox") + await ep.every("radio")
     steps = [{"action": "toggle", "ref": b.ref} for b in boxes if b.label in wanted]
     submit = await ep.find("Submit", "button")
     await ep.act(*steps, {"action": "press", "ref": submit.ref})
@@ -481,10 +481,10 @@ async def click_widget(ep: Episode) -> None:
     role = {"text": "textbox", "textarea": "textbox"}.get(kind, kind)
     rows = await ep.outline()
     for match in await ep.search(role=role):
-        if role == "textbox":
-            seen = await ep.tools.call("inspect_ui", {"stateId": ep.state, "ref": match.ref})
-            if ("multiline" in seen["target"]["states"]) != (kind == "textarea"):
-                continue
+        if role == "textbox" and (
+            ("multiline" in await ep.states_of(match.ref)) != (kind == "textarea")
+        ):
+            continue
         # The page listens on the widget's box; a click on a text area is
         # turned into a focus by actui (see the report), so press the box.
         await ep.press(parent_of(rows, match.ref))
@@ -502,18 +502,18 @@ async def choose_list(ep: Episode) -> None:
 
 
 async def fill_and_submit(ep: Episode, fields: Sequence[tuple[Match, str]], button: str) -> None:
-    """setText every field, check each holds its text, then press ``button``."""
+    """setText every field, then press ``button``, as one transaction: a field whose text
+    did not arrive stops it before the press."""
     steps = [{"action": "setText", "ref": f.ref, "text": text} for f, text in fields]
-    done = await ep.act(*steps)
-    if done["outcome"] != "worked":
-        raise ToolFailed(f"typing did not work: {done['_text']}")
-    await ep.press((await ep.find(button, "button")).ref)
+    submit = await ep.find(button, "button")
+    if await ep.act(*steps, {"action": "press", "ref": submit.ref}) != "worked":
+        raise ToolFailed(f"filling and submitting did not work: {ep.log[-1]}")
 
 
 @solver("enter-text", "enter-text-dynamic")
 async def enter_text(ep: Episode) -> None:
     (word,) = quoted(await ep.instruction())
-    (box,) = await ep.search(role="textbox")
+    (box,) = await ep.every("textbox")
     await fill_and_submit(ep, [(box, word)], "Submit")
 
 
@@ -522,22 +522,22 @@ async def enter_text_2(ep: Episode) -> None:
     said = await ep.instruction()
     (word,) = quoted(said)
     word = word.upper() if "upper case" in said else word.lower()
-    (box,) = await ep.search(role="textbox")
+    (box,) = await ep.every("textbox")
     await fill_and_submit(ep, [(box, word)], "Submit")
 
 
 @solver("enter-password")
 async def enter_password(ep: Episode) -> None:
     (secret,) = quoted(await ep.instruction())
-    fields = await ep.search(role="password")
+    fields = await ep.every("password")
     await fill_and_submit(ep, [(f, secret) for f in fields], "Submit")
 
 
 @solver("login-user")
 async def login_user(ep: Episode) -> None:
     user, secret = quoted(await ep.instruction())
-    (name,) = [m for m in await ep.search(role="textbox") if m.role == "textbox"]
-    (password,) = await ep.search(role="password")
+    (name,) = await ep.every("textbox")
+    (password,) = await ep.every("password")
     await fill_and_submit(ep, [(name, user), (password, secret)], "Login")
 
 
@@ -545,7 +545,7 @@ async def login_user(ep: Episode) -> None:
 async def focus_text(ep: Episode) -> None:
     said = await ep.instruction()
     nth = re.findall(r"(\d)(?:st|nd|rd|th)", said)
-    boxes = await ep.search(role="textbox")
+    boxes = await ep.every("textbox")
     box = boxes[int(nth[0]) - 1] if nth else boxes[0]
     await ep.act({"action": "focus", "ref": box.ref})
 
@@ -553,7 +553,7 @@ async def focus_text(ep: Episode) -> None:
 @solver("click-tab-2")
 async def click_tab_2(ep: Episode) -> None:
     (word,) = quoted(await ep.instruction())
-    tabs = [t.label for t in await ep.search(role="tab")]
+    tabs = [t.label for t in await ep.every("tab")]
     for tab in [None, *tabs]:
         if tab is not None:
             await ep.press((await ep.find(tab, "tab")).ref)
@@ -615,12 +615,11 @@ async def email_inbox_icon(ep: Episode) -> None:
 async def read_table(ep: Episode) -> None:
     said = await ep.instruction()
     key = re.sub(r"^Enter the value of (.*) into the text field.*$", r"\1", said)
-    rows = await ep.outline()
-    refs = [r[1] for r in rows if r[2] == "cell"]
-    labels = {r[1]: r[3] for r in rows if r[2] == "cell"}
-    at = next(i for i, ref in enumerate(refs) if labels[ref] == key)
-    value = labels[refs[at + 1]]
-    (box,) = [m for m in await ep.search(role="textbox") if m.role == "textbox"]
+    cells = [c.label for c in await ep.every("cell")]
+    if key not in cells:  # a cell with no text of its own: read the table whole
+        cells = [r[3] for r in await ep.outline() if r[2] == "cell"]
+    value = cells[cells.index(key) + 1]
+    (box,) = await ep.every("textbox")
     await fill_and_submit(ep, [(box, value)], "Submit")
 
 
@@ -628,12 +627,15 @@ async def read_table(ep: Episode) -> None:
 async def simple_arithmetic(ep: Episode) -> None:
     await ep.instruction()
     # the answer box beside the problem is named by it too (label inferred)
-    found = await ep.search(text="=")
-    (problem,) = [m.label for m in found if m.label.endswith("=") and m.role != "textbox"]
+    problems = [t for t in (await ep.look()).texts() if t.endswith("=")]
+    if not problems:
+        found = await ep.search(text="=")
+        problems = [m.label for m in found if m.label.endswith("=") and m.role == "label"]
+    (problem,) = problems
     left, op, right = problem.rstrip("= ").split()
     a, b = int(left), int(right)
     answer = {"+": a + b, "-": a - b, "x": a * b}[op]
-    (box,) = [m for m in await ep.search(role="textbox") if m.role == "textbox"]
+    (box,) = await ep.every("textbox")
     await fill_and_submit(ep, [(box, str(answer))], "Submit")
 
 
@@ -641,7 +643,7 @@ async def simple_arithmetic(ep: Episode) -> None:
 async def click_scroll_list(ep: Episode) -> None:
     said = await ep.instruction()
     names = re.sub(r"^Select (.*) from the scroll list.*$", r"\1", said).split(", ")
-    items = await ep.search(role="listitem")
+    items = await ep.every("listitem")
     steps = [{"action": "select", "ref": pick(items, name).ref} for name in names]
     await ep.act(*steps, {"action": "press", "ref": (await ep.find("Submit", "button")).ref})
 
@@ -649,7 +651,7 @@ async def click_scroll_list(ep: Episode) -> None:
 @solver("click-collapsible-2")
 async def click_collapsible_2(ep: Episode) -> None:
     (word,) = quoted(await ep.instruction())
-    for section in [s.label for s in await ep.search(role="tab")]:
+    for section in [s.label for s in await ep.every("tab")]:
         await ep.press((await ep.find(section, "tab")).ref)
         found = [m for m in await ep.search(text=word) if m.label == word]
         if found:

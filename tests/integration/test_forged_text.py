@@ -70,7 +70,7 @@ async def test_a_forged_window_title_stays_quoted_in_roots_observe_and_act(
         "act_ui", {"stateId": state, "actions": [{"action": "press", "ref": ready}]}
     )
     assert not acted.is_error, acted.text
-    _assert_unforged(acted, "act_ui: ")
+    _assert_unforged(acted, "act_ui @r")
     inspected = await computer.call(
         "search_ui", {"stateId": acted.details["stateId"], "text": "Evil"}
     )

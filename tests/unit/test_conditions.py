@@ -460,5 +460,6 @@ def test_parsing_either_succeeds_or_names_a_field_of_the_condition(
         assert error.field.split(".", 1)[1] in {*raw_condition, "text", "role", "value"}
     else:
         assert 100 <= parsed.timeout_ms <= 60_000
-        assert parsed.text or parsed.role or parsed.value is not None
+        one_gone = parsed.ref is not None and parsed.until == "absent"
+        assert parsed.text or parsed.role or parsed.value is not None or one_gone
         assert not (parsed.ref and parsed.scope_ref)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import replace
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -13,11 +15,17 @@ from actui.backends.base import RawNode, Rect
 from actui.outline.diff import (
     changes_json,
     compute_changes,
+    diff_or_view,
     render_changes,
     stabilize,
     structural_key,
 )
+from actui.outline.fold import USUAL_CAPS
 from actui.outline.model import Outline, build_outline
+from actui.outline.view import render_view
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
+from page_model import Page  # the agent's reader of views and diffs
 
 
 def successor_of(base: Outline, tree: RawNode) -> Outline:
@@ -161,7 +169,10 @@ def test_render_lists_added_updated_removed_and_the_new_state() -> None:
     base = outline_of(form())
     tree = removed(
         inserted(
-            form(value="hi", name="Full name"), (), 2, raw("push button", "Cancel", wire="/c")
+            form(value="hi", name="Full name"),
+            (),
+            2,
+            raw("push button", "Cancel", wire="/c", caps=USUAL_CAPS["button"]),
         ),
         (1,),
     )
@@ -169,10 +180,10 @@ def test_render_lists_added_updated_removed_and_the_new_state() -> None:
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
     assert text.splitlines() == [
         "S0 → S1",
-        '+ @e6 under @e1 button "Cancel"',
-        '~ @e4 label "Full name": was "Name"',
+        '+ @e6 under @e1 after @e5 button "Cancel"',
+        '~ @e4 label "Full name"',
         '~ @e5 textbox "hi": value="hi"',
-        '- @e3 from @e1 (was button "OK")',
+        '- @e3 (was button "OK")',
     ]
 
 
@@ -195,7 +206,7 @@ def test_render_names_state_changes_and_counts_moved_elements() -> None:
     )
     moved = raw("frame", "", raw("check box", "Bold", wire="/b", rect=Rect(5, 5, 9, 9)), wire="/f")
     successor = successor_of(base, tree)
-    assert '~ @e2 checkbox "Bold": states +checked' in render_changes(
+    assert '~ @e2 checkbox "Bold": +checked' in render_changes(
         compute_changes(base, successor), successor, "S0", "S1"
     )
     successor = successor_of(base, moved)
@@ -332,15 +343,18 @@ def test_a_changed_line_names_its_ancestors_only_when_its_name_is_not_unique() -
 
 
 def test_a_diff_longer_than_the_fresh_view_is_replaced_by_the_view() -> None:
-    many = [raw("label", f"line {i}", wire=f"/l{i}") for i in range(12)]
-    changed = [raw("label", f"line {i} changed a lot", wire=f"/l{i}") for i in range(12)]
-    base = outline_of(raw("frame", "Log", *many, wire="/f"))
-    successor = successor_of(base, raw("frame", "Log", *changed, wire="/f"))
+    press = USUAL_CAPS["button"]
+    many = [raw("push button", f"Old {i}", wire=f"/o{i}", caps=press) for i in range(8)]
+    fresh = [raw("push button", f"New {i}", wire=f"/n{i}", caps=press) for i in range(8)]
+    kept = [raw("push button", f"Kept {i}", wire=f"/k{i}", caps=press) for i in range(6)]
+    base = outline_of(raw("frame", "Log", *kept, *many, wire="/f"))
+    successor = successor_of(base, raw("frame", "Log", *kept, *fresh, wire="/f"))
     changes = compute_changes(base, successor)
     assert changes.full_view_reason is None, "not over the change budget by count"
-    text = render_changes(changes, successor, "S0", "S1")
-    assert text.splitlines()[0].endswith("full view: diff_longer_than_view")
-    assert "line 11 changed a lot" in text
+    text, reason = diff_or_view(changes, successor, "S0", "S1", 800)
+    assert reason == "diff_longer_than_view"
+    assert text.splitlines()[0] == "stateId S1: 15 nodes, 15 shown", "the old refs still hold"
+    assert "New 7" in text
 
 
 def test_a_label_whose_text_changed_in_place_keeps_its_ref_and_reads_as_an_update() -> None:
@@ -357,7 +371,7 @@ def test_a_label_whose_text_changed_in_place_keeps_its_ref_and_reads_as_an_updat
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
     assert text.splitlines() == [
         "S0 → S1",
-        '~ @e4 label "59 / 60sec": was "60 / 60sec"',
+        '~ @e3 … @e4: text "Time left: 59 / 60sec"',  # the line a view draws, whole
     ]
 
 
@@ -381,7 +395,7 @@ def test_alike_lines_under_unnamed_groups_name_no_refs_a_view_never_drew() -> No
     base = outline_of(scores("-"))
     successor = successor_of(base, scores("1.00"))
     text = render_changes(compute_changes(base, successor), successor, "S0", "S1")
-    assert text.splitlines()[1:] == ['~ @e4 label "1.00": was "-"']
+    assert text.splitlines()[1:] == ['~ @e4 label "1.00"']
 
 
 def test_an_added_element_in_the_details_carries_only_its_non_empty_fields() -> None:
@@ -403,7 +417,7 @@ def test_what_a_page_holds_is_not_removed_when_the_next_look_leaves_it_unread() 
     assert [r.ref for r in gone] == ["@e4", "@e5"], "a page read and emptied lost them"
 
 
-def test_a_field_whose_inferred_label_changed_says_what_it_was_once() -> None:
+def test_a_field_whose_inferred_label_changed_reads_its_new_name() -> None:
     def page(label: str) -> RawNode:
         return raw(
             "frame",
@@ -418,8 +432,8 @@ def test_a_field_whose_inferred_label_changed_says_what_it_was_once() -> None:
     text = render_changes(compute_changes(base, successor), successor, "s1", "s2")
     assert text.splitlines() == [
         "s1 → s2",
-        '~ @e2 label "Height": was "Age"',
-        '~ @e3 textbox "Height" (label inferred): was "Age"',
+        '~ @e2 label "Height"',
+        '~ @e3 textbox "Height" (label inferred)',
     ]
 
 
@@ -436,12 +450,12 @@ def test_focus_that_moved_is_said_once_on_the_element_that_gained_it() -> None:
     changes = compute_changes(base, successor)
     assert render_changes(changes, successor, "s1", "s2").splitlines() == [
         "s1 → s2",
-        '~ @e3 button "B": states +focused',
+        '~ @e3 button "B": +focused',
         "(1 unfocused)",
     ]
     assert len(changes_json(changes)) == 2, "structuredContent lists both"
     lost = successor_of(base, page(""))  # focus went nowhere shown: the loss is a line
-    assert '~ @e2 button "A": states -focused' in render_changes(
+    assert '~ @e2 button "A": -focused' in render_changes(
         compute_changes(base, lost), lost, "s1", "s2"
     )
 
@@ -463,8 +477,38 @@ def test_a_removed_subtree_is_one_line_naming_the_refs_gone_with_it() -> None:
     refs = {n.name: n.ref for n in base}
     assert render_changes(changes, successor, "s1", "s2").splitlines() == [
         "s1 → s2",
-        f'- {refs["Hi"]} from @e1 (was dialog "Hi"; with {refs["Hi there"]} {refs["Close"]})',
-        f'- {refs["Later"]} from @e1 (was button "Later")',  # its layout-only parent is no line
-        "(2 layout-only nodes added or removed)",
+        f'- {refs["Hi"]} (was dialog "Hi"; with {refs["Hi there"]} {refs["Close"]})',
+        f'- {refs["Later"]} (was button "Later")',  # its layout-only parent is no line
     ]
     assert len([c for c in changes_json(changes) if c["change"] == "removed"]) == 6
+
+
+def _kept(text: str, page: Page | None = None) -> list[tuple[str, str, str, str | None]]:
+    """What an agent keeps of a result (``page_model``): its lines in reading order."""
+    page = page or Page()
+    page.read(text)
+    return [(r.ref, r.role, r.label, r.parent) for r in page.ordered()]
+
+
+@settings(max_examples=80, deadline=None)
+@given(raw_trees(30), st.data())
+def test_a_diff_brings_what_an_agent_kept_of_the_base_to_the_successors_view(
+    tree: RawNode, data: st.DataObject
+) -> None:
+    """Nothing needed to act is dropped: an agent that read the base's view and then the
+    diff holds the lines (refs, roles, names, places) the successor's own view shows."""
+    at = data.draw(st.sampled_from(paths(tree)))
+    parent = tree
+    for index in at:
+        parent = parent.children[index]
+    index = data.draw(st.integers(0, len(parent.children)))
+    new = raw("push button", data.draw(st.sampled_from(["Save", "OK"])), wire="/inserted")
+    base = outline_of(tree)
+    successor = successor_of(base, inserted(tree, at, index, new))
+    room = 50_000
+    page = Page()
+    page.read(render_view(base, "s1", room).text)
+    if any(r.role == "run" for r in page.rows.values()):
+        return  # a run's members are one line: a diff may split it
+    text, _ = diff_or_view(compute_changes(base, successor), successor, "s1", "s2", room)
+    assert _kept(text, page) == _kept(render_view(successor, "s2", room).text)

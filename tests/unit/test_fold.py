@@ -10,10 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import outline_of, outlines, raw
 
-from actui.backends.base import RawNode
+from actui.backends.base import CAPABILITIES, RawNode
 from actui.errors import UnknownRef
 from actui.outline.fold import (
     RUN_MIN,
+    USUAL_CAPS,
+    caps_text,
     display_name,
     fold_header,
     label_line,
@@ -23,6 +25,7 @@ from actui.outline.fold import (
 from actui.outline.model import Outline
 
 LIVE = frozenset({"enabled", "sensitive", "visible", "showing"})
+PRESS = USUAL_CAPS["button"]
 LINE = re.compile(r"^\s*(@e\d+) ")
 RUN = re.compile(r"^\s*(@e\d+) … (@e\d+): (\d+) × ")
 
@@ -102,19 +105,26 @@ def test_states_that_matter_are_shown_compactly() -> None:
         raw(
             "frame",
             "Win",
-            raw("check box", "Bold", states=LIVE | {"checked", "focused"}),
-            raw("push button", "Off", states=frozenset({"visible", "showing"})),
-            raw("combo box", "Size", states=LIVE | {"expandable"}),
-            raw("text", "Name", states=LIVE | {"editable"}),
+            raw(
+                "check box",
+                "Bold",
+                states=LIVE | {"checked", "focused"},
+                caps=USUAL_CAPS["checkbox"],
+            ),
+            raw("push button", "Off", states=frozenset({"visible", "showing"}), caps=PRESS),
+            raw("combo box", "Size", states=LIVE | {"expandable"}, caps=USUAL_CAPS["combobox"]),
+            raw("text", "Name", states=LIVE | {"editable"}, caps=USUAL_CAPS["textbox"]),
+            raw("text", "Log", states=LIVE, caps=frozenset({"focus"})),
             raw("label", "Hidden page", states=frozenset({"enabled", "sensitive", "visible"})),
         )
     )
-    text = render_fold(outline).text
-    assert 'checkbox "Bold" [focused, checked]' in text
-    assert 'button "Off" [disabled]' in text
-    assert 'combobox "Size" [collapsed]' in text
-    assert 'textbox "Name" [editable]' in text
-    assert 'label "Hidden page" [offscreen]' in text
+    lines = [line.strip() for line in render_fold(outline).text.splitlines()]
+    assert '@e2 checkbox "Bold" [focused, checked]' in lines
+    assert '@e3 button "Off" [disabled]' in lines
+    assert '@e4 combobox "Size" [collapsed]' in lines
+    assert '@e5 textbox "Name"' in lines, "a text field is editable unless it says otherwise"
+    assert '@e6 textbox "Log" {-press,-setText,-typeText} [read-only]' in lines
+    assert '@e7 label "Hidden page" [offscreen]' in lines
 
 
 def test_nodes_without_reported_states_are_not_called_disabled() -> None:
@@ -123,7 +133,18 @@ def test_nodes_without_reported_states_are_not_called_disabled() -> None:
 
 def test_value_is_shown_quoted_and_capped_with_its_full_length() -> None:
     outline = outline_of(
-        raw("frame", "Win", raw("text", "Notes", value="y" * 100, value_length=5000))
+        raw(
+            "frame",
+            "Win",
+            raw(
+                "text",
+                "Notes",
+                value="y" * 100,
+                value_length=5000,
+                states=frozenset({"editable"}),
+                caps=USUAL_CAPS["textbox"],
+            ),
+        )
     )
     line = render_fold(outline).text.splitlines()[1]
     assert line == f'  @e2 textbox "Notes" value="{"y" * 80}…" (5000 chars)'
@@ -370,3 +391,23 @@ def test_a_subtree_left_unread_says_it_is_not_shown_and_how_many_items_it_holds(
     assert '@e2 group "Lists" (not shown; 212 items unread)\n' in text, text
     assert '@e3 group "Bar" (not shown; 1 item unread)' in text, text
     assert "@e4" in text and text.count("unread") == 2
+
+
+_CAP_SETS = st.frozensets(st.sampled_from([*CAPABILITIES, "zoom"]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from([*USUAL_CAPS, "group", "label"]), _CAP_SETS)
+def test_a_line_says_exactly_which_capabilities_differ_from_the_roles_usual(
+    role: str, caps: frozenset[str]
+) -> None:
+    """Nothing to act on is lost: the role's usual set, plus what is listed, less what is
+    marked ``-``, is the element's whole set; an element with just the usual set says nothing."""
+    text = caps_text(role, caps)
+    listed = text.strip()[1:-1].split(",") if text else []
+    plus = {c for c in listed if not c.startswith("-")}
+    minus = {c[1:] for c in listed if c.startswith("-")}
+    usual = USUAL_CAPS.get(role, frozenset())
+    assert (usual | plus) - minus == caps
+    assert not plus & usual and minus <= usual
+    assert (text == "") == (caps == usual)

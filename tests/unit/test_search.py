@@ -13,6 +13,7 @@ from strategies import outline_of, outlines, raw
 
 from actui.backends.base import RawNode
 from actui.errors import InvalidParams
+from actui.outline.fold import USUAL_CAPS
 from actui.outline.model import Outline, build_outline, is_offscreen
 from actui.outline.search import (
     TOP_N,
@@ -22,16 +23,18 @@ from actui.outline.search import (
     search,
 )
 
+PRESS = USUAL_CAPS["button"]
+
 
 def fixture_window() -> Outline:
     return outline_of(
         raw(
             "frame",
             "Editor",
-            raw("push button", "Svae"),
-            raw("push button", "Autosave"),
-            raw("push button", "Save changes"),
-            raw("push button", "Save"),
+            raw("push button", "Svae", caps=PRESS),
+            raw("push button", "Autosave", caps=PRESS),
+            raw("push button", "Save changes", caps=PRESS),
+            raw("push button", "Save", caps=PRESS),
         )
     )
 
@@ -100,8 +103,8 @@ def test_role_filter_uses_the_neutral_vocabulary() -> None:
         raw(
             "frame",
             "",
-            raw("push button", "GTK3"),
-            raw("button", "GTK4"),
+            raw("push button", "GTK3", caps=PRESS),
+            raw("button", "GTK4", caps=PRESS),
             raw("toggle button", "Bold"),
         )
     )

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from strategies import outline_of, outlines, raw
 
 from actui.backends.base import RawNode, Rect
-from actui.outline.fold import node_line
+from actui.outline.fold import USUAL_CAPS, node_line
 from actui.outline.model import Outline
 from actui.outline.view import RECEIPT, is_layout, render_view
 from actui.tokens import estimate_tokens
@@ -44,6 +44,7 @@ def task_page() -> Outline:
                 ),
             ),
             raw("section", "", *[raw("static", f"Last reward: {i}") for i in range(3)]),
+            caps=USUAL_CAPS["document"],
         )
     )
 
@@ -53,8 +54,8 @@ def test_layout_only_divs_dissolve_so_controls_read_at_their_parents_level() -> 
     assert view.text.splitlines()[1:] == [
         '@e1 document "Click Button Task"',
         '  @e9 label "Click on the \\"previous\\" button."',
-        '  @e13 button "Ok" {press,focus}',
-        '  @e14 button "previous" {press,focus}',
+        '  @e13 button "Ok"',
+        '  @e14 button "previous"',
         '  @e6 … @e8: text "Last reward: 0 Last reward: 1 Last reward: 2"',
     ]
     assert view.layout == 7 and view.folded == 0 and view.shown == 7
@@ -62,13 +63,13 @@ def test_layout_only_divs_dissolve_so_controls_read_at_their_parents_level() -> 
 
 
 def test_a_small_budget_reads_the_page_from_its_top_and_folds_its_foot_honestly() -> None:
-    view = render_view(task_page(), "s1", 150)
+    view = render_view(task_page(), "s1", 120)
     lines = view.text.splitlines()
-    assert estimate_tokens(view.text) <= 150
+    assert estimate_tokens(view.text) <= 120
     assert lines[2:5] == [
         '  @e9 label "Click on the \\"previous\\" button."',
-        '  @e13 button "Ok" {press,focus}',
-        '  @e14 button "previous" {press,focus}',
+        '  @e13 button "Ok"',
+        '  @e14 button "previous"',
     ]
     assert "Last reward" not in view.text
     assert lines[1] == '@e1 document "Click Button Task" ▸ (3 more: 3 labels)'
@@ -103,13 +104,22 @@ def test_the_pieces_of_one_paragraph_read_as_one_line_spaced_as_laid_out() -> No
             raw("section", "", piece("Time left:", 0, 60), piece("60", 70, 15)),
             # touching words had a space their trimmed names lost
             raw("section", "", piece("The value of", 0, 80), piece("Gender", 80, 45)),
+            # the last piece wraps: its box starts at the next line's left edge
+            raw(
+                "section",
+                "",
+                piece('Enter "', 0, 40),
+                piece("Bo", 40, 20),
+                raw("static", '" into the text field.', rect=Rect(0, 10, 140, 32)),
+            ),
         )
     )
     lines = render_view(outline, "s1", 300).text.splitlines()
     assert lines[2:] == [
-        '  @e5 … @e7: text "Enter \\"Ann\\" into the field."',
-        '  @e8 … @e9: text "Time left: 60"',
-        '  @e10 … @e11: text "The value of Gender"',
+        '  @e6 … @e8: text "Enter \\"Ann\\" into the field."',
+        '  @e9 … @e10: text "Time left: 60"',
+        '  @e11 … @e12: text "The value of Gender"',
+        '  @e13 … @e15: text "Enter \\"Bo\\" into the text field."',
     ]
 
 
@@ -208,7 +218,7 @@ def test_with_room_every_element_is_shown_and_only_layout_nodes_are_not(outline:
 
 
 def test_a_caption_that_repeats_its_button_is_not_a_line_of_its_own() -> None:
-    press = frozenset({"press"})
+    press = USUAL_CAPS["button"]
     outline = outline_of(
         raw(
             "frame",
@@ -220,8 +230,8 @@ def test_a_caption_that_repeats_its_button_is_not_a_line_of_its_own() -> None:
     view = render_view(outline, "s1", 800)
     assert view.text.splitlines()[1:] == [
         '@e1 window "Calculator"',
-        '  @e2 button "7" {press}',
-        '  @e3 button "Undo" {press}',
+        '  @e2 button "7"',
+        '  @e3 button "Undo"',
         '    @e5 label "Undo all"',
     ]
     assert view.layout == 1

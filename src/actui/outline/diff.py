@@ -19,15 +19,14 @@ from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
 from actui.outline.fold import (
-    LABEL_CAP,
     VALUE_CAP,
     display_name,
-    node_details,
+    node_line,
     ordered_caps,
     quoted,
 )
 from actui.outline.model import Node, Outline, renumbered
-from actui.outline.view import WINDOW_TOKENS, is_layout, render_view
+from actui.outline.view import WINDOW_TOKENS, Drawn, Place, drawn, is_layout, render_view
 from actui.quoting import quote
 from actui.tokens import estimate_tokens
 
@@ -209,6 +208,8 @@ class Removed:
     name: str
     under: str | None = None
     layout: bool = False
+    paragraph: tuple[str, ...] = ()
+    """The refs of the paragraph (``view.Place.paragraph``) it was a piece of, if any."""
 
 
 @dataclass(frozen=True)
@@ -269,6 +270,10 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
         for n in successor
         if n.ref not in base.nodes
     )
+    gone = [
+        n for n in base if n.ref not in successor.nodes and not _left_unread(base, successor, n)
+    ]
+    pieces = drawn(base).places if any(n.role == "label" for n in gone) else {}
     removed = tuple(
         Removed(
             ref=n.ref,
@@ -276,9 +281,11 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
             name=display_name(n),
             under=_drawn_ancestor(base, n),
             layout=is_layout(n),
+            paragraph=tuple(p.ref for p in place.unit)
+            if (place := pieces.get(n.ref)) is not None and place.paragraph
+            else (),
         )
-        for n in base
-        if n.ref not in successor.nodes and not _left_unread(base, successor, n)
+        for n in gone
     )
     updated = tuple(
         change
@@ -307,9 +314,10 @@ def _left_unread(base: Outline, successor: Outline, node: Node) -> bool:
 
 
 def _set_change(name: str, old: object, new: object) -> str:
+    """``+focused -checked`` for states (the common change), ``caps +press`` otherwise."""
     gained, lost = _moves(old, new)
     moves = [f"+{item}" for item in sorted(gained)] + [f"-{item}" for item in sorted(lost)]
-    return f"{name} {' '.join(moves)}"
+    return " ".join(moves) if name == "states" else f"{name} {' '.join(moves)}"
 
 
 def _field_text(name: str, old: object, new: object) -> str:
@@ -321,6 +329,8 @@ def _field_text(name: str, old: object, new: object) -> str:
 
 
 _UNPRINTED = frozenset({"rect", "actions", "valueLength"})
+_FIRST = ("value", "states", "caps", "name", "role", "description", "truncated")
+"""The changed fields a line prints first: what an agent acts on before what it rarely needs."""
 
 
 def _printable(change: Updated) -> bool:
@@ -329,23 +339,26 @@ def _printable(change: Updated) -> bool:
 
 
 def _updated_line(change: Updated, successor: Outline, ambiguous: Collection[str]) -> str:
-    """``~ @e5 textbox "hi": value="hi"``; the drawn ancestors' refs only where the name is
-    not unique and they tell it apart."""
+    """``~ @e5 textbox "hi": value="hi"``: the element as it now reads, then what else
+    changed (a new name is the line's own; the old one is in structuredContent); the
+    drawn ancestors' refs only where the name is not unique and they tell it apart."""
     node = successor.nodes[change.ref]
     shown = display_name(node)
     drawn = _drawn_path(successor, node) if shown in ambiguous else ()
     where = f" ({' > '.join(drawn) or 'root'})" if shown in ambiguous else ""
-    printable = [name for name in change.fields if name not in _UNPRINTED]
+    printable = sorted(
+        (n for n in change.fields if n not in _UNPRINTED and not (n == "name" and node.name)),
+        key=lambda n: (_FIRST.index(n) if n in _FIRST else len(_FIRST), n),
+    )
     parts = [
-        # the line already reads the new name: say what it was instead
-        f"was {quoted(str(change.previous.get(name) or ''), LABEL_CAP)}"
-        if name == "name" and node.name
-        else _field_text(name, change.previous.get(name), change.fields[name])
+        _field_text(name, change.previous.get(name), change.fields[name])
         for name in printable[:PRINTED_FIELDS]
     ]
+    if len(printable) > PRINTED_FIELDS:
+        parts.append(f"{len(printable) - PRINTED_FIELDS} more in structuredContent")
     if "actions" in change.fields:
         parts.append(f"actions=[{', '.join(quote(a) for a in node.actions)}]")
-    return f"~ {change.ref}{where} {shown}: {', '.join(parts)}"
+    return f"~ {change.ref}{where} {shown}" + (f": {', '.join(parts)}" if parts else "")
 
 
 def _drawn_path(outline: Outline, node: Node) -> tuple[str, ...]:
@@ -366,8 +379,67 @@ def _ambiguous(changes: Changes, successor: Outline) -> set[str]:
     return {name for name, found in paths.items() if len(found) > 1 and len(set(found)) > 1}
 
 
-def _described(node: Node) -> str:
-    return display_name(node) + node_details(node)
+def _where(successor: Outline, node: Node, place: Place | None) -> str:
+    """``under @e2`` (the line it is drawn under), then ``after @e9`` (the line before
+    it there) or ``first``, unless it is the only line there: enough to put it where a
+    view would draw it. The line before, not after: a view folds a page's foot first."""
+    if place is None:
+        return f"under {_drawn_ancestor(successor, node) or 'root'}"
+    where = "" if place.alone else f" after {place.after}" if place.after else " first"
+    return f"under {place.parent or 'root'}{where}"
+
+
+def _added_lines(
+    fresh: list[tuple[Node, Place | None]], changes: Changes, successor: Outline, said: set[str]
+) -> list[str]:
+    """The ``+`` lines, in reading order, as fragments of a view: a line says where it goes
+    (``under @e2 after @e9``) unless it goes right where an indented line of the fragment
+    above puts it: first under the line one indent up, or after the last line at its indent
+    below that one. A paragraph with a piece kept reads as ``~``, whole."""
+    added = {a.ref for a in changes.added}
+    lines: list[str] = []
+    path: list[str] = []  # the keys of the fragment's lines, one per indent, down to the last
+    last_under: dict[str, str] = {}
+    for node, place in sorted(fresh, key=lambda item: item[1].order if item[1] else 1 << 30):
+        if place is not None and place.paragraph:
+            said.update(n.ref for n in place.unit)
+            if not all(n.ref in added for n in place.unit):
+                lines.append(f"~ {place.text()}")
+                continue
+        paragraph = place is not None and place.paragraph
+        text = place.text() if place is not None and paragraph else node_line(node)
+        parent = place.parent if place is not None else None
+        after = place.after if place is not None else None
+        depth = path.index(parent) + 1 if parent in path else 0
+        if depth and last_under.get(parent or "") == after:
+            lines.append(f"+ {'  ' * depth}{text}")
+        else:
+            depth = 0
+            glue = ": text " if paragraph else " "
+            first, _, rest = text.partition(glue)
+            lines.append(f"+ {first} {_where(successor, node, place)}{glue}{rest}")
+        del path[depth:]
+        path.append(node.ref)
+        if parent:
+            last_under[parent] = node.ref
+    return lines
+
+
+def _told(removed: Removed, said: Collection[str]) -> bool:
+    """Whether a removed piece's paragraph is on a line of the diff already."""
+    return any(ref in said for ref in removed.paragraph if ref != removed.ref)
+
+
+def _paragraphs_left(changes: Changes, successor: Outline, now: Drawn) -> list[Place]:
+    """The lines now drawn for what is left of paragraphs that lost a piece: the agent's
+    line of such a paragraph no longer reads right, and a piece's ``-`` line cannot say how."""
+    found: dict[str, Place] = {}
+    for r in changes.removed:
+        left = [ref for ref in r.paragraph if ref in successor.nodes]
+        place = now.places.get(left[0]) if left else None
+        if place is not None:
+            found.setdefault(place.unit[0].ref, place)
+    return list(found.values())
 
 
 def _removed_inside(removed: Sequence[Removed]) -> dict[str, list[str]]:
@@ -416,16 +488,17 @@ def _moves(old: object, new: object) -> tuple[set[str], set[str]]:
     return after - before, before - after
 
 
-def _unlisted(moved: int, unfocused: int, layout: int) -> list[str]:
+def _unlisted(moved: int, unfocused: int, layout: int, listed: int) -> list[str]:
     """The changes an agent does not act on, counted on one line rather than listed:
-    elements that only moved or resized (their refs still work), that only lost focus
-    to the element a line says gained it (structuredContent lists both), and
-    layout-only nodes a view does not draw."""
+    elements that only moved or resized (their refs still work) and that only lost focus
+    to the element a line says gained it (structuredContent lists both). Layout-only
+    nodes a view never draws are not counted, as a view's header does not count them;
+    only when nothing else changed does a line say so."""
     parts = [f"{moved} moved or resized"] if moved else []
     if unfocused:
         parts.append(f"{unfocused} unfocused")
-    if layout:
-        parts.append(f"{layout} layout-only {'node' if layout == 1 else 'nodes'} added or removed")
+    if not parts and not listed and layout:
+        parts.append("only layout-only nodes changed")
     return [f"({'; '.join(parts)})"] if parts else []
 
 
@@ -459,30 +532,44 @@ def diff_or_view(
     if not changes.count:
         return f"{base_state_id} → {state_id}: no changes", None
     lines = [f"{base_state_id} → {state_id}"]  # a line per change, or a count of the unlisted
+    drawn_now = drawn(successor)
+    said: set[str] = set()
+    """Refs a paragraph's line told: its pieces get no lines of their own."""
     layout = 0
+    fresh: list[tuple[Node, Place | None]] = []
     for a in changes.added:
-        node = successor.nodes[a.ref]
-        if is_layout(node):
+        node, place = successor.nodes[a.ref], drawn_now.places.get(a.ref)
+        if a.ref in drawn_now.dissolved or (place is None and is_layout(node)):
             layout += 1
-            continue
-        under = _drawn_ancestor(successor, node)
-        lines.append(f"+ {a.ref} under {under or 'root'} {_described(node)}")
+        elif place is not None and place.paragraph and a.ref != place.unit[0].ref:
+            continue  # its paragraph's first piece stands for it
+        else:
+            fresh.append((node, place))
+    lines.extend(_added_lines(fresh, changes, successor, said))
     ambiguous = _ambiguous(changes, successor)
     moved = sum(1 for u in changes.updated if not _printable(u))
     left = _focus_left(changes.updated)
-    lines.extend(
-        _updated_line(u, successor, ambiguous)
-        for u in changes.updated
-        if _printable(u) and u.ref not in left
-    )
+    for u in changes.updated:
+        if not _printable(u) or u.ref in left or u.ref in said:
+            continue
+        place = drawn_now.places.get(u.ref)
+        if place is not None and place.paragraph:
+            said.update(n.ref for n in place.unit)
+            lines.append(f"~ {place.text()}")
+        else:
+            lines.append(_updated_line(u, successor, ambiguous))
+    for survivor in _paragraphs_left(changes, successor, drawn_now):
+        if survivor.unit[0].ref not in said:
+            said.update(n.ref for n in survivor.unit)
+            lines.append(f"~ {survivor.text()}")
     inside = _removed_inside(changes.removed)
     for r in changes.removed:
         if r.layout:
             layout += 1
-        elif r.ref in inside:
+        elif r.ref in inside and not _told(r, said):
             with_ = f"; with {' '.join(inside[r.ref])}" if inside[r.ref] else ""
-            lines.append(f"- {r.ref} from {r.under or 'root'} (was {r.name}{with_})")
-    lines.extend(_unlisted(moved, len(left), layout))
+            lines.append(f"- {r.ref} (was {r.name}{with_})")
+    lines.extend(_unlisted(moved, len(left), layout, len(lines) - 1))
     text = "\n".join(lines)
     cost = estimate_tokens(text)
     if cost <= min(SHORT_DIFF_TOKENS, budget):

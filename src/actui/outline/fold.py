@@ -35,6 +35,8 @@ SUMMARY_ROLES = 4
 _CAP_ORDER = {name: index for index, name in enumerate(CAPABILITIES)}
 _SENSITIVITY = frozenset({"enabled", "sensitive"})
 _VISIBILITY = frozenset({"visible", "showing"})
+TEXT_FIELDS = frozenset({"textbox", "password"})
+"""Roles whose elements are editable unless marked ``read-only``."""
 INFERRED = "(label inferred)"
 """Follows a name found by layout (``reading``), not given by the platform."""
 
@@ -85,7 +87,12 @@ def marks(node: Node) -> list[str]:
         found.append("collapsed")
     if is_disabled(node):
         found.append("disabled")
-    found.extend(name for name in ("editable", "modal") if name in states)
+    if node.role in TEXT_FIELDS:  # a text field is editable unless it says otherwise
+        found.extend(() if "editable" in states else ("read-only",))
+    elif "editable" in states:
+        found.append("editable")
+    if "modal" in states:
+        found.append("modal")
     if is_offscreen(node) and not node.unread:  # else its line says "not shown"
         found.append("offscreen")
     if node.picture_only:
@@ -97,7 +104,45 @@ def marks(node: Node) -> list[str]:
 
 def ordered_caps(node: Node) -> tuple[str, ...]:
     """The node's capabilities in the vocabulary's order (unknown ones last, sorted)."""
-    return tuple(sorted(node.caps, key=lambda cap: (_CAP_ORDER.get(cap, len(_CAP_ORDER)), cap)))
+    return _in_order(node.caps)
+
+
+def _in_order(caps: Collection[str]) -> tuple[str, ...]:
+    return tuple(sorted(caps, key=lambda cap: (_CAP_ORDER.get(cap, len(_CAP_ORDER)), cap)))
+
+
+_PRESS = frozenset({"press", "focus"})
+_TOGGLE = frozenset({"press", "toggle", "focus"})
+_FIELD = frozenset({"press", "setText", "typeText", "focus"})
+_VALUE = frozenset({"setValue", "increment", "decrement", "focus"})
+USUAL_CAPS: dict[str, frozenset[str]] = {
+    "button": _PRESS,
+    "link": _PRESS,
+    "menuitem": _PRESS,
+    "tab": _PRESS,
+    "checkbox": _TOGGLE,
+    "radio": _TOGGLE,
+    "toggle": _TOGGLE,
+    "textbox": _FIELD,
+    "password": _FIELD,
+    "combobox": frozenset({"press", "select", "focus", "expand"}),
+    "listitem": frozenset({"press", "select", "focus"}),
+    "slider": _VALUE,
+    "spinbutton": _VALUE,
+    "document": frozenset({"focus", "scroll"}),
+}
+"""What a role can be asked to do unless its line says otherwise: lines list only the
+capabilities beyond these, and ``-cap`` for one of these the element lacks. A button
+that presses says nothing; most of a window's lines are such controls."""
+
+
+def caps_text(role: str, caps: Collection[str]) -> str:
+    """`` {scroll,-press}``: the capabilities ``caps`` has beyond its role's usual ones
+    (``USUAL_CAPS``), then those it lacks; empty when it has exactly the usual ones."""
+    usual = USUAL_CAPS.get(role, frozenset())
+    have = frozenset(caps)
+    parts = [*_in_order(have - usual), *(f"-{cap}" for cap in _in_order(usual - have))]
+    return " {" + ",".join(parts) + "}" if parts else ""
 
 
 def _value_text(node: Node) -> str:
@@ -117,12 +162,15 @@ def _value_text(node: Node) -> str:
     return text
 
 
-def node_details(node: Node) -> str:
-    """Value, capabilities and marks: what every rendering of a node appends."""
+def node_details(node: Node, *, every_cap: bool = False) -> str:
+    """Value, capabilities and marks: what every rendering of a node appends. The
+    capabilities are those beyond the role's usual ones (``caps_text``), or with
+    ``every_cap`` all of them (an element's own head line)."""
     text = _value_text(node)
-    caps = ordered_caps(node)
-    if caps:
-        text += " {" + ",".join(caps) + "}"
+    if every_cap:
+        text += " {" + ",".join(ordered_caps(node)) + "}" if node.caps else ""
+    else:
+        text += caps_text(node.role, node.caps)
     found = marks(node)
     if found:
         text += " [" + ", ".join(found) + "]"
@@ -160,7 +208,7 @@ def label_line(node: Node) -> str:
     label = quoted(node.label, INSPECT_LABEL_CAP) if node.label else "(unlabeled)"
     if node.name_inferred:
         label += f" {INFERRED}"
-    return f"{node.ref} {role} {label}{_window(node)}{node_details(node)}"
+    return f"{node.ref} {role} {label}{_window(node)}{node_details(node, every_cap=True)}"
 
 
 def path_text(outline: Outline, node: Node) -> str:

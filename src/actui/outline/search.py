@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Literal
 
 from actui.errors import InvalidParams
-from actui.outline.fold import INFERRED, LABEL_CAP, ordered_caps, path_text
+from actui.outline.fold import INFERRED, LABEL_CAP, caps_text, ordered_caps, path_text
 from actui.outline.model import Node, Outline, is_offscreen
 from actui.outline.roles import neutral_role, normalize_role
 from actui.quoting import clip, quote
@@ -232,7 +232,7 @@ def render_search(result: SearchResult) -> str:
         label = f" {quote(match.label)}" if match.label else ""
         if match.inferred:
             label += f" {INFERRED}"
-        caps = " {" + ",".join(match.caps) + "}" if match.caps else ""
+        caps = caps_text(match.role, match.caps)
         reason = f"{match.reason} {match.score:.2f}" if match.reason == "fuzzy" else match.reason
         # a match found by role or capability alone: the query says why, a tag adds nothing
         tag = "" if match.reason == "filter" else f" [{reason}]"

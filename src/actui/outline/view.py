@@ -153,7 +153,11 @@ def _joint(before: Node, piece: Node) -> str:
     a, b = before.rect, piece.rect
     if a is None or b is None:
         return " "
-    touching = abs(b.x - (a.x + a.w)) <= 1 and abs(b.y - a.y) < max(1, a.h // 2)
+    same_line = abs(b.y - a.y) < max(1, a.h // 2)
+    # a piece that wraps onto the next line has a box from that line's start: its first
+    # line goes on where the piece before ended
+    wrapped = b.h > a.h * 3 // 2 and b.x < a.x + a.w
+    touching = same_line and (abs(b.x - (a.x + a.w)) <= 1 or wrapped)
     marked = not before.name[-1].isalnum() or not piece.name[0].isalnum()
     return "" if touching and marked else " "
 
@@ -285,6 +289,52 @@ class _Tree:
                 line.held.update(child.held)
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a line of a view sits: its unit (a node, a run, a paragraph's pieces), the key
+    (first ref) of its drawn parent's line and of the line before it under that parent
+    (None for the first), and whether it is its parent's only line."""
+
+    unit: Unit
+    parent: str | None
+    after: str | None
+    alone: bool = False
+    order: int = 0
+    """The line's place in reading order among all the view's lines."""
+
+    @property
+    def paragraph(self) -> bool:
+        """Whether the line is the pieces of one paragraph (``@e4 … @e6: text "…"``)."""
+        return len(self.unit) > 1 and _is_text(self.unit[0])
+
+    def text(self) -> str:
+        """The line as a view draws it, without indent or fold."""
+        return _text_line(self.unit) if self.paragraph else node_line(self.unit[0])
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """How a view would draw an outline, for a diff to speak in the same lines: each
+    drawn element's place, and the nodes no line draws (layout-only ones, captions that
+    repeat their parent)."""
+
+    places: dict[str, Place]
+    dissolved: frozenset[str]
+
+
+def drawn(outline: Outline) -> Drawn:
+    """Every element's place among the lines of a view of ``outline`` (with room for all)."""
+    tree = _Tree(outline)
+    places = {tree.root.key: Place(tree.root.unit, None, None, alone=True)}
+    for line in tree.lines:
+        kids = line.children
+        for at, child in enumerate(kids):
+            after = kids[at - 1].key if at else None
+            place = Place(child.unit, line.key, after, len(kids) == 1, child.order)
+            places.update((node.ref, place) for node in child.unit)
+    return Drawn(places, frozenset(tree.dissolved))
+
+
 def render_view(outline: Outline, state_id: str, budget: int, reason: str | None = None) -> View:
     """The first view of ``outline`` within ``budget`` tokens, header line included."""
     tree = _Tree(outline)
@@ -333,9 +383,15 @@ def _header(outline: Outline, state_id: str, reason: str | None, shown: int, fol
     text = f"stateId {state_id}: {len(outline)} nodes, {shown} shown"
     if folded:
         text += f", {folded} folded"
-    if reason:
+    if reason and reason not in QUIET_REASONS:
         text += f"; full view: {reason}"
     return text
+
+
+QUIET_REASONS = frozenset({"diff_longer_than_view"})
+"""Reasons for a full view the header does not give: the refs of the state before still
+name the same elements (structuredContent's ``viewReason`` has it); the others say they
+may not."""
 
 
 RECEIPT = "▸ folds: expand_ui a ref to open one, or search_ui to find any element."
