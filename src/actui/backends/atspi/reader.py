@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -185,7 +186,7 @@ def as_unseen(basics: Basics) -> Basics:
     )
 
 
-def discard(futures: list[asyncio.Future[list[Any]]]) -> None:
+def discard(futures: Sequence[asyncio.Future[Any]]) -> None:
     """Calls whose answers no longer matter: cancelled, or their errors retrieved.
 
     A failed future nobody looks at is logged when collected; a walk that

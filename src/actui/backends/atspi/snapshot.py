@@ -12,15 +12,17 @@ GTK containers, labels and images (only clipboard and popup-menu actions),
 ``CharacterCount`` when the text is shorter than the cap.
 
 Per node, only what can matter is read: extents of showing elements, action
-names of showing elements that are not GTK containers, labels or images
-(hidden ones advertise caps by role; delivery reads the names when it acts),
+names of showing elements that are not GTK containers, labels or images,
+nor GTK 3 buttons (hidden ones and those advertise caps by role; delivery reads
+the names when it acts),
 text only where it is not already the name (``reader.name_is_text``).
 
 ``Cache.GetItems`` supplies name, role, states, interfaces and children in one
 call where it is complete (GTK 3 and Chromium, after ``RegisterEvent``; GTK 3
 omits transient tree cells and gives scroll bars no index, so a node whose
 cached children fall short of its child count or lack their indices is walked
-live). Where the live ``mirror`` applies, the cache is not asked at all: clean
+live, except a scroll pane's bars, whose place is known: ``_in_order``).
+Where the live ``mirror`` applies, the cache is not asked at all: clean
 nodes are taken from the mirror without a task or a call (their extents too,
 unless their subtree moved), and only dirty or new ones are read; a root
 nothing touched since its last walk (no event, the same rect) gets that walk's
@@ -54,7 +56,7 @@ from typing import Any
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
-from actui.backends.atspi.caps import SCROLL_ROLES, derive_caps
+from actui.backends.atspi.caps import PRESS_ROLES, SCROLL_ROLES, derive_caps
 from actui.backends.atspi.gecko import closed_popup
 from actui.backends.atspi.mirror import Assembled, Mirrors, NodeRecord, Reuse, remembered
 from actui.backends.atspi.names import clean_name, clean_text
@@ -76,7 +78,7 @@ from actui.backends.atspi.reader import (
     short_interfaces,
 )
 from actui.backends.atspi.tables import role_name, state_names
-from actui.backends.atspi.viewport import CellHint, answers, is_windowed, read_window
+from actui.backends.atspi.viewport import CellHint, Viewed, answers, is_windowed, read_window
 from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
 from actui.errors import CallTimeout, TargetGone
 
@@ -92,6 +94,12 @@ FIELD_ROLES = frozenset(
 """Roles whose unnamed, showing elements are asked who labels them (one call each)."""
 RELATION_TOOLKITS = ("gtk", "qt")
 """Toolkits known to answer ``GetRelationSet`` (GTK 3 and 4, Qt); others are not asked."""
+PRESS_BY_ROLE_TOOLKITS = ("gtk 3",)
+"""Toolkits whose elements of ``caps.PRESS_ROLES`` were measured to list only a press
+(gtk3-widget-factory: buttons, check and radio buttons, switches and combo boxes list one
+action, Click, Toggle or Press, fixed by the widget's class): a look takes their caps from
+the role instead of asking each (a third of its calls besides extents); delivery reads the
+names when it acts. GTK 4 is not among them: most of its check boxes list no action."""
 CLAMPING_TOOLKITS = ("gtk", "qt")
 """Toolkits measured to clamp a text range past the end (GTK 3 and 4, Qt; not Gecko)."""
 
@@ -196,6 +204,10 @@ class _Plan:
     """Set when reading on demand below an element a snapshot left unread."""
     lazy_menus: bool = False
     """LibreOffice: closed menus' items are left unread (:meth:`closed_menu`)."""
+    prefetched: dict[Address, asyncio.Future[list[Any]]] = field(default_factory=dict)
+    """Child lists asked before the walk reaches them (:func:`_prefetch`)."""
+    windows: dict[Address, asyncio.Task[Viewed]] = field(default_factory=dict)
+    """Views of containers too big to list, read before the walk reaches them."""
 
     @classmethod
     def of(
@@ -330,9 +342,13 @@ class _Plan:
 
         GTK 4 puts an Action interface on every widget; its containers, labels
         and images only list clipboard or popup-menu actions, never a
-        capability. A hidden element's caps follow its role instead.
+        capability. A hidden element's caps follow its role instead, and so do
+        a GTK 3 button's (:data:`PRESS_BY_ROLE_TOOLKITS`).
         """
-        return shown and not (self.is_gtk and basics.role in GTK_INERT_ROLES)
+        if self.is_gtk and basics.role in GTK_INERT_ROLES:
+            return False
+        press_by_role = self.toolkit.lower().startswith(PRESS_BY_ROLE_TOOLKITS)
+        return shown and not (press_by_role and basics.role in PRESS_ROLES)
 
     def value_is_name(self, basics: Basics) -> bool:
         return self.is_gtk and name_is_text(basics)
@@ -386,11 +402,40 @@ def index_cache(items: list[Any]) -> dict[Address, _Cached]:
     result: dict[Address, _Cached] = {}
     for at, b in basics.items():
         pairs = sorted(kids.get(at, []), key=lambda pair: pair[0])
-        # GTK 3 gives scroll bars index -1: their order is only known live
-        placed = [index for index, _ in pairs] == list(range(len(pairs)))
-        ordered = tuple(a for _, a in pairs)
-        result[at] = _Cached(b, ordered, complete=placed and counts[at] == len(ordered))
+        ordered = _in_order(pairs, b.role, basics)
+        if ordered is None:
+            result[at] = _Cached(b, tuple(a for _, a in pairs), complete=False)
+        else:
+            result[at] = _Cached(b, ordered, complete=counts[at] == len(ordered))
     return result
+
+
+SCROLL_BAR_ORDER = ("horizontal", "vertical")
+
+
+def _in_order(
+    pairs: list[tuple[int, Address]], role: str, basics: Mapping[Address, Basics]
+) -> tuple[Address, ...] | None:
+    """Cached children (sorted by index) in their parent's order; None when only a live
+    ``GetChildren`` can tell it.
+
+    GTK 3 gives a scrolled window's scroll bars index -1, and lists them after
+    its indexed child, the horizontal one first (gtk3-widget-factory's three
+    scroll panes, read live); any other child without an index is read live.
+    """
+    indexed = [a for index, a in pairs if index >= 0]
+    if [index for index, _ in pairs if index >= 0] != list(range(len(indexed))):
+        return None
+    bars = [a for index, a in pairs if index < 0]
+    if not bars:
+        return tuple(indexed)
+    if role != "scroll pane" or any(basics[a].role != "scroll bar" for a in bars):
+        return None
+    ways = [[w for w in SCROLL_BAR_ORDER if w in basics[a].states] for a in bars]
+    if any(len(way) != 1 for way in ways) or len({way[0] for way in ways}) != len(bars):
+        return None
+    ranked = sorted(zip(ways, bars, strict=True), key=lambda p: SCROLL_BAR_ORDER.index(p[0][0]))
+    return (*indexed, *(bar for _, bar in ranked))
 
 
 class SnapshotReader:
@@ -448,6 +493,8 @@ class SnapshotReader:
         cached_at = time.perf_counter()
         plan = _Plan.of(root, cache, reuse, origin, frame)
         try:
+            if cache is not None and reuse is None:
+                _prefetch(self._bus, plan, cache, at, max_depth)
             stop = _Stop(time.perf_counter() + budget_s)
             visits = await self._walk(at, plan, max_nodes, max_depth, stop)
         except AppGone as exc:
@@ -455,6 +502,8 @@ class SnapshotReader:
                 f"{root.app_name} (pid {root.pid}) exited while its window {root.title!r} was "
                 "being read; call find_roots again."
             ) from exc
+        finally:
+            discard([*plan.prefetched.values(), *plan.windows.values()])  # not reached
         first = visits[0].basics
         if first is None:
             raise TargetGone(
@@ -635,20 +684,27 @@ class SnapshotReader:
             visit.unseen = plan.unseen(parent)
             visit.hint = parent.cell_hints.get(visit.at) if parent is not None else None
             basics = await self._basics(visit, entry, known, plan, visit.hint)
-            if _uncounted(basics):
+            viewed = None
+            if visit.depth < max_depth and is_windowed(basics):
+                # an uncounted one is counted with its window's first calls, not before
+                started = plan.windows.pop(visit.at, None)
+                viewed = await (
+                    started
+                    or read_window(self._bus, visit.at, basics, showing_known=plan.showing_known)
+                )
+                basics = replace(basics, child_count=viewed.window.count)
+            elif _uncounted(basics):
                 count = await self._bus.get(visit.at.bus, visit.at.path, ACCESSIBLE, "ChildCount")
                 basics = replace(basics, child_count=int(count))
             closed = plan.closed_menu(basics, entry)
             wants_children = _wants_children(visit, basics, max_depth, closed=closed)
             listed = _listed_children(entry, known, wants_children)
-            if visit.depth < max_depth and is_windowed(basics):
-                viewed = await read_window(
-                    self._bus, visit.at, basics, showing_known=plan.showing_known
-                )
+            if viewed is not None and is_windowed(basics):
                 visit.window, listed = viewed.window, list(viewed.children)
                 visit.cell_hints = viewed.hints
             if listed is None:
-                pending.append(request_children(self._bus, visit.at))
+                early = plan.prefetched.pop(visit.at, None)
+                pending.append(early or request_children(self._bus, visit.at))
             if plan.rect_follows_parent:
                 visit.details = await self._details(visit, known, basics, plan, parent)
                 visit.basics = basics
@@ -779,6 +835,38 @@ class SnapshotReader:
         if actions is None and plan.wants_actions(basics, shown) and "Action" in basics.interfaces:
             actions = await read_actions(self._bus, visit.at)
         return replace(known.details, rect=rect, actions=actions)
+
+
+def _prefetch(
+    bus: AtspiBus, plan: _Plan, cache: Mapping[Address, _Cached], root: Address, max_depth: int
+) -> None:
+    """Ask at once for the children of every element below ``root`` whose cache entry
+    does not list them all (GTK 3's menus, a window's popovers), and start reading the
+    view of every container too big to list: the walk takes each answer when it
+    reaches the element, instead of asking then. Asked as the walk reached them,
+    the child lists were a chain of round trips every later element waited behind
+    (children are admitted in breadth-first order), and a tree view's view, a
+    dozen round trips of its own, started only once the walk got down to it."""
+    below = [(root, 0)]
+    seen = {root}
+    while below:
+        at, depth = below.pop()
+        entry = cache.get(at)
+        if entry is None or depth >= max_depth:
+            continue
+        basics = entry.basics
+        if is_windowed(basics):
+            plan.windows[at] = asyncio.ensure_future(
+                read_window(bus, at, basics, showing_known=plan.showing_known)
+            )
+            continue  # its children are not listed
+        if plan.closed_menu(basics, entry):
+            continue
+        if not entry.complete and basics.child_count != 0:
+            plan.prefetched[at] = request_children(bus, at)
+        fresh = [child for child in entry.children if child not in seen]
+        seen.update(fresh)
+        below.extend((child, depth + 1) for child in fresh)
 
 
 PROBED_ITEMS = 3

@@ -121,9 +121,9 @@ class _Reader:
         body = await self.bus.call(self.at.bus, self.at.path, iface, member, signature, args)
         return body[0]
 
-    async def hit(self, x: int, y: int) -> tuple[int, int] | None:
-        """(row, column) of the cell at a screen point (a list: (index, 0)); None off a cell."""
-        found = Address.of(await self.call(COMPONENT, "GetAccessibleAtPoint", "iiu", x, y, SCREEN))
+    async def cell_of(self, found: Address) -> tuple[int, int] | None:
+        """(row, column) of the element found at a point (a list: (index, 0)); None off a
+        cell."""
         if found.is_null or found == self.at:
             return None
         (index,) = await self.bus.call(found.bus, found.path, ACCESSIBLE, "GetIndexInParent")
@@ -144,11 +144,31 @@ class _Reader:
     async def first_hit(
         self, points: Sequence[tuple[int, int]]
     ) -> tuple[tuple[int, int], int] | None:
-        """The first point's cell that is one, and that point's y."""
-        for x, y in points:
-            found = await self.hit(x, y)
-            if found is not None:
-                return found, y
+        """The first point's cell that is one, and that point's y.
+
+        The first point is asked alone (a full sheet answers it with a cell, and
+        LibreOffice makes an object for every cell asked for); the rest at once,
+        since one after the other they were the longest chain of a GTK 3 look (a
+        list that does not fill its view misses at every point). An element met
+        at several points (a column header) is asked its place once.
+        """
+        tried: set[Address] = set()
+        for wave in (points[:1], points[1:]):
+            asked = [
+                self.bus.request(
+                    self.at.bus, self.at.path, COMPONENT, "GetAccessibleAtPoint", "iiu",
+                    (x, y, SCREEN),
+                )
+                for x, y in wave
+            ]  # fmt: skip
+            for (_, y), value in zip(wave, await answers(asked), strict=True):
+                found = Address.of(value) if value is not None else None
+                if found is None or found in tried:
+                    continue
+                tried.add(found)
+                cell = await self.cell_of(found)
+                if cell is not None:
+                    return cell, y
         return None
 
 
@@ -156,27 +176,35 @@ async def read_window(
     bus: AtspiBus, at: Address, basics: Basics, *, showing_known: bool = True
 ) -> Viewed:
     """The container's size and its shown part (nothing shown when it has no extents, or
-    is not ``showing`` where the toolkit says so reliably: GTK 4 never does)."""
+    is not ``showing`` where the toolkit says so reliably: GTK 4 never does).
+
+    A container whose cache entry did not count its children (GTK 3's tree views
+    say -1) is asked ``ChildCount`` with the first calls.
+    """
     table = "Table" in basics.interfaces
     placed = "Component" in basics.interfaces
     if showing_known and "showing" not in basics.states:
         placed = False
     # Independent of each other: asked at once (each is a round trip into the app, a few
     # ms each for a GTK 3 list of 100,000 rows).
-    cells, size, extents = await asyncio.gather(
+    counted = basics.child_count >= 0
+    cells, size, extents, count = await asyncio.gather(
         _in_spreadsheet(bus, at) if table else _nothing(False),
         bus.get_many(at.bus, at.path, TABLE, ("NRows", "NColumns")) if table else _nothing({}),
         bus.call(at.bus, at.path, COMPONENT, "GetExtents", "u", (SCREEN,))
         if placed
         else _nothing([(0, 0, 0, 0)]),
+        _nothing(basics.child_count)
+        if counted
+        else bus.get(at.bus, at.path, ACCESSIBLE, "ChildCount"),
     )
-    window = Window(count=basics.child_count, cells=cells)
+    window = Window(count=int(count), cells=cells)
     if table:
         window = replace(
             window, rows=int(size.get("NRows", -1)), columns=int(size.get("NColumns", -1))
         )
     left, top, width, height = (int(v) for v in extents[0])
-    if width <= 0 or height <= 0:
+    if width <= 0 or height <= 0 or window.count == 0:
         return Viewed(window, ())
     reader = _Reader(bus, at, table, cells)
     right, bottom = left + width - 1, top + height - 1
