@@ -54,8 +54,8 @@ def _browser_parts(s: Session) -> browser_tools.Parts:
 
 
 HANDLERS: Mapping[str, Handler] = {
-    "find_roots": discovery.find_roots,
-    "observe_ui": discovery.observe_ui,
+    "find_roots": lambda s, p: discovery.find_roots(s.backends, s.roots, s.announced, p),
+    "observe_ui": lambda s, p: discovery.observe_ui(s.looker, p),
     "search_ui": lambda s, p: queries.search_ui(s.observer, p),
     "expand_ui": lambda s, p: queries.expand_ui(s.observer, p),
     "inspect_ui": lambda s, p: queries.inspect_ui(s.observer, p),

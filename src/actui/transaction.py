@@ -19,12 +19,19 @@ from dataclasses import dataclass, replace
 from actui import contract
 from actui.actions import Prepared, aggregate, deliver, prepare, reconcile
 from actui.backends.base import ProcessExit, RootInfo, Snapshot
-from actui.conditions import UiCondition, closest, describe, refuse_secrets
+from actui.conditions import (
+    UiCondition,
+    check_scope,
+    closest,
+    condition_of,
+    describe,
+    refuse_secrets,
+)
 from actui.conditions import evaluate as evaluate_condition
 from actui.config import Config
 from actui.errors import ActuiError, PreconditionFailed, TargetGone
 from actui.imaging import scale_of
-from actui.observer import Observer, condition
+from actui.observer import Observer
 from actui.outline.model import Outline
 from actui.quoting import inline, quote
 from actui.rendering import Renderer, observation_details
@@ -44,6 +51,7 @@ from actui.results import (
 from actui.runtime.deltas import SETTLE_WINDOW_S, root_deltas, settle
 from actui.runtime.roots import match_root
 from actui.runtime.scheduler import Scheduler
+from actui.runtime.store import State
 from actui.runtime.waiting import WaitResult, observed_outline
 from actui.tool_result import ToolResult
 from actui.views import (
@@ -67,6 +75,15 @@ class Seen:
     snapshot: Snapshot
     outline: Outline
     epoch: int
+
+
+def _condition(raw: contract.Condition | None, field: str, state: State) -> UiCondition | None:
+    """A contract condition as a checked ``UiCondition`` whose refs are ``state``'s."""
+    if raw is None:
+        return None
+    cond = condition_of(raw)
+    check_scope(cond, state.outline, field=field)
+    return cond
 
 
 @dataclass(frozen=True)
@@ -103,10 +120,10 @@ class Transaction:
         self.state = observer.state(p.stateId)
         self.config = parts.config
         self.headless = self.config.headless
-        self.expect = condition(p.expect, "expect", self.state)
-        self.require = condition(p.require, "require", self.state)
+        self.expect = _condition(p.expect, "expect", self.state)
+        self.require = _condition(p.require, "require", self.state)
         self.waits = [
-            condition(step.until, f"actions[{i}].until", self.state)
+            _condition(step.until, f"actions[{i}].until", self.state)
             for i, step in enumerate(p.actions)
         ]
         self.prepared = self._prepare()
