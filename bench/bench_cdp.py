@@ -12,7 +12,7 @@ document, depth 8, what an agent reads to see everything) are both shown.
 Tokens are estimated as UTF-8 bytes / 4 (no tokenizer). Then the
 latency of ``act_ui`` per action type, without ``expect`` (the runtime waits its
 root-settle window) and with an ``expect`` that already holds (no settle wait).
-Everything runs in-process through ``actui.Computer``: MCP transport costs are
+Everything runs in-process through ``actui.tools.Computer``: MCP transport costs are
 not included.
 """
 
@@ -32,8 +32,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "integrat
 
 from miniwob_agent import miniwob_html, no_desktop_env
 
-from actui import Computer, ToolResult
+from actui import ToolResult
 from actui.backends.cdp.connection import CdpSession
+from actui.tools import Computer
 
 PAGES = (
     "click-button",

@@ -2,7 +2,7 @@
 
 __version__ = "0.1.0"
 
+from actui.api import Computer, Expect
 from actui.tool_result import ToolResult
-from actui.tools import Computer
 
-__all__ = ["Computer", "ToolResult", "__version__"]
+__all__ = ["Computer", "Expect", "ToolResult", "__version__"]

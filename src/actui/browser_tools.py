@@ -116,7 +116,7 @@ async def _page_successor(
 ) -> ToolResult:
     observer, renderer = parts.observer, parts.renderer
     browser = parts.browsers.browser
-    navigated = browser.document_generation(root) != state.extra.get("generation", 0)
+    navigated = browser.document_generation(root) != state.meta.generation
     snapshot, epoch = await observer.snapshot_at_epoch(root, state.resource_key)
     outline = observed_outline(snapshot, None if navigated else state.outline, scale_of(state))
     successor = observer.save(snapshot, outline, epoch, base=state)

@@ -1,7 +1,8 @@
 """The tool contract: the eleven tools, their parameters, bounds and schemas.
 
 This is the single source for the MCP tool list, the exported OpenAI /
-Anthropic function schemas, the Python API's argument checking and the docs.
+Anthropic function schemas, the Python API's argument checking and the docs;
+the shapes of the results (MCP ``outputSchema``) are ``result_schemas``'.
 It validates shapes, types and bounds, a condition's cross-field rules
 (``conditions.check_condition``) and the URL rule (``urls.check_url``), once,
 and turns every violation into an :class:`~actui.errors.InvalidParams` naming
@@ -32,6 +33,7 @@ from pydantic import (
 from actui.backends.base import ActionKind
 from actui.conditions import check_condition
 from actui.errors import FieldRule, InvalidParams
+from actui.result_schemas import output_schema
 from actui.urls import check_url
 
 TOOL_NAMES = (
@@ -438,6 +440,7 @@ def export_schemas(fmt: Literal["mcp", "openai", "anthropic"]) -> list[dict[str,
                     "name": spec.name,
                     "description": spec.description,
                     "inputSchema": schema,
+                    "outputSchema": output_schema(spec.name),
                     "annotations": spec.hints.to_mcp(),
                 }
             )
@@ -486,6 +489,15 @@ def validate(name: str, arguments: Mapping[str, Any] | None) -> Params:
         raise _invalid(name, exc) from None
 
 
+def validate_step(fields: Mapping[str, Any]) -> ActionStep:
+    """One ``act_ui`` step on its own (the Python API builds them one by one); an
+    InvalidParams names the bad field as ``actions[0].<field>``."""
+    try:
+        return ActionStep.model_validate(dict(fields))
+    except ValidationError as exc:
+        raise _invalid("act_ui", exc, ("actions", 0)) from None
+
+
 def _model_at(tool: str, loc: tuple[int | str, ...]) -> type[BaseModel]:
     """The parameter model that owns the last named key of ``loc``."""
     model: type[BaseModel] = SPECS[tool].params
@@ -497,9 +509,10 @@ def _model_at(tool: str, loc: tuple[int | str, ...]) -> type[BaseModel]:
     return model
 
 
-def _invalid(tool: str, exc: ValidationError) -> InvalidParams:
+def _invalid(tool: str, exc: ValidationError, prefix: tuple[int | str, ...] = ()) -> InvalidParams:
     errors = exc.errors(include_url=False)
     error = min(errors, key=lambda e: e["type"] != "extra_forbidden")
+    error["loc"] = (*prefix, *error["loc"])
     field = _field_path(tuple(error["loc"]))
     kind = error["type"]
     rule = (error.get("ctx") or {}).get("error")

@@ -1,8 +1,9 @@
 """``find_roots`` and ``observe_ui``: which windows and pages there are, and a first look at one.
 
-Both list roots through the backend registry and refer to them by the
-session's ``@r`` refs; ``observe_ui`` then hands its root to the full
-observation (``observing``). Neither knows which platform listed a root.
+``find_roots`` lists through the backend registry and names what it found
+with the session's ``@r`` refs; ``observe_ui`` asks the observation service
+which root a ref reaches and hands it to the full observation
+(``observing``). Neither knows which platform listed a root.
 """
 
 from __future__ import annotations
@@ -11,19 +12,15 @@ from actui import contract
 from actui.backends.base import RootInfo
 from actui.backends.registry import Backends
 from actui.config import Config
-from actui.errors import ActuiError, TargetGone
+from actui.errors import ActuiError
+from actui.observing import Looker
 from actui.outline.search import rank_text
 from actui.quoting import inline
-from actui.runtime.roots import (
-    is_browser_app,
-    match_root,
-    pick_default,
-    promote_modal,
-    window_score,
-)
-from actui.session import Session
+from actui.results import FoundRoot, RootsFound, RootView
+from actui.runtime.deltas import Announced
+from actui.runtime.roots import RootRegistry, is_browser_app, window_score
 from actui.tool_result import ToolResult
-from actui.views import root_json, root_line
+from actui.views import root_line
 
 TOP_N = 12
 """Roots a listing returns at most; the rest are counted."""
@@ -59,8 +56,9 @@ async def _all_roots(
     return roots, ""
 
 
-async def find_roots(session: Session, p: contract.FindRoots) -> ToolResult:
-    backends = session.backends
+async def find_roots(
+    backends: Backends, refs: RootRegistry, announced: Announced, p: contract.FindRoots
+) -> ToolResult:
     cfg = backends.config()
     listed, unlisted = await _all_roots(backends, p, cfg)
     roots = listed
@@ -87,46 +85,25 @@ async def find_roots(session: Session, p: contract.FindRoots) -> ToolResult:
         + (" Refine with text, app, pid or kind." if len(scored) > len(top) else "")
         + " Pass an @r to observe_ui."
     ]
-    windows = []
+    found = []
     for score, root in top:
-        ref = session.roots.ref_for(root)
+        ref = refs.ref_for(root)
         allowed = cfg.browser_use or not is_browser_app(root)
         lines.append(root_line(ref, root) + ("" if allowed else " [browser_use_disabled]"))
-        windows.append(
-            {**root_json(ref, root), "score": round(score, 3), "browserUseAllowed": allowed}
-        )
-    session.announced.shown(listed, {root.pid for _, root in top})
+        found.append(FoundRoot(RootView(ref, root), score, allowed))
+    announced.shown(listed, {root.pid for _, root in top})
     if not top:
         lines = [
             "no roots match these filters."
             if (p.text or p.app or p.pid or p.kind)
             else "no windows are open on this desktop."
         ]
-    notices = [*backends.notices(), *([unlisted] if unlisted else [])]
-    return ToolResult(
-        "\n".join([*lines, *(f"note: {inline(n)}" for n in notices)]),
-        {
-            "notices": notices,
-            "windows": windows,
-            "totalMatches": len(scored),
-            "returned": len(top),
-            "hasMore": len(scored) > len(top),
-            "config": {"browser_use": cfg.browser_use, "headless": cfg.headless},
-        },
-    )
+    notices = (*backends.notices(), *([unlisted] if unlisted else []))
+    result = RootsFound(tuple(found), len(scored), notices, cfg.browser_use, cfg.headless)
+    text = "\n".join([*lines, *(f"note: {inline(n)}" for n in notices)])
+    return ToolResult(text, result.to_wire(), value=result)
 
 
-async def observe_ui(session: Session, p: contract.ObserveUi) -> ToolResult:
-    observer = session.observer
-    if p.root:
-        wanted = session.roots.get(p.root)
-        siblings = await observer.backend_for(wanted).list_roots(pid=wanted.pid)
-        session.announced.listed(wanted.pid, siblings, session.roots.ref_for)
-        root = promote_modal(match_root(wanted, siblings), siblings)
-        session.roots.ref_for(root)
-    else:
-        chosen = pick_default(await session.backends.desktop.list_roots())
-        if chosen is None:
-            raise TargetGone("no windows are open on this desktop. Launch an app first.")
-        root = chosen
-    return await session.looker.observe(root, p.mode, "observe_ui")
+async def observe_ui(looker: Looker, p: contract.ObserveUi) -> ToolResult:
+    root = await looker.observer.pick(p.root or None)
+    return await looker.observe(root, p.mode, "observe_ui")

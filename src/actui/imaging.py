@@ -56,8 +56,7 @@ def image_reason(outline: Outline, mode: str) -> str | None:
 
 def scale_of(state: State) -> float:
     """The image pixels per screen pixel a state's coordinates are in."""
-    value = state.extra.get("scale", 1.0)
-    return float(value) if isinstance(value, (int, float)) else 1.0
+    return state.meta.scale
 
 
 class Ocr:

@@ -27,6 +27,7 @@ from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
 from actui import __version__, contract
+from actui.config import load_config
 from actui.mcp_stdin import CheckedStdin, claimed_stdin
 from actui.tool_result import ToolResult
 from actui.tools import Computer
@@ -61,21 +62,30 @@ ComputerFor = Callable[[Any], Awaitable[Computer]]
 """Which ``Computer`` serves a request, from its context (one for stdio; per session on HTTP)."""
 
 
-def build_server(computer_for: ComputerFor) -> Server[Any]:
-    tools = [
+def _catalog(structured: bool) -> list[types.Tool]:
+    """The tools as MCP lists them; without structured content, without output schemas
+    (a client refuses a result that lacks the structured content its tool's schema promises)."""
+    return [
         types.Tool(
             name=spec["name"],
             description=spec["description"],
             input_schema=spec["inputSchema"],
+            output_schema=spec["outputSchema"] if structured else None,
             annotations=types.ToolAnnotations.model_validate(spec["annotations"]),
         )
         for spec in contract.export_schemas("mcp")
     ]
 
+
+def build_server(computer_for: ComputerFor) -> Server[Any]:
+    catalogs = {structured: _catalog(structured) for structured in (True, False)}
+
     async def list_tools(
         _ctx: Any, _params: types.PaginatedRequestParams | None
     ) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=tools)
+        # the server's own configuration: asking a session's computer would start its desktop
+        structured = load_config().structured_content
+        return types.ListToolsResult(tools=catalogs[structured])
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         computer = await computer_for(ctx)

@@ -12,33 +12,29 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
-from actui import contract
 from actui.backends.base import Backend, RootInfo, Snapshot
 from actui.backends.registry import Backends
-from actui.conditions import UiCondition, check_scope, condition_of
-from actui.errors import BackendUnavailable, InvalidParams, StaleDocument, UnknownState
+from actui.conditions import UiCondition
+from actui.errors import BackendUnavailable, InvalidParams, StaleDocument, TargetGone, UnknownState
 from actui.imaging import image_geometry, scale_of
 from actui.outline.model import Outline
 from actui.reaching import ConditionReach
 from actui.runtime.deltas import Announced
-from actui.runtime.roots import RootRegistry, is_browser_app, match_root
+from actui.runtime.roots import (
+    RootRegistry,
+    is_browser_app,
+    match_root,
+    pick_default,
+    promote_modal,
+)
 from actui.runtime.scheduler import Scheduler
-from actui.runtime.store import State, StateStore, new_state_id
+from actui.runtime.store import ObserveMode, State, StateMeta, StateStore, new_state_id
 from actui.runtime.waiting import OpenedFn, WaitResult, wait_until
 
 MAX_NODES = 4096
 MAX_DEPTH = 64
 
 T = TypeVar("T")
-
-
-def condition(raw: contract.Condition | None, field: str, state: State) -> UiCondition | None:
-    """A contract condition as a checked ``UiCondition`` whose refs are ``state``'s."""
-    if raw is None:
-        return None
-    cond = condition_of(raw)
-    check_scope(cond, state.outline, field=field)
-    return cond
 
 
 class Observer:
@@ -81,10 +77,25 @@ class Observer:
 
     def check_document(self, state: State) -> None:
         """Refuse a state whose page has navigated away since it was observed."""
-        seen = state.extra.get("generation", 0)
         now = self.backend_for(state.root).document_generation(state.root)
-        if now != seen:
+        if now != state.meta.generation:
             raise StaleDocument(state.root_ref)
+
+    async def pick(self, ref: str | None) -> RootInfo:
+        """The root an observation of ``ref`` reaches: its current record, or the modal
+        in front of it (docs/design-notes.md §1); without a ref, the desktop's likeliest
+        window."""
+        if ref is None:
+            chosen = pick_default(await self._backends.desktop.list_roots())
+            if chosen is None:
+                raise TargetGone("no windows are open on this desktop. Launch an app first.")
+            return chosen
+        wanted = self._roots.get(ref)
+        siblings = await self.backend_for(wanted).list_roots(pid=wanted.pid)
+        self._announced.listed(wanted.pid, siblings, self._roots.ref_for)
+        root = promote_modal(match_root(wanted, siblings), siblings)
+        self._roots.ref_for(root)
+        return root
 
     async def resolve(self, root: RootInfo) -> RootInfo:
         """The root's current record, or TargetGone if it closed."""
@@ -123,11 +134,11 @@ class Observer:
         outline: Outline,
         epoch: int,
         base: State | None = None,
-        mode: str | None = None,
+        mode: ObserveMode | None = None,
     ) -> State:
         """A new state of ``snapshot``, kept in the store; its mode is ``base``'s by default."""
         root = snapshot.root
-        mode = mode or (str(base.extra.get("mode", "fused")) if base else "fused")
+        mode = mode or (base.meta.mode if base else "fused")
         scale, image_size = image_geometry(root, mode)
         state = State(
             state_id=new_state_id(),
@@ -139,11 +150,9 @@ class Observer:
             captured_at=snapshot.captured_at,
             base_state_id=base.state_id if base else None,
             image_size=image_size,
-            extra={
-                "mode": mode,
-                "scale": scale,
-                "generation": self.backend_for(root).document_generation(root),
-            },
+            meta=StateMeta(
+                mode=mode, scale=scale, generation=self.backend_for(root).document_generation(root)
+            ),
         )
         self._store.put(state)
         return state

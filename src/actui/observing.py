@@ -15,6 +15,7 @@ from actui.backends.base import RootInfo
 from actui.imaging import IMAGE_MAX, IMAGE_NOTES, Ocr, image_geometry, image_reason
 from actui.observer import Observer
 from actui.rendering import Renderer, observation_details
+from actui.runtime.store import ObserveMode
 from actui.runtime.waiting import observed_outline
 from actui.tool_result import ToolResult
 from actui.views import observation_header, reach_note
@@ -28,7 +29,7 @@ class Looker:
     renderer: Renderer
     ocr: Ocr
 
-    async def observe(self, root: RootInfo, mode: str, tool: str) -> ToolResult:
+    async def observe(self, root: RootInfo, mode: ObserveMode, tool: str) -> ToolResult:
         """A fresh observation of ``root``, saved as a new state and rendered in full."""
         observer, renderer = self.observer, self.renderer
         key = root.resource_key or f"desktop-pid:{root.pid}"

@@ -20,6 +20,7 @@ from actui.outline.search import render_search, search
 from actui.output import ELEMENT_PAGE_CHARS, OutputStore
 from actui.quoting import inline, quote
 from actui.reaching import Reached, has_unread, read_below, search_unread
+from actui.results import Found
 from actui.runtime.store import State
 from actui.tool_result import ToolResult
 from actui.views import node_json
@@ -33,34 +34,13 @@ async def search_ui(observer: Observer, p: contract.SearchUi) -> ToolResult:
     if text and has_unread(state) and not any(m.reason == "exact" for m in result.matches):
         state, reached = await _search_unread(observer, state, text)
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
-    matches = [
-        {
-            "ref": m.ref,
-            "role": m.role,
-            "label": m.label,
-            "labelInferred": m.inferred,
-            "path": m.path,
-            "matchReason": m.reason,
-            "score": round(m.score, 3),
-            "capabilities": list(m.caps),
-            "actions": list(m.actions),
-        }
-        for m in result.matches
-    ]
-    details: dict[str, Any] = {
-        "stateId": state.state_id,
-        "matches": matches,
-        "totalMatches": result.total,
-        "returned": len(matches),
-        "hasMore": result.total > len(matches),
-    }
+    unread = tuple(c.json() for c in reached)
+    found = Found(state.state_id, result, state.base_state_id if reached else None, unread)
     lines = [render_search(result)]
     if reached:
         lines.append(f"read on demand into stateId {state.state_id}:")
         lines += [c.note(state.state_id) for c in reached]
-        details["baseStateId"] = state.base_state_id
-        details["unread"] = [c.json() for c in reached]
-    return ToolResult("\n".join(lines), details)
+    return ToolResult("\n".join(lines), found.to_wire(), value=found)
 
 
 async def _search_unread(

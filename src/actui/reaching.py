@@ -28,7 +28,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from actui.backends.base import Backend, RootInfo, RowQuery, Window
@@ -37,7 +37,7 @@ from actui.errors import CallTimeout
 from actui.outline.diff import stabilize
 from actui.outline.model import Node, Outline, grafted, opened, ref_number
 from actui.outline.search import rank_text
-from actui.runtime.store import State, new_state_id
+from actui.runtime.store import Intervals, State, StateMeta, new_state_id
 
 BUDGET_S = 8.0
 """Seconds one search spends reading unread rows at most (GTK 3: about 2,600 cells a
@@ -61,11 +61,6 @@ READ_AFTER_S = 0.5
 """How far into a wait its first read on demand comes (:class:`ConditionReach`)."""
 READ_EVERY_S = 1.0
 """How far apart a wait's reads on demand are."""
-SEARCHED = "searchedRows"
-"""``State.extra`` key: per container (native id), the row intervals already searched."""
-
-Intervals = tuple[tuple[int, int], ...]
-"""Sorted, disjoint, inclusive 0-based row intervals."""
 
 
 def merged(intervals: Intervals, added: tuple[int, int]) -> Intervals:
@@ -174,8 +169,7 @@ def _total(window: Window) -> int:
 
 
 def _searched(state: State) -> dict[str, Intervals]:
-    raw = state.extra.get(SEARCHED)
-    return dict(raw) if isinstance(raw, dict) else {}
+    return dict(state.meta.searched_rows)
 
 
 def _hidden(outline: Outline) -> list[Node]:
@@ -259,7 +253,7 @@ async def read_below(backend: Backend, state: State, ref: str, epoch: int, scale
     """A successor of ``state`` with what ``ref`` held unread read in (expand_ui)."""
     deadline = asyncio.get_running_loop().time() + BUDGET_S
     outline = await _open(backend, state.root, state.outline, state.node(ref), deadline, scale)
-    return _successor(state, outline, epoch, state.extra)
+    return _successor(state, outline, epoch, state.meta)
 
 
 @dataclass(frozen=True)
@@ -373,11 +367,11 @@ async def search_unread(
     deadline = asyncio.get_running_loop().time() + BUDGET_S
     goal = Goal(_accepts(text), _found_exact(text))
     got = await reach(backend, state.root, state.outline, _searched(state), goal, deadline, scale)
-    extra = {**state.extra, SEARCHED: got.searched}
-    return _successor(state, got.outline, epoch, extra), list(got.reached)
+    meta = replace(state.meta, searched_rows=got.searched)
+    return _successor(state, got.outline, epoch, meta), list(got.reached)
 
 
-def _successor(state: State, outline: Outline, epoch: int, extra: Mapping[str, object]) -> State:
+def _successor(state: State, outline: Outline, epoch: int, meta: StateMeta) -> State:
     """``state`` with more read into its outline (stored states stay immutable)."""
     return State(
         state_id=new_state_id(),
@@ -389,7 +383,7 @@ def _successor(state: State, outline: Outline, epoch: int, extra: Mapping[str, o
         captured_at=state.captured_at,
         base_state_id=state.state_id,
         image_size=state.image_size,
-        extra=extra,
+        meta=meta,
     )
 
 

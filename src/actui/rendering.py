@@ -17,10 +17,11 @@ from actui.imaging import scale_of
 from actui.outline.diff import changes_json, compute_changes, diff_or_view
 from actui.outline.view import MIN_VIEW_TOKENS, PAGE_TOKENS, RECEIPT, WINDOW_TOKENS, render_view
 from actui.outline.windows import windows_json
+from actui.results import RootView
 from actui.runtime.deltas import Announced
 from actui.runtime.store import State
 from actui.tokens import estimate_tokens
-from actui.views import console_line, root_delta_lines, root_json, root_label
+from actui.views import console_line, root_delta_lines, root_label
 
 RESULT_BUDGET: ContextVar[int | None] = ContextVar("actui_result_budget", default=None)
 """The running call's ``maxTokens`` (a context variable: concurrent calls each keep theirs)."""
@@ -38,7 +39,7 @@ def observation_details(state: State, view: str) -> dict[str, Any]:
         "stateId": state.state_id,
         "baseStateId": state.base_state_id,
         "view": view,
-        "target": root_json(state.root_ref, root),
+        "target": RootView(state.root_ref, root).to_wire(),
         "nodeCount": len(state.outline),
         **windows_json(state.outline),
         "status": "ok",
@@ -91,7 +92,7 @@ class Renderer:
         """Lines for ``pid``'s window changes no result has reported yet (and the details)."""
         news = self._announced.take(pid)
         if news:
-            details["windowChanges"] = news
+            details["windowChanges"] = [d.to_wire() for d in news]
         return [f"meanwhile, {line}" for line in root_delta_lines(news)]
 
     def console_lines(self, root: RootInfo, details: dict[str, Any]) -> list[str]:

@@ -1,24 +1,152 @@
-"""Typed parts of an ``act_ui`` result, each turned into wire JSON by one ``to_wire()``.
+"""Typed results and their parts, each turned into wire JSON by one ``to_wire()``.
 
-A first slice of typed results: one step's trace and the verification of
-``expect``. They are built where the facts are known (``actions.deliver``,
-``transaction``), read by attribute there, and become the wire's dicts only
-at the edge, key for key in the order agents have always received
-(``tests/integration/test_golden_act.py`` holds that order).
+A root as results name it, a root delta, one step's trace, the verification
+of ``expect`` and a transaction's execution. They are built where the facts
+are known (``actions.deliver``, ``transaction``, ``runtime.deltas``), read by
+attribute there and in the Python API (``actui.api``), and become the wire's
+dicts only at the edge, key for key in the order agents have always received
+(``tests/integration/test_golden_act.py`` holds that order;
+``actui.result_schemas`` describes the shapes to MCP clients).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, cast, get_args
 
-from actui.backends.base import DeliveryPolicy, Outcome
+from actui.backends.base import DeliveryPolicy, Outcome, RootInfo, RootKind
 from actui.conditions import UiCondition, condition_json
+from actui.outline.search import Match, SearchResult
+from actui.quoting import clip
 
 Wire = dict[str, object]
+TITLE_CAP = 200
+"""Characters of a window title or app name shown, in the text and in structured content."""
+URL_CAP = 2048
+"""Characters of a page URL shown, in the text and in structured content."""
 VerificationStatus = Literal["verified", "preexisting", "failed", "skipped"]
 EscalationReason = Literal["side_effect_free_didnt", "foreground_required"]
+RootChange = Literal["appeared", "closed", "focused"]
+OUTCOMES: tuple[str, ...] = get_args(Outcome)
+
+
+def as_outcome(value: str) -> Outcome:
+    """``value`` as an :data:`Outcome` (``actions.aggregate`` and ``reconcile`` return str)."""
+    if value not in OUTCOMES:
+        raise ValueError(f"{value!r} is not an outcome ({', '.join(OUTCOMES)})")
+    return cast(Outcome, value)
+
+
+SettledBy = Literal["events", "window", "launch", "none"]
+
+
+@dataclass(frozen=True)
+class RootView:
+    """A root as a result names it: its ``@r`` ref and what the backend reported."""
+
+    ref: str
+    root: RootInfo
+
+    @property
+    def app(self) -> str:
+        return self.root.app_name
+
+    @property
+    def title(self) -> str:
+        return self.root.title
+
+    @property
+    def kind(self) -> RootKind:
+        return self.root.kind
+
+    @property
+    def pid(self) -> int:
+        return self.root.pid
+
+    def to_wire(self) -> Wire:
+        root, frame = self.root, self.root.frame
+        out: Wire = {
+            "windowRef": self.ref,
+            "kind": root.kind,
+            "app": clip(root.app_name, TITLE_CAP),
+            "pid": root.pid,
+            "windowTitle": clip(root.title, TITLE_CAP),
+            "windowId": root.window_id,
+            "frame": {"x": frame.x, "y": frame.y, "w": frame.w, "h": frame.h} if frame else None,
+            "isFocused": root.is_focused,
+            "isModal": root.is_modal,
+            "isMinimized": root.is_minimized,
+            "zOrder": root.z_order,
+            "toolkit": root.toolkit,
+            "accessibility": root.accessibility,
+        }
+        if root.url:
+            out["url"] = clip(root.url, URL_CAP)
+        return out
+
+
+@dataclass(frozen=True)
+class FoundRoot:
+    """One root ``find_roots`` returned: how well it matched, and whether it may be used."""
+
+    view: RootView
+    score: float
+    browser_use_allowed: bool
+
+    def to_wire(self) -> Wire:
+        return {
+            **self.view.to_wire(),
+            "score": round(self.score, 3),
+            "browserUseAllowed": self.browser_use_allowed,
+        }
+
+
+@dataclass(frozen=True)
+class RootsFound:
+    """``find_roots``: the best roots, how many matched in all, and what the backends said."""
+
+    roots: tuple[FoundRoot, ...]
+    total: int
+    notices: tuple[str, ...]
+    browser_use: bool
+    headless: bool
+
+    def to_wire(self) -> Wire:
+        return {
+            "notices": list(self.notices),
+            "windows": [found.to_wire() for found in self.roots],
+            "totalMatches": self.total,
+            "returned": len(self.roots),
+            "hasMore": self.total > len(self.roots),
+            "config": {"browser_use": self.browser_use, "headless": self.headless},
+        }
+
+
+@dataclass(frozen=True)
+class RootDelta:
+    """A window that appeared, closed or took focus, named by its ``@r`` ref."""
+
+    change: RootChange
+    kind: RootKind
+    ref: str
+    title: str
+    pid: int
+    is_modal: bool
+
+    @classmethod
+    def of(cls, change: RootChange, ref: str, root: RootInfo) -> RootDelta:
+        return cls(change, root.kind, ref, root.title, root.pid, root.is_modal)
+
+    def to_wire(self) -> Wire:
+        return {
+            "change": self.change,
+            "kind": self.kind,
+            "ref": self.ref,
+            "title": self.title,
+            "pid": self.pid,
+            "isModal": self.is_modal,
+        }
 
 
 @dataclass(frozen=True)
@@ -144,4 +272,97 @@ class Verification:
             out[self.where.key] = self.where.to_wire()
         if self.closest is not None:
             out["closest"] = list(self.closest)
+        return out
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What a transaction did: its steps, where it stopped, the check, the root deltas.
+
+    ``outcome`` is the reconciled outcome of the whole transaction
+    (``actions.reconcile``); ``stopped_at`` the index of the step that
+    stopped it; ``settled_by`` how the root deltas settled (``runtime.deltas.settle``).
+    """
+
+    outcome: Outcome
+    steps: tuple[StepTrace, ...]
+    stopped_at: int | None
+    verification: Verification | None
+    root_deltas: tuple[RootDelta, ...]
+    settled_by: SettledBy
+
+    @property
+    def escalated(self) -> StepTrace | None:
+        """The first step that was escalated to the foreground, if one was."""
+        return next((s for s in self.steps if s.escalated), None)
+
+    @property
+    def last_delivered(self) -> StepTrace | None:
+        """The last step sent to the app (not a wait): whose delivery the act reports."""
+        return next((s for s in reversed(self.steps) if s.delivery is not None), None)
+
+    def to_wire(self) -> Wire:
+        steps = self.steps
+        out: Wire = {
+            "outcome": self.outcome,
+            "steps": [s.to_wire() for s in steps],
+            "actionCount": len(steps),
+            "stoppedAt": self.stopped_at,
+            "backgroundFirst": all(s.background_first is not False for s in steps),
+            "escalatedToForeground": self.escalated is not None,
+            "verification": self.verification.to_wire() if self.verification else None,
+            "rootDelta": [d.to_wire() for d in self.root_deltas],
+            "settledBy": self.settled_by,
+        }
+        escalated = self.escalated
+        if escalated is not None and escalated.background_attempt is not None:
+            out["escalationReason"] = escalated.escalation_reason
+            out["backgroundAttempt"] = escalated.background_attempt.to_wire()
+        last = self.last_delivered
+        if last is not None:
+            out["delivery"] = last.delivery
+            out["deliveryPolicy"] = last.policy
+        return out
+
+
+def match_wire(match: Match) -> Wire:
+    return {
+        "ref": match.ref,
+        "role": match.role,
+        "label": match.label,
+        "labelInferred": match.inferred,
+        "path": match.path,
+        "matchReason": match.reason,
+        "score": round(match.score, 3),
+        "capabilities": list(match.caps),
+        "actions": list(match.actions),
+    }
+
+
+@dataclass(frozen=True)
+class Found:
+    """``search_ui``: the ranked matches in a state.
+
+    When the search read what the state had left unread (rows of a big list,
+    hidden pages), ``state_id`` is the successor it was read into,
+    ``base_state_id`` the searched state, and ``unread`` what was read.
+    """
+
+    state_id: str
+    result: SearchResult
+    base_state_id: str | None = None
+    unread: tuple[Wire, ...] = ()
+
+    def to_wire(self) -> Wire:
+        matches = self.result.matches
+        out: Wire = {
+            "stateId": self.state_id,
+            "matches": [match_wire(m) for m in matches],
+            "totalMatches": self.result.total,
+            "returned": len(matches),
+            "hasMore": self.result.total > len(matches),
+        }
+        if self.unread:
+            out["baseStateId"] = self.base_state_id
+            out["unread"] = list(self.unread)
         return out

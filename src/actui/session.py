@@ -3,7 +3,8 @@
 A session *has* its parts, each with one job: the backend registry (which
 platform answers, and the configuration), the state store, the resource
 lanes, the root refs, what the agent was told about windows, the output store
-for continued text, the observation service, the renderer and the OCR slot.
+for continued text, the observation service, the renderer, and the full
+observation that composes them with the image policy and its OCR slot.
 A tool handler receives this bundle and passes on only the parts each piece
 of its work needs. No tool logic and no platform here.
 """

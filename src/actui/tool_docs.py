@@ -1,6 +1,6 @@
 """The tool reference for people (``docs/tools.md``), generated from the contract.
 
-Parameter tables come from the same JSON Schemas agents get; the ``act_ui``
+Parameter and result tables come from the same JSON Schemas clients get; the ``act_ui``
 step kinds' fields come from the contract's per-kind rules, so the page
 cannot drift from what is accepted. Only the one-line meaning of each step
 kind and its example are written here, and a unit test validates every
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from actui.contract import STEP_RULES, TOOLS, input_schema
+from actui.result_schemas import output_schema
 
 
 @dataclass(frozen=True)
@@ -109,15 +110,20 @@ def markdown_reference() -> str:
         schema = input_schema(spec.name)
         out += ["", f"## `{spec.name}`", "", spec.description, ""]
         out += _table(schema, set(schema.get("required", ())))
+        result = output_schema(spec.name)
+        out += ["", "Result (`structuredContent`):", ""]
+        out += _table(result, set(result.get("required", ())), "key")
         if spec.name == "act_ui":
             out += ["", *_step_kinds()]
     return "\n".join(out) + "\n"
 
 
-def _table(schema: dict[str, Any], required: set[str]) -> list[str]:
-    out = ["| parameter | type | required | notes |", "| --- | --- | --- | --- |"]
+def _table(schema: dict[str, Any], required: set[str], column: str = "parameter") -> list[str]:
+    out = [f"| {column} | type | required | notes |", "| --- | --- | --- | --- |"]
     for name, prop in schema.get("properties", {}).items():
         kind = prop.get("type", "object" if "properties" in prop else "any")
+        if isinstance(kind, list):  # a result key that may be null
+            kind = " \\| ".join(kind)
         if "enum" in prop:
             kind = " \\| ".join(f"`{v}`" for v in prop["enum"])
         notes = [str(prop["description"]).rstrip(".")] if "description" in prop else []

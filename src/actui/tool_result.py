@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from actui.results import Execution, Found, RootsFound
+
 
 @dataclass
 class ToolResult:
@@ -14,3 +16,6 @@ class ToolResult:
     details: dict[str, Any]
     images: list[tuple[bytes, str]] = field(default_factory=list)
     is_error: bool = False
+    value: Execution | RootsFound | Found | None = None
+    """The typed result where a tool builds one (an act's execution, the roots or the
+    elements found); ``details`` holds its wire form."""

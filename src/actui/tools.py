@@ -54,8 +54,8 @@ def _browser_parts(s: Session) -> browser_tools.Parts:
 
 
 HANDLERS: Mapping[str, Handler] = {
-    "find_roots": discovery.find_roots,
-    "observe_ui": discovery.observe_ui,
+    "find_roots": lambda s, p: discovery.find_roots(s.backends, s.roots, s.announced, p),
+    "observe_ui": lambda s, p: discovery.observe_ui(s.looker, p),
     "search_ui": lambda s, p: queries.search_ui(s.observer, p),
     "expand_ui": lambda s, p: queries.expand_ui(s.observer, p),
     "inspect_ui": lambda s, p: queries.inspect_ui(s.observer, p),
@@ -110,16 +110,32 @@ class Computer:
         finally:
             RESULT_BUDGET.reset(budget)
 
-    async def _call(self, tool: str, arguments: Mapping[str, Any] | None) -> ToolResult:
-        session = self._session
+    async def run(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+        """Run one tool call whose failure is raised as its typed error (``actui.errors``),
+        with the data it carries: the Python API's path (``actui.api``)."""
+        budget = RESULT_BUDGET.set(_asked_budget(arguments))
         try:
-            session.backends.reload_config()
-            params = contract.validate(tool, arguments)
-            if isinstance(params, contract.ToolParams):  # "300" is 300 once validated
-                RESULT_BUDGET.set(params.maxTokens)
-            result = await HANDLERS[tool](session, params)
+            return await self._run(tool, arguments)
+        finally:
+            RESULT_BUDGET.reset(budget)
+
+    async def _run(self, tool: str, arguments: Mapping[str, Any] | None) -> ToolResult:
+        session = self._session
+        session.backends.reload_config()
+        params = contract.validate(tool, arguments)
+        if isinstance(params, contract.ToolParams):  # "300" is 300 once validated
+            RESULT_BUDGET.set(params.maxTokens)
+        result = await HANDLERS[tool](session, params)
+        result.details["tool"] = tool
+        result.details = bound_details(result.details)
+        result.text = session.output.bound(result.text, tool=tool, max_tokens=RESULT_BUDGET.get())
+        return result
+
+    async def _call(self, tool: str, arguments: Mapping[str, Any] | None) -> ToolResult:
+        try:
+            return await self._run(tool, arguments)
         except ActuiError as exc:
-            backends = session.backends
+            backends = self._session.backends
             ended = await backends.exit_of(exc.pid) if isinstance(exc, TargetGone) else None
             if ended is not None:
                 return self._exited_result(tool, exc.message, ended)
@@ -136,10 +152,6 @@ class Computer:
                 f"internal error ({type(exc).__name__}: {inline(str(exc))}). "
                 "The server is still running; retry or observe again.",
             )
-        result.details["tool"] = tool
-        result.details = bound_details(result.details)
-        result.text = session.output.bound(result.text, tool=tool, max_tokens=RESULT_BUDGET.get())
-        return result
 
     def _error_result(self, tool: str, code: str, message: str) -> ToolResult:
         text = self._session.output.bound_error(f"{tool} failed: {message}", RESULT_BUDGET.get())

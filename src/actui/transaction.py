@@ -15,36 +15,52 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from actui import contract
 from actui.actions import Prepared, aggregate, deliver, prepare, reconcile
 from actui.backends.base import ProcessExit, RootInfo, Snapshot
-from actui.conditions import UiCondition, closest, describe, refuse_secrets
+from actui.conditions import (
+    UiCondition,
+    check_scope,
+    closest,
+    condition_of,
+    describe,
+    refuse_secrets,
+)
 from actui.conditions import evaluate as evaluate_condition
 from actui.config import Config
 from actui.errors import ActuiError, PreconditionFailed, TargetGone
 from actui.imaging import scale_of
-from actui.observer import Observer, condition
+from actui.observer import Observer
 from actui.outline.model import Outline
 from actui.quoting import inline, quote
 from actui.rendering import Renderer, observation_details
-from actui.results import StepError, StepTrace, Verification, VerificationStatus, Where
+from actui.results import (
+    TITLE_CAP,
+    Execution,
+    RootDelta,
+    RootView,
+    SettledBy,
+    StepError,
+    StepTrace,
+    Verification,
+    VerificationStatus,
+    Where,
+    as_outcome,
+)
 from actui.runtime.deltas import SETTLE_WINDOW_S, root_deltas, settle
 from actui.runtime.roots import match_root
 from actui.runtime.scheduler import Scheduler
+from actui.runtime.store import State
 from actui.runtime.waiting import WaitResult, observed_outline
 from actui.tool_result import ToolResult
 from actui.views import (
-    TITLE_CAP,
     exit_json,
     exit_text,
     root_delta_lines,
-    root_json,
     trace_summary,
 )
 
-Trace = dict[str, Any]
 CLOSING_S = 1.0
 CLOSING_POLL_S = 0.05
 """How long, and how often, a window whose read failed is watched for leaving the listing."""
@@ -59,6 +75,15 @@ class Seen:
     snapshot: Snapshot
     outline: Outline
     epoch: int
+
+
+def _condition(raw: contract.Condition | None, field: str, state: State) -> UiCondition | None:
+    """A contract condition as a checked ``UiCondition`` whose refs are ``state``'s."""
+    if raw is None:
+        return None
+    cond = condition_of(raw)
+    check_scope(cond, state.outline, field=field)
+    return cond
 
 
 @dataclass(frozen=True)
@@ -95,10 +120,10 @@ class Transaction:
         self.state = observer.state(p.stateId)
         self.config = parts.config
         self.headless = self.config.headless
-        self.expect = condition(p.expect, "expect", self.state)
-        self.require = condition(p.require, "require", self.state)
+        self.expect = _condition(p.expect, "expect", self.state)
+        self.require = _condition(p.require, "require", self.state)
         self.waits = [
-            condition(step.until, f"actions[{i}].until", self.state)
+            _condition(step.until, f"actions[{i}].until", self.state)
             for i, step in enumerate(p.actions)
         ]
         self.prepared = self._prepare()
@@ -111,7 +136,7 @@ class Transaction:
         self.after: list[RootInfo] = []
         self.began = self.last_sent = time.monotonic()
         """When the steps began, and when the last step was sent (the settle window's start)."""
-        self.settled_by = "none"
+        self.settled_by: SettledBy = "none"
         """How root deltas settled: ``events`` (the app went quiet), ``window`` (the fixed
         window), ``launch`` (a started process's window was waited for) or ``none``."""
 
@@ -309,7 +334,7 @@ class Transaction:
         ref = self.parts.ref_for(window)
         return Where(waited.satisfied, ref, window.title, window.kind)
 
-    async def _settle(self, verification: Verification | None) -> list[Trace]:
+    async def _settle(self, verification: Verification | None) -> list[RootDelta]:
         """Root deltas; a verified check has already waited, so it needs no settle window."""
         root = self.state.root
         backend = self.observer.backend_for(root)
@@ -332,43 +357,26 @@ class Transaction:
             launched=None if settled else self._launched,
         )
         deltas = root_deltas(self.before, self.after, self.parts.ref_for)
-        if any(d["change"] == "closed" and d["ref"] == self.state.root_ref for d in deltas):
+        if any(d.change == "closed" and d.ref == self.state.root_ref for d in deltas):
             raise TargetGone(f"{self.state.root_ref} closed during the transaction")
         return deltas
 
-    def _trace(self, outcome: str, verification: Verification | None, deltas: list[Trace]) -> Trace:
-        steps = self.steps
-        trace: Trace = {
-            "outcome": outcome,
-            "steps": [s.to_wire() for s in steps],
-            "actionCount": len(steps),
-            "stoppedAt": self.stopped_at,
-            "backgroundFirst": all(s.background_first is not False for s in steps),
-            "escalatedToForeground": any(s.escalated for s in steps),
-            "verification": verification.to_wire() if verification else None,
-            "rootDelta": deltas,
-            "settledBy": self.settled_by,
-        }
-        escalated = next((s for s in steps if s.escalated), None)
-        if escalated is not None and escalated.background_attempt is not None:
-            trace["escalationReason"] = escalated.escalation_reason
-            trace["backgroundAttempt"] = escalated.background_attempt.to_wire()
-        delivered = [s for s in steps if s.delivery is not None]
-        if delivered:
-            trace["delivery"] = delivered[-1].delivery
-            trace["deliveryPolicy"] = delivered[-1].policy
-        return trace
+    def _execution(
+        self, outcome: str, verification: Verification | None, deltas: list[RootDelta]
+    ) -> Execution:
+        steps, stopped, settled = tuple(self.steps), self.stopped_at, self.settled_by
+        return Execution(as_outcome(outcome), steps, stopped, verification, tuple(deltas), settled)
 
     def _result(
         self,
         root: RootInfo,
         outcome: str,
         verification: Verification | None,
-        deltas: list[Trace],
+        deltas: list[RootDelta],
         seen: Seen,
     ) -> ToolResult:
         state, renderer, ref_for = self.state, self.parts.renderer, self.parts.ref_for
-        trace = self._trace(outcome, verification, deltas)
+        execution = self._execution(outcome, verification, deltas)
         successor = self.observer.save(seen.snapshot, seen.outline, seen.epoch, base=state)
         check = f"; check {verification.status}" if verification else ""
         met = verification.where if verification else None
@@ -378,14 +386,14 @@ class Transaction:
         head = [
             f"act_ui {renderer.named(ref_for(root), root)}: {_ran(self.steps, self.p.actions)}"
             f"outcome {outcome}{check}",
-            *trace_summary(trace),
+            *trace_summary(execution),
             *renderer.window_news(root.pid, details),
             *root_delta_lines(deltas),
         ]
         # the deltas told the agent about these processes' windows
-        told = {root.pid} | {int(d["pid"]) for d in deltas}
+        told = {root.pid} | {d.pid for d in deltas}
         self.parts.told(self.after, told)
-        details.update(execution=trace, outcome=outcome)
+        details.update(execution=execution.to_wire(), outcome=outcome)
         if verification and verification.status == "failed" and self.expect is not None:
             shown = verification.closest
             message = f"postcondition_failed: expected {describe(self.expect)}" + (
@@ -396,7 +404,7 @@ class Transaction:
         above = "\n".join(head)
         body, view, extra = renderer.diff_text(state, successor, above)
         details.update(extra, view=view)
-        return ToolResult(f"{above}\n{body}", details)
+        return ToolResult(f"{above}\n{body}", details, value=execution)
 
     async def _terminal(self, outcome: str, exc: ActuiError, status: str) -> ToolResult:
         """No successor: the window closed, or the result could not be observed.
@@ -411,7 +419,7 @@ class Transaction:
             check: VerificationStatus = "verified" if expect.until == "absent" else "failed"
             verification = Verification(check, expect)
             outcome = reconcile(outcome, check, self.stopped_at is not None)
-        trace = self._trace(outcome, verification, deltas)
+        execution = self._execution(outcome, verification, deltas)
         what = "closed" if closed else f"could not be observed afterwards ({exc.message})"
         ended = await self.parts.exit_of(state.root.pid) if closed else None
         if ended is not None:  # a crash is not a window that closed
@@ -423,7 +431,7 @@ class Transaction:
                 f"{quote(state.root.title, TITLE_CAP)} {inline(what)}; outcome {outcome}. "
                 "No successor state exists: "
                 "do not repeat the actions; run find_roots, then observe_ui.",
-                *trace_summary(trace),
+                *trace_summary(execution),
                 *root_delta_lines(deltas),
             ]
         )
@@ -432,15 +440,16 @@ class Transaction:
             {
                 "status": status,
                 "baseStateId": state.state_id,
-                "target": root_json(state.root_ref, state.root),
-                "execution": trace,
+                "target": RootView(state.root_ref, state.root).to_wire(),
+                "execution": execution.to_wire(),
                 "outcome": outcome,
                 "error": {"code": status, "message": exc.message},
                 **({"exit": exit_json(ended)} if ended is not None else {}),
             },
+            value=execution,
         )
 
-    async def _closing_deltas(self) -> list[Trace]:
+    async def _closing_deltas(self) -> list[RootDelta]:
         """Deltas when the acted-on root closed; its ``closed`` entry is always there."""
         state, refs = self.state, self.parts.ref_for
         try:
@@ -452,7 +461,7 @@ class Transaction:
         except ActuiError:
             after = [r for r in self.before if r.native_id != state.root.native_id]
         deltas = root_deltas(self.before, after, refs)
-        if not any(d["change"] == "closed" and d["ref"] == state.root_ref for d in deltas):
+        if not any(d.change == "closed" and d.ref == state.root_ref for d in deltas):
             deltas = root_deltas([state.root], [], refs) + deltas
         return deltas
 

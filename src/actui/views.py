@@ -11,19 +11,15 @@ outcomes or touch a backend.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from actui.backends.base import ProcessExit, RootInfo
 from actui.outline.fold import INSPECT_LABEL_CAP
 from actui.outline.model import Node
 from actui.outline.windows import window_json
 from actui.quoting import clip, inline, quote
+from actui.results import TITLE_CAP, URL_CAP, Execution, RootDelta, StepTrace, Wire
 
-TITLE_CAP = 200
-"""Characters of a window title or app name shown, in the text and in structured content."""
-URL_CAP = 2048
-"""Characters of a page URL shown, in the text and in structured content."""
 NODE_VALUE_CAP = 200
 """Characters of a value in an element's structured details; read_text pages the rest."""
 
@@ -80,28 +76,6 @@ def root_line(ref: str, root: RootInfo) -> str:
     )
 
 
-def root_json(ref: str, root: RootInfo) -> dict[str, Any]:
-    frame = root.frame
-    out: dict[str, Any] = {
-        "windowRef": ref,
-        "kind": root.kind,
-        "app": clip(root.app_name, TITLE_CAP),
-        "pid": root.pid,
-        "windowTitle": clip(root.title, TITLE_CAP),
-        "windowId": root.window_id,
-        "frame": {"x": frame.x, "y": frame.y, "w": frame.w, "h": frame.h} if frame else None,
-        "isFocused": root.is_focused,
-        "isModal": root.is_modal,
-        "isMinimized": root.is_minimized,
-        "zOrder": root.z_order,
-        "toolkit": root.toolkit,
-        "accessibility": root.accessibility,
-    }
-    if root.url:
-        out["url"] = clip(root.url, URL_CAP)
-    return out
-
-
 REACH_NOTES = {
     "none": "This window has no accessibility tree (accessibility: none): only its pixels "
     "can be read. Observe it with mode 'visual' for a screenshot with its text read by OCR, "
@@ -130,62 +104,57 @@ def exit_text(ended: ProcessExit) -> str:
     return text + (f"; its output is in {ended.log}" if ended.log else "")
 
 
-def exit_json(ended: ProcessExit) -> dict[str, Any]:
+def exit_json(ended: ProcessExit) -> Wire:
     return {"pid": ended.pid, "code": ended.code, "signal": ended.signal, "log": ended.log or None}
 
 
-def trace_summary(trace: Mapping[str, Any]) -> list[str]:
+def trace_summary(execution: Execution) -> list[str]:
     """A line per step that says more than the header (``N of N steps run …; outcome X``):
     one whose outcome differs from the act's, or that escalated, failed or has a reason.
     A plain step (the act's outcome, the configured delivery) is in structuredContent."""
     lines = []
-    for index, step in enumerate(trace.get("steps", [])):
-        if not _telling(step, trace.get("outcome")):
+    for index, step in enumerate(execution.steps):
+        if not _telling(step, execution.outcome):
             continue
-        bits = [f"{index + 1}. {step.get('action')}"]
-        if step.get("ref"):
-            bits.append(str(step["ref"]))
-        bits.append(f"→ {step.get('outcome')}")
-        if step.get("delivery"):
-            bits.append(f"via {step['delivery']}/{step.get('deliveryPolicy')}")
-        if step.get("escalatedToForeground"):
-            bits.append(f"(escalated: {step.get('escalationReason')})")
-        if step.get("error"):
-            bits.append(f"error {step['error']['code']}: {inline(str(step['error']['message']))}")
-        elif step.get("reason"):
-            bits.append(f"({inline(str(step['reason']))})")
+        bits = [f"{index + 1}. {step.action}"]
+        if step.ref:
+            bits.append(step.ref)
+        bits.append(f"→ {step.outcome}")
+        if step.delivery:
+            bits.append(f"via {step.delivery}/{step.policy}")
+        if step.escalated:
+            bits.append(f"(escalated: {step.escalation_reason})")
+        if step.error:
+            bits.append(f"error {step.error.code}: {inline(step.error.message)}")
+        elif step.reason:
+            bits.append(f"({inline(step.reason)})")
         lines.append("  " + " ".join(bits))
-    if trace.get("stoppedAt") is not None:
-        lines.append(f"  stopped at step {trace['stoppedAt'] + 1}; later steps were not run")
+    if execution.stopped_at is not None:
+        lines.append(f"  stopped at step {execution.stopped_at + 1}; later steps were not run")
     return lines
 
 
-def _telling(step: Mapping[str, Any], outcome: object) -> bool:
-    return bool(
-        step.get("outcome") != outcome
-        or step.get("escalatedToForeground")
-        or step.get("error")
-        or step.get("reason")
-    )
+def _telling(step: StepTrace, outcome: str) -> bool:
+    return bool(step.outcome != outcome or step.escalated or step.error or step.reason)
 
 
-def root_delta_lines(deltas: Sequence[Mapping[str, Any]]) -> list[str]:
-    names = {"appeared": "new root", "closed": "closed root", "focused": "focused root"}
+ROOT_CHANGES = {"appeared": "new root", "closed": "closed root", "focused": "focused root"}
+
+
+def root_delta_lines(deltas: Sequence[RootDelta]) -> list[str]:
     return [
-        f"{names.get(str(d['change']), d['change'])}: {d.get('kind', 'window')} "
-        f"{quote(str(d.get('title', '')), TITLE_CAP)} {d.get('ref', '')}"
-        for d in deltas
+        f"{ROOT_CHANGES[d.change]}: {d.kind} {quote(d.title, TITLE_CAP)} {d.ref}" for d in deltas
     ]
 
 
-def node_json(node: Node) -> dict[str, Any]:
+def node_json(node: Node) -> Wire:
     """One element's details without its children (never a password value).
 
     Name and description are cut like the label line of the text; a cut one
     carries its full length (``nameLength``, ``descriptionLength``).
     """
     rect = node.rect
-    out: dict[str, Any] = {
+    out: Wire = {
         "ref": node.ref,
         "role": node.role,
         "rawRole": clip(node.raw_role, INSPECT_LABEL_CAP),

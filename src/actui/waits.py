@@ -25,8 +25,8 @@ from actui.errors import TargetGone
 from actui.observer import Observer
 from actui.quoting import inline, quote
 from actui.rendering import Renderer, observation_details
+from actui.results import TITLE_CAP
 from actui.tool_result import ToolResult
-from actui.views import TITLE_CAP
 
 
 async def wait_for(observer: Observer, renderer: Renderer, p: contract.WaitFor) -> ToolResult:

@@ -8,6 +8,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from actui.results import Execution, VerificationStatus
 from actui.sandbox import Sandbox, tagged_pids
 from actui.tool_result import ToolResult
 from actui.tools import Computer
@@ -32,6 +33,18 @@ async def paired_root(
                 if window["windowId"] and title in window["windowTitle"]:
                     return dict(window)
             await asyncio.sleep(0.05)
+
+
+def executed(result: ToolResult) -> Execution:
+    """An act_ui result's typed execution (its steps, stop, check and root deltas)."""
+    assert isinstance(result.value, Execution), result.text
+    return result.value
+
+
+def check_of(result: ToolResult) -> VerificationStatus | None:
+    """The status of an act_ui result's ``expect`` (None without one)."""
+    verification = executed(result).verification
+    return verification.status if verification else None
 
 
 def process_alive(pid: int) -> bool:

@@ -7,8 +7,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from computer_helpers import process_alive
+from computer_helpers import executed, process_alive
 
+from actui.results import Execution
 from actui.sandbox import Sandbox
 from actui.tool_result import ToolResult
 from actui.tools import Computer
@@ -34,6 +35,12 @@ class Driven:
         result = await self.call(tool, args)
         assert not result.is_error, result.text
         return dict(result.details)
+
+    async def act(self, args: dict[str, Any]) -> tuple[Execution, dict[str, Any]]:
+        """An act_ui call that must not fail: its typed execution, and its details."""
+        result = await self.call("act_ui", args)
+        assert not result.is_error, result.text
+        return executed(result), dict(result.details)
 
     async def window(self, title: str, timeout_s: float = 20.0) -> dict[str, Any]:
         """The app's root whose title contains ``title``, once it has its X window."""

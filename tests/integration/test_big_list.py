@@ -14,6 +14,7 @@ import pytest
 import pytest_asyncio
 from corpus_helpers import Driven
 
+from actui import api
 from actui.sandbox import Sandbox
 from actui.tools import Computer
 
@@ -109,6 +110,24 @@ async def test_searching_for_the_last_row_reads_it_on_demand_and_select_selects_
     )
     await big.selected(wanted)
     assert done["outcome"] == "worked", done
+    await big.app.answering()
+
+
+async def test_the_python_api_finds_a_row_not_shown_and_selects_it_through_the_successor(
+    big: BigList, module_sandbox: Sandbox
+) -> None:
+    wanted = f"Row {ROWS - 1}"
+    async with api.Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"}) as computer:
+        state = await computer.observe(
+            (await computer.find_roots(text=f"Big list {ROWS}")).first, mode="semantic"
+        )
+        assert wanted not in [m.label for m in state.search(wanted, role="cell")]
+        found = await state.find(wanted, role="cell")
+        (cell,) = [m for m in found if m.label == wanted]
+        assert found.state.state_id != state.state_id, "read into a successor state"
+        done = await found.state.act(cell.select())
+        await big.selected(wanted)
+        assert done.raise_for_outcome().outcome == "worked"
     await big.app.answering()
 
 

@@ -20,8 +20,9 @@ from urllib.parse import parse_qs
 
 import pytest
 import pytest_asyncio
-from computer_helpers import paired_root
+from computer_helpers import executed, paired_root
 
+from actui.results import Execution
 from actui.sandbox import Sandbox
 from actui.tool_result import ToolResult
 from actui.tools import Computer
@@ -96,6 +97,12 @@ class Browser:
         result = await self.call(tool, args)
         assert not result.is_error, result.text
         return dict(result.details)
+
+    async def act(self, args: Mapping[str, Any]) -> tuple[Execution, dict[str, Any]]:
+        """An act_ui call that must not fail: its typed execution, and its details."""
+        result = await self.call("act_ui", args)
+        assert not result.is_error, result.text
+        return executed(result), dict(result.details)
 
     def _tail(self) -> str:
         return self.log.read_text(errors="replace")[-2000:]
@@ -192,8 +199,7 @@ async def test_fields_filled_and_sent_reach_the_collector_and_the_page_says_so(
     city = await _only(browser, state, "City", "textbox")
     message = await _only(browser, state, "Message", "textbox")
     send = await _only(browser, state, "Send", "button")
-    acted = await browser.details(
-        "act_ui",
+    done, acted = await browser.act(
         {
             "stateId": state,
             "actions": [
@@ -204,26 +210,23 @@ async def test_fields_filled_and_sent_reach_the_collector_and_the_page_says_so(
             "expect": {"ref": message, "value": "Hello ✓ from actui"},
         },
     )
-    assert acted["execution"]["verification"]["status"] == "verified", json.dumps(acted)
+    assert done.verification and done.verification.status == "verified", json.dumps(acted)
     state = acted["stateId"]
     # each step ends once its own field shows the text, so no keys land in the next field
-    assert [s["outcome"] for s in acted["execution"]["steps"]] == ["worked"] * 3, json.dumps(
-        acted["execution"]["steps"]
-    )
+    assert [s.outcome for s in done.steps] == ["worked"] * 3, json.dumps(acted["execution"])
     for ref, text in ((name, "Ada Lovelace"), (city, "Zürich")):
         typed = await browser.details("read_text", {"stateId": state, "ref": ref})
         assert typed["text"] == text
 
-    sent = await browser.details(
-        "act_ui",
+    submitted, sent = await browser.act(
         {
             "stateId": state,
             "actions": [{"action": "press", "ref": send}],
             "expect": {"text": "Submitted", "role": "paragraph", "timeoutMs": 15000},
         },
     )
-    assert sent["execution"]["verification"]["status"] == "verified", sent
-    assert sent["outcome"] == "worked", sent
+    assert submitted.verification and submitted.verification.status == "verified", sent
+    assert submitted.outcome == "worked", sent
     assert browser.collector.posts == [
         {"name": ["Ada Lovelace"], "city": ["Zürich"], "message": ["Hello ✓ from actui"]}
     ]

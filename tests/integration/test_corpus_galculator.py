@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 import pytest_asyncio
-from computer_helpers import paired_root, process_alive
+from computer_helpers import executed, paired_root, process_alive
 
 from actui.sandbox import Sandbox
 from actui.tools import Computer
@@ -74,7 +74,7 @@ async def test_twelve_times_three_is_thirty_six_on_the_display(calc: Calc) -> No
         {"stateId": state, "actions": [{"action": "press", "ref": ref} for ref in keys]},
     )
     assert not acted.is_error, acted.text
-    assert acted.details["execution"]["stoppedAt"] is None, acted.text
+    assert executed(acted).stopped_at is None, acted.text
     assert await _display(calc) == "36"
     assert process_alive(calc.app.pid)
     again = await calc.computer.call("find_roots", {"pid": calc.app.pid})

@@ -59,8 +59,7 @@ async def test_typed_text_saved_as_a_named_file_through_the_dialog(editor: Edito
     main = await app.window("Text Editor", timeout_s=40)
     state = (await app.ok("observe_ui", {"root": main["windowRef"]}))["stateId"]
     (document,) = await app.refs(state, role="textbox")
-    typed = await app.ok(
-        "act_ui",
+    done, typed = await app.act(
         {
             "stateId": state,
             "actions": [
@@ -71,20 +70,20 @@ async def test_typed_text_saved_as_a_named_file_through_the_dialog(editor: Edito
             "expect": {"text": "Save As", "timeoutMs": 15_000},
         },
     )
-    verification = typed["execution"]["verification"]
-    assert verification["status"] == "verified", typed
-    met = verification["satisfiedIn"]
-    assert met["title"] == "Save As" and met["ref"] != main["windowRef"], verification
-    assert f"check verified in {met['ref']}" in app.texts[-1]
+    verification = done.verification
+    assert verification is not None and verification.status == "verified", typed
+    met = verification.where
+    assert met is not None and met.held, verification
+    assert met.title == "Save As" and met.ref != main["windowRef"], verification
+    assert f"check verified in {met.ref}" in app.texts[-1]
 
     dialog = await app.window("Save As")
-    assert dialog["windowRef"] == met["ref"]
+    assert dialog["windowRef"] == met.ref
     state = (await app.ok("observe_ui", {"root": dialog["windowRef"]}))["stateId"]
     (name,) = await app.refs(state, text="Name", role="textbox")
     (save,) = await app.refs(state, text="Save", role="button")
     path = editor.home / "grüße.txt"
-    saved = await app.ok(
-        "act_ui",
+    saved, _ = await app.act(
         {
             "stateId": state,
             "actions": [
@@ -94,7 +93,8 @@ async def test_typed_text_saved_as_a_named_file_through_the_dialog(editor: Edito
             "expect": {"ref": save, "gone": True, "timeoutMs": 15_000},
         },
     )
-    assert saved["execution"]["verification"]["status"] == "verified", app.texts[-1]
+    assert saved.verification is not None, app.texts[-1]
+    assert saved.verification.status == "verified", app.texts[-1]
     expected = TEXT.encode() + b"\n"  # the editor ends the last line
     assert await _written(path, expected) == expected
     roots = await app.ok("find_roots", {"pid": app.pid})

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive, call_alive, paired_root
+from computer_helpers import assert_alive, call_alive, executed, paired_root
 
 from actui.sandbox import Sandbox
 from actui.tools import Computer
@@ -79,8 +79,8 @@ async def test_typed_non_ascii_lines_saved_with_ctrl_s_are_the_file_bytes(editor
         "act_ui",
         {"stateId": state, "actions": [{"action": "typeText", "ref": document, "text": TEXT}]},
     )
-    (step,) = typed.details["execution"]["steps"]
-    assert step["outcome"] == "worked", typed.text
+    (step,) = executed(typed).steps
+    assert step.outcome == "worked", typed.text
     read = await call_alive(
         computer, pid, "read_text", {"stateId": typed.details["stateId"], "ref": document}
     )
@@ -95,7 +95,7 @@ async def test_typed_non_ascii_lines_saved_with_ctrl_s_are_the_file_bytes(editor
             "actions": [{"action": "keypress", "ref": document, "keys": ["ctrl", "s"]}],
         },
     )
-    assert saved.details["execution"]["steps"][0]["outcome"] != "didnt", saved.text
+    assert executed(saved).steps[0].outcome != "didnt", saved.text
     for _ in range(200):
         if editor.path.read_bytes():
             break

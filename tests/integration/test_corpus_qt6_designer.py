@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import call_alive, paired_root
+from computer_helpers import call_alive, executed, paired_root
 
+from actui.results import Execution
 from actui.sandbox import Sandbox
 from actui.tools import Computer
 
@@ -50,9 +51,8 @@ class Designer:
         assert refs, found.text
         return refs[0]
 
-    async def act(self, state: str, *actions: dict[str, Any]) -> dict[str, Any]:
-        result = await self.call("act_ui", {"stateId": state, "actions": list(actions)})
-        return dict(result.details)
+    async def act(self, state: str, *actions: dict[str, Any]) -> Execution:
+        return executed(await self.call("act_ui", {"stateId": state, "actions": list(actions)}))
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -78,7 +78,7 @@ async def test_a_form_created_from_the_new_form_dialog_is_saved_as_its_ui_file(
     created = await designer.act(
         state, {"action": "press", "ref": await designer.ref(state, "Create", "button")}
     )
-    assert created["execution"]["steps"][0]["outcome"] == "worked", created
+    assert created.steps[0].outcome == "worked", created
 
     state = await designer.observe("Qt Designer")
     await designer.act(state, {"action": "keypress", "keys": ["ctrl", "s"]})
@@ -93,7 +93,7 @@ async def test_a_form_created_from_the_new_form_dialog_is_saved_as_its_ui_file(
         },
         {"action": "press", "ref": await designer.ref(state, "Save", "button")},
     )
-    assert [s["outcome"] for s in saved["execution"]["steps"]] == ["worked", "worked"], saved
+    assert [s.outcome for s in saved.steps] == ["worked", "worked"], saved
 
     for _ in range(200):
         if path.exists() and path.read_bytes().rstrip().endswith(b"</ui>"):

@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import paired_root
+from computer_helpers import executed, paired_root
 
+from actui.results import Execution, StepTrace
 from actui.sandbox import Sandbox
 from actui.tool_result import ToolResult
 from actui.tools import Computer
@@ -48,10 +49,10 @@ class Thunar:
         assert not result.is_error, result.text
         return result
 
-    async def act(self, state: str, *actions: dict[str, Any]) -> dict[str, Any]:
-        return dict(
-            (await self.call("act_ui", {"stateId": state, "actions": list(actions)})).details
-        )
+    async def act(self, state: str, *actions: dict[str, Any]) -> tuple[Execution, dict[str, Any]]:
+        """The typed execution of an act that must not fail, and its details."""
+        acted = await self.call("act_ui", {"stateId": state, "actions": list(actions)})
+        return executed(acted), dict(acted.details)
 
     async def observe(self, title: str = TITLE, mode: str = "semantic") -> str:
         window = await paired_root(self.computer, pid=self.pid, title=title)
@@ -76,11 +77,13 @@ class Thunar:
     async def view(self, item: str) -> str:
         """Switch the folder view from the View menu (semantic presses); the new state."""
         state = await self.observe()
-        opened = await self.act(
+        _, opened = await self.act(
             state, {"action": "press", "ref": await self.ref(state, text="View", role="menu")}
         )
         menu = opened["stateId"]
-        chosen = await self.act(menu, {"action": "press", "ref": await self.ref(menu, text=item)})
+        _, chosen = await self.act(
+            menu, {"action": "press", "ref": await self.ref(menu, text=item)}
+        )
         return str(chosen["stateId"])
 
 
@@ -109,17 +112,17 @@ async def thunar(
     assert_alive(process.pid)
 
 
-async def _selected_by_click(thunar: Thunar, name: str) -> dict[str, Any]:
-    """Click the name cell of ``name`` in the list view; the act's details."""
+async def _selected_by_click(thunar: Thunar, name: str) -> tuple[StepTrace, dict[str, Any]]:
+    """Click the name cell of ``name`` in the list view; the click's trace, the details."""
     state = await thunar.view("List View")
     cell = await thunar.ref(state, text=name, role="cell")
-    acted = await thunar.act(state, {"action": "click", "ref": cell})
-    (step,) = acted["execution"]["steps"]
-    assert (step["action"], step["outcome"]) == ("click", "worked"), step
+    trace, acted = await thunar.act(state, {"action": "click", "ref": cell})
+    (step,) = trace.steps
+    assert (step.action, step.outcome) == ("click", "worked"), step
     assert "selected" in (await thunar.target(acted["stateId"], cell))["states"], json.dumps(
-        [step, acted], default=str
+        [step.to_wire(), acted], default=str
     )
-    return acted
+    return step, acted
 
 
 async def test_select_where_nothing_can_select_is_refused_before_anything_is_sent(
@@ -128,17 +131,16 @@ async def test_select_where_nothing_can_select_is_refused_before_anything_is_sen
     """The toolbar's Home button cannot be selected; its press would leave the folder."""
     state = await thunar.observe()
     home = await thunar.ref(state, text="Home", role="button")
-    acted = await thunar.act(state, {"action": "select", "ref": home})
-    (step,) = acted["execution"]["steps"]
-    assert (step["outcome"], step["mechanism"]) == ("didnt", "none"), step
-    assert "cannot be selected" in step["reason"]
+    trace, _ = await thunar.act(state, {"action": "select", "ref": home})
+    (step,) = trace.steps
+    assert (step.outcome, step.mechanism) == ("didnt", "none"), step
+    assert "cannot be selected" in step.reason
     assert TITLE in await thunar.windows(), "the folder shown is unchanged"
 
 
 async def test_a_click_on_a_file_row_selects_it_and_opens_nothing(thunar: Thunar) -> None:
-    acted = await _selected_by_click(thunar, "notes.txt")
-    (step,) = acted["execution"]["steps"]
-    assert step["delivery"] == "ax" and "DoAction" not in step["mechanism"], step
+    step, acted = await _selected_by_click(thunar, "notes.txt")
+    assert step.delivery == "ax" and "DoAction" not in step.mechanism, step
     status = await thunar.ref(acted["stateId"], role="statusbar")
     assert '"notes.txt"' in (await thunar.target(acted["stateId"], status))["name"]
     await asyncio.sleep(1.0)  # a viewer launched by an open would have a window by now
@@ -150,18 +152,18 @@ async def test_select_on_a_file_row_selects_it_through_the_table(thunar: Thunar)
     selected through the Table interface, never by the cell's activate (open)."""
     state = await thunar.view("List View")
     cell = await thunar.ref(state, text="report.md", role="cell")
-    acted = await thunar.act(state, {"action": "select", "ref": cell})
-    (step,) = acted["execution"]["steps"]
-    assert (step["outcome"], step["mechanism"]) == ("worked", "Table.AddRowSelection"), step
+    trace, acted = await thunar.act(state, {"action": "select", "ref": cell})
+    (step,) = trace.steps
+    assert (step.outcome, step.mechanism) == ("worked", "Table.AddRowSelection"), step
     assert "selected" in (await thunar.target(acted["stateId"], cell))["states"]
     await asyncio.sleep(1.0)
     assert await thunar.windows() == [TITLE], "nothing was opened"
 
 
 async def test_f2_renames_the_file_selected_by_a_click(thunar: Thunar) -> None:
-    acted = await _selected_by_click(thunar, "todo.txt")
-    pressed = await thunar.act(acted["stateId"], {"action": "keypress", "keys": ["F2"]})
-    assert pressed["execution"]["steps"][0]["delivery"] == "hid"
+    _, acted = await _selected_by_click(thunar, "todo.txt")
+    pressed, _ = await thunar.act(acted["stateId"], {"action": "keypress", "keys": ["F2"]})
+    assert pressed.steps[0].delivery == "hid"
     dialog = await thunar.observe(title='Rename "todo.txt"')
     entry = await thunar.ref(dialog, role="textbox")
     await thunar.act(
@@ -188,41 +190,41 @@ async def test_a_click_on_an_icon_selects_it_and_opens_nothing(thunar: Thunar) -
     assert len(labels) == 1, found.details
     (label,) = labels
     assert (await thunar.target(state, label))["pictureOnly"] is True
-    acted = await thunar.act(state, {"action": "click", "ref": label})
-    (step,) = acted["execution"]["steps"]
-    assert step["delivery"] == "hid", step
+    trace, acted = await thunar.act(state, {"action": "click", "ref": label})
+    (step,) = trace.steps
+    assert step.delivery == "hid", step
     status = await thunar.ref(acted["stateId"], role="statusbar")
     assert '"report.md"' in (await thunar.target(acted["stateId"], status))["name"]
     await asyncio.sleep(1.0)
     assert await thunar.windows() == [TITLE], "nothing was opened"
 
 
-async def _press_create_folder(thunar: Thunar) -> dict[str, Any]:
+async def _press_create_folder(thunar: Thunar) -> StepTrace:
     """Open the File menu and press Create Folder... (both by ref); the press's trace."""
     state = await thunar.observe()
     menu = await thunar.ref(state, text="File", role="menu")
-    opened = await thunar.act(state, {"action": "press", "ref": menu})
+    _, opened = await thunar.act(state, {"action": "press", "ref": menu})
     item = await thunar.ref(opened["stateId"], text="Create Folder...", role="menuitem")
-    acted = await thunar.act(opened["stateId"], {"action": "press", "ref": item})
-    (step,) = acted["execution"]["steps"]
-    return dict(step)
+    trace, _ = await thunar.act(opened["stateId"], {"action": "press", "ref": item})
+    (step,) = trace.steps
+    return step
 
 
 async def test_create_folder_from_the_file_menu_keeps_thunar_reachable(thunar: Thunar) -> None:
     """GTK 3 would run the dialog inside the accessibility call: the item is clicked for
     real instead, so the dialog is listed, driven semantically, and the folder made."""
     step = await _press_create_folder(thunar)
-    assert step["escalationReason"] == "foreground_required", step
-    assert step.get("delivery") == "hid", json.dumps(step)
+    assert step.escalation_reason == "foreground_required", step
+    assert step.delivery == "hid", json.dumps(step.to_wire())
     dialog = await thunar.observe(title="Create New Folder")
     entry = await thunar.ref(dialog, role="textbox")
     create = await thunar.ref(dialog, text="Create", role="button")
-    made = await thunar.act(
+    made, _ = await thunar.act(
         dialog,
         {"action": "setText", "ref": entry, "text": "From The Menu"},
         {"action": "press", "ref": create},
     )
-    assert [s["outcome"] for s in made["execution"]["steps"]] == ["worked", "worked"], made
+    assert [s.outcome for s in made.steps] == ["worked", "worked"], made
     assert (thunar.folder / "From The Menu").is_dir()
     assert await thunar.windows() == [TITLE]
     assert await thunar.observe(), "Thunar still answers"
@@ -235,7 +237,8 @@ async def test_headless_create_folder_is_refused_and_thunar_keeps_answering(
     headless = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
         step = await _press_create_folder(Thunar(headless, thunar.pid, thunar.folder))
-        assert step["outcome"] == "didnt" and step["error"]["code"] == "coordinate_blocked", step
+        assert step.outcome == "didnt" and step.error is not None, step
+        assert step.error.code == "coordinate_blocked", step
     finally:
         await headless.close()
     assert await thunar.observe(), "Thunar still answers"

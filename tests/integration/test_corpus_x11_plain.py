@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import process_alive
+from computer_helpers import executed, process_alive
 
 from actui.sandbox import Sandbox
 from actui.tools import Computer
@@ -106,9 +106,9 @@ async def test_headless_sessions_see_it_but_never_send_it_input(
                 "actions": [{"action": "click", "x": w // 2, "y": h - 5}],
             },
         )
-        (step,) = acted.details["execution"]["steps"]
-        assert step["outcome"] == "didnt" and step["error"]["code"] == "foreground_required"
-        assert "not operated" in step["error"]["message"]
+        (step,) = executed(acted).steps
+        assert step.outcome == "didnt" and step.error is not None
+        assert step.error.code == "foreground_required" and "not operated" in step.error.message
     finally:
         await headless.close()
     assert process_alive(desk.app.pid)  # nothing was pressed
@@ -163,7 +163,7 @@ async def test_keys_typed_into_xterm_run_in_its_shell_and_are_read_back_by_ocr(
                 ],
             },
         )
-        assert not acted.is_error and acted.details["execution"]["stoppedAt"] is None, acted.text
+        assert not acted.is_error and executed(acted).stopped_at is None, acted.text
         for _ in range(100):  # the shell runs the command once it has the line
             if await asyncio.to_thread(out.exists):
                 break

@@ -74,8 +74,7 @@ async def test_each_field_found_by_its_label_and_filled_prints_exactly_the_enter
     city = await _field(form, "City", "textbox")
     assert len({name, secret, city}) == 3
     (ok,) = await app.refs(form.state, text="OK", role="button")
-    filled = await app.ok(
-        "act_ui",
+    done, filled = await app.act(
         {
             "stateId": form.state,
             # the password field is known only by the label beside it, in a condition too
@@ -87,7 +86,7 @@ async def test_each_field_found_by_its_label_and_filled_prints_exactly_the_enter
             ],
         },
     )
-    assert [s["outcome"] for s in filled["execution"]["steps"]] == ["worked"] * 3, filled
+    assert [s.outcome for s in done.steps] == ["worked"] * 3, filled
     await app.answering()
 
     pressed = await app.computer.call(

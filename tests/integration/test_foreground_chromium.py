@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from computer_helpers import paired_root
+from computer_helpers import executed, paired_root
 
 from actui.backends.cdp.launch import command_line, find_executable
 from actui.sandbox import Sandbox
@@ -56,13 +56,12 @@ async def test_typing_into_a_web_field_escalates_to_the_foreground_and_lands(
             },
         )
         assert not acted.is_error, acted.text
-        trace = acted.details["execution"]
-        assert trace["escalatedToForeground"] is True
-        assert trace["escalationReason"] == "foreground_required"
-        assert trace["backgroundAttempt"]["outcome"] == "foreground_required"
-        (step,) = trace["steps"]
-        assert step["backgroundFirst"] is True
-        assert step["delivery"] == "hid" and step["deliveryPolicy"] == "foreground"
+        (step,) = executed(acted).steps
+        assert step.escalated and step.escalation_reason == "foreground_required"
+        assert step.background_attempt is not None
+        assert step.background_attempt.outcome == "foreground_required"
+        assert step.background_first is True
+        assert step.delivery == "hid" and step.policy == "foreground"
         successor = acted.details["stateId"]
         again = await computer.call(
             "search_ui", {"stateId": successor, "text": "Query", "role": "textbox"}

@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import paired_root
+from computer_helpers import executed, paired_root
 
 from actui.outline.model import Node
+from actui.results import Execution
 from actui.sandbox import Sandbox
 from actui.tools import Computer
 
@@ -52,10 +53,12 @@ def _one(computer: Computer, state: str, where: Callable[[Node], bool]) -> Node:
     return found[0]
 
 
-async def _act(computer: Computer, state: str, *actions: dict[str, Any]) -> dict[str, Any]:
+async def _act(
+    computer: Computer, state: str, *actions: dict[str, Any]
+) -> tuple[Execution, dict[str, Any]]:
     acted = await computer.call("act_ui", {"stateId": state, "actions": list(actions)})
     assert not acted.is_error, acted.text
-    return acted.details
+    return executed(acted), acted.details
 
 
 async def test_dragging_a_scale_handle_moves_its_value(computer: Computer, factory: int) -> None:
@@ -73,10 +76,10 @@ async def test_dragging_a_scale_handle_moves_its_value(computer: Computer, facto
     assert scale.rect is not None
     y = scale.rect.y + scale.rect.h // 2
     start, end = scale.rect.x + scale.rect.w // 2, scale.rect.x + scale.rect.w - 4
-    acted = await _act(
+    trace, acted = await _act(
         computer, state, {"action": "drag", "path": [{"x": start, "y": y}, {"x": end, "y": y}]}
     )
-    assert acted["execution"]["delivery"] == "hid"
+    assert trace.last_delivered is not None and trace.last_delivered.delivery == "hid"
     moved = computer.state(acted["stateId"]).outline.get(scale.ref)
     assert moved is not None and float(moved.value) > 90, moved
 
@@ -89,9 +92,9 @@ async def test_wheel_scrolling_a_text_view_moves_its_scroll_bar(
     bars = [n.ref for n in computer.state(state).outline if n.parent == view.parent]
     assert view.rect is not None
     x, y = view.rect.center
-    acted = await _act(computer, state, {"action": "scroll", "x": x, "y": y, "scrollY": 3})
-    step = acted["execution"]["steps"][0]
-    assert step["delivery"] == "hid" and step["evidence"]["wheelClicks"] == [0, 3]
+    trace, acted = await _act(computer, state, {"action": "scroll", "x": x, "y": y, "scrollY": 3})
+    step = trace.steps[0]
+    assert step.delivery == "hid" and step.evidence and step.evidence["wheelClicks"] == [0, 3]
     after = computer.state(acted["stateId"]).outline
     offsets = [
         float(after.nodes[ref].value or 0) for ref in bars if after.nodes[ref].role == "scrollbar"
@@ -112,14 +115,14 @@ async def test_unicode_typed_after_a_coordinate_click_reaches_the_app_exactly(
     ok = _one(computer, state, lambda n: n.role == "button" and n.name == "OK")
     assert entry.rect is not None
     x, y = entry.rect.center
-    acted = await _act(
+    trace, acted = await _act(
         computer,
         state,
         {"action": "click", "x": x, "y": y},
         {"action": "typeText", "text": UNICODE},
     )
-    typed = acted["execution"]["steps"][1]
-    assert typed["backgroundFirst"] is False and typed["delivery"] == "hid"
+    typed = trace.steps[1]
+    assert typed.background_first is False and typed.delivery == "hid"
     await _act(computer, acted["stateId"], {"action": "press", "ref": ok.ref})
     out, _ = await asyncio.wait_for(dialog.communicate(), timeout=10)
     assert out.decode().rstrip("\n") == UNICODE
@@ -139,13 +142,15 @@ async def test_a_refused_background_insert_is_retried_in_the_foreground_and_stay
     await module_sandbox.wait_for_app(viewer.pid)
     state = await _observe(computer, viewer.pid)
     view = _one(computer, state, lambda n: n.role == "textbox")
-    acted = await _act(computer, state, {"action": "typeText", "ref": view.ref, "text": "xyz"})
-    trace = acted["execution"]
-    assert trace["escalatedToForeground"] is True
-    assert trace["escalationReason"] == "side_effect_free_didnt"
-    assert trace["backgroundAttempt"]["outcome"] == "didnt"
-    assert trace["steps"][0]["deliveryPolicy"] == "foreground"
-    assert acted["outcome"] == "didnt"
+    trace, acted = await _act(
+        computer, state, {"action": "typeText", "ref": view.ref, "text": "xyz"}
+    )
+    escalated = trace.escalated
+    assert escalated is not None and escalated.escalation_reason == "side_effect_free_didnt"
+    assert escalated.background_attempt is not None
+    assert escalated.background_attempt.outcome == "didnt"
+    assert trace.steps[0].policy == "foreground"
+    assert trace.outcome == "didnt"
     read = await computer.call("read_text", {"stateId": acted["stateId"], "ref": view.ref})
     assert read.details["text"] == "read only text\n"
 
@@ -170,10 +175,10 @@ async def test_a_check_box_without_actions_is_toggled_and_clicked_physically(
             {"stateId": state, "actions": [{"action": action, "ref": box.ref}]},
         )
         assert not acted.is_error, acted.text
-        (step,) = acted.details["execution"]["steps"]
-        assert step["delivery"] == "hid" and step["deliveryPolicy"] == "foreground", step
+        (step,) = executed(acted).steps
+        assert step.delivery == "hid" and step.policy == "foreground", step
         if action == "toggle":
-            assert step["escalationReason"] == "foreground_required", step
+            assert step.escalation_reason == "foreground_required", step
         # GTK 4 reports the new state a moment later: read it back once it has
         for _ in range(40):
             state = await _observe(computer, app.pid)

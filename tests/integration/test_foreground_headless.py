@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from computer_helpers import paired_root
+from computer_helpers import executed, paired_root
 
 from actui.backends.x11.record import InputMonitor
 from actui.backends.x11.session import X11Session
@@ -78,10 +78,10 @@ async def test_headless_observe_set_toggle_press_sends_no_input_and_keeps_focus_
             assert await session.pointer_position() == pointer
         assert not acted.is_error, acted.text
         assert seen == []
-        trace = acted.details["execution"]
-        assert [s["delivery"] for s in trace["steps"]] == ["ax", "ax", "ax"]
-        assert {s["deliveryPolicy"] for s in trace["steps"]} == {"ax_only"}
-        assert trace["escalatedToForeground"] is False
+        trace = executed(acted)
+        assert [s.delivery for s in trace.steps] == ["ax", "ax", "ax"]
+        assert {s.policy for s in trace.steps} == {"ax_only"}
+        assert trace.escalated is None
         after = computer.state(acted.details["stateId"]).outline
         assert after.nodes[entry.ref].value == "headless"
         assert ("checked" in after.nodes[check.ref].states) is not was_checked

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from computer_helpers import paired_root
+from computer_helpers import check_of, executed, paired_root
 
 from actui.backends.x11.record import InputMonitor
 from actui.sandbox import Sandbox
@@ -53,8 +53,8 @@ async def test_visual_observation_attaches_a_png_and_a_coordinate_click_presses_
             {"stateId": details["stateId"], "actions": [{"action": "click", "x": x, "y": y}]},
         )
         assert not act.is_error, act.text
-        step = act.details["execution"]["steps"][0]
-        assert step["delivery"] == "hid" and step["backgroundFirst"] is False
+        step = executed(act).steps[0]
+        assert step.delivery == "hid" and step.background_first is False
         out, _ = await asyncio.wait_for(dialog.communicate(), timeout=10)
         assert out.decode().strip() == "typed"
     finally:
@@ -74,9 +74,9 @@ async def test_headless_mode_refuses_coordinates_and_sends_no_synthetic_event(
                 {"stateId": details["stateId"], "actions": [{"action": "click", "x": 5, "y": 5}]},
             )
             await monitor.settle(0.1)
-        assert act.details["outcome"] == "didnt"
-        step = act.details["execution"]["steps"][0]
-        assert step["error"]["code"] == "coordinate_blocked"
+        assert executed(act).outcome == "didnt"
+        step = executed(act).steps[0]
+        assert step.error is not None and step.error.code == "coordinate_blocked"
         assert monitor.events == []
         assert dialog.returncode is None
     finally:
@@ -115,9 +115,8 @@ async def test_a_coordinate_click_and_typing_compute_in_gnome_calculator(sandbox
             },
         )
         assert not act.is_error, act.text
-        steps = act.details["execution"]["steps"]
-        assert [s["delivery"] for s in steps] == ["hid", "hid", "hid"]
-        assert act.details["execution"]["verification"]["status"] == "verified", act.text
+        assert [s.delivery for s in executed(act).steps] == ["hid", "hid", "hid"]
+        assert check_of(act) == "verified", act.text
         display = await computer.call(
             "search_ui", {"stateId": act.details["stateId"], "role": "textbox"}
         )

@@ -17,8 +17,9 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import paired_root
+from computer_helpers import executed, paired_root
 
+from actui.results import Execution, StepTrace
 from actui.sandbox import Sandbox
 from actui.tools import Computer
 
@@ -57,10 +58,13 @@ async def _shown(computer: Computer, state: str, refs: list[str]) -> str:
     return shown[0]
 
 
-async def _act(computer: Computer, state: str, *actions: dict[str, Any]) -> dict[str, Any]:
+async def _act(
+    computer: Computer, state: str, *actions: dict[str, Any]
+) -> tuple[Execution, dict[str, Any]]:
+    """An act that must not fail: its typed execution, and its details."""
     act = await computer.call("act_ui", {"stateId": state, "actions": list(actions)})
     assert not act.is_error, act.text
-    return dict(act.details)
+    return executed(act), act.details
 
 
 async def _save_as(editor: Editor, text: str, *, new_tab: bool = False) -> SaveAs:
@@ -70,16 +74,16 @@ async def _save_as(editor: Editor, text: str, *, new_tab: bool = False) -> SaveA
     window = await paired_root(computer, pid=editor.pid, title="Mousepad")
     state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details["stateId"]
     if new_tab:
-        opened = await _act(computer, state, {"action": "keypress", "keys": ["ctrl", "n"]})
+        _, opened = await _act(computer, state, {"action": "keypress", "keys": ["ctrl", "n"]})
         state = opened["stateId"]
     document = await _shown(computer, state, await _refs(computer, state, role="textbox"))
-    typed = await _act(
+    typed, _ = await _act(
         computer,
         state,
         {"action": "typeText", "ref": document, "text": text},
         {"action": "keypress", "ref": document, "keys": ["ctrl", "s"]},
     )
-    assert typed["execution"]["steps"][0]["outcome"] == "worked", typed
+    assert typed.steps[0].outcome == "worked", typed
     dialog = await paired_root(computer, pid=editor.pid, title="Save As")
     state = (await computer.call("observe_ui", {"root": dialog["windowRef"]})).details["stateId"]
     name = await _shown(computer, state, await _refs(computer, state, role="textbox"))
@@ -117,26 +121,26 @@ async def editor(module_sandbox: Sandbox) -> AsyncIterator[Editor]:
 
 async def _refused_then_saved(
     editor: Editor, text: str, attempt: dict[str, Any], name: str, *, new_tab: bool
-) -> dict[str, Any]:
+) -> StepTrace:
     """Type ``text`` and open Save As; ``attempt`` on the still disabled Save is refused,
     nothing is saved; naming the file and pressing Save then saves ``text``. The refused
     step's trace."""
     dialog = await _save_as(editor, text, new_tab=new_tab)
-    refused = await _act(editor.computer, dialog.state, {**attempt, "ref": dialog.save})
-    (step,) = refused["execution"]["steps"]
-    assert step["outcome"] == "didnt" and "disabled" in step["reason"], step
+    refused, details = await _act(editor.computer, dialog.state, {**attempt, "ref": dialog.save})
+    (step,) = refused.steps
+    assert step.outcome == "didnt" and "disabled" in step.reason, step
     assert not list(editor.home.glob(f"{Path(name).stem}*"))
 
     path = editor.home / name
-    act = await _act(
+    act, _ = await _act(
         editor.computer,
-        refused["stateId"],
+        details["stateId"],
         {"action": "setText", "ref": dialog.name, "text": str(path)},
         {"action": "press", "ref": dialog.save},
     )
-    assert [step["outcome"] for step in act["execution"]["steps"]] == ["worked", "worked"], act
+    assert [done.outcome for done in act.steps] == ["worked", "worked"], act
     await _saved(editor.computer, path, text)
-    return dict(step)
+    return step
 
 
 async def test_save_is_reported_disabled_until_named_then_saves_the_typed_text(
@@ -150,13 +154,13 @@ async def test_a_name_typed_and_confirmed_with_enter_saves_the_typed_text(editor
     text = "Second page,\nsaved with Enter.\n"
     dialog = await _save_as(editor, text, new_tab=True)
     path = editor.home / "second.txt"
-    act = await _act(
+    act, _ = await _act(
         editor.computer,
         dialog.state,
         {"action": "typeText", "ref": dialog.name, "text": str(path)},
         {"action": "keypress", "ref": dialog.name, "keys": ["Return"]},
     )
-    assert act["execution"]["steps"][1]["delivery"] == "hid", act
+    assert act.steps[1].delivery == "hid", act
     await _saved(editor.computer, path, text)
 
 
@@ -166,4 +170,4 @@ async def test_a_physical_click_on_the_disabled_save_is_refused_before_any_input
     text = "Third page,\nnever double-clicked.\n"
     double = {"action": "click", "clickCount": 2}
     step = await _refused_then_saved(editor, text, double, "third.txt", new_tab=True)
-    assert step["mechanism"] == "none", "nothing was clicked"
+    assert step.mechanism == "none", "nothing was clicked"

@@ -13,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from atspi_helpers import root_of
-from computer_helpers import paired_root
+from computer_helpers import executed, paired_root
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionRequest
 from actui.sandbox import Sandbox
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 FORM = str(Path(__file__).parents[1] / "apps" / "qt_form.py")
@@ -25,7 +26,7 @@ FORM = str(Path(__file__).parents[1] / "apps" / "qt_form.py")
 
 async def _press(
     computer: Computer, window: dict[str, Any], outcome: str = "worked", **query: str
-) -> dict[str, Any]:
+) -> ToolResult:
     """Observe the window, press the element ``query`` finds; the act's details."""
     state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details["stateId"]
     return await _press_in(computer, state, outcome, **query)
@@ -33,16 +34,15 @@ async def _press(
 
 async def _press_in(
     computer: Computer, state: str, outcome: str = "worked", **query: str
-) -> dict[str, Any]:
+) -> ToolResult:
     found = await computer.call("search_ui", {"stateId": state, **query})
     ref = found.details["matches"][0]["ref"]
     acted = await computer.call(
         "act_ui", {"stateId": state, "actions": [{"action": "press", "ref": ref}]}
     )
     assert not acted.is_error, acted.text
-    step = acted.details["execution"]["steps"][0]
-    assert step["outcome"] == outcome, acted.details["execution"]
-    return dict(acted.details)
+    assert executed(acted).steps[0].outcome == outcome, executed(acted)
+    return acted
 
 
 @asynccontextmanager
@@ -63,19 +63,19 @@ async def test_a_dialog_a_press_opens_is_a_delta_once_the_app_went_quiet(
     sandbox: Sandbox,
 ) -> None:
     async with _app(sandbox, ["mousepad"]) as (computer, pid, window):
-        trace = (await _press(computer, window, text="About", role="menuitem"))["execution"]
-        assert trace["settledBy"] == "events"
-        (delta,) = trace["rootDelta"]
-        assert (delta["change"], delta["kind"], delta["pid"]) == ("appeared", "dialog", pid)
-        assert "About" in delta["title"]
+        trace = executed(await _press(computer, window, text="About", role="menuitem"))
+        assert trace.settled_by == "events"
+        (delta,) = trace.root_deltas
+        assert (delta.change, delta.kind, delta.pid) == ("appeared", "dialog", pid)
+        assert "About" in delta.title
         listed = await computer.call("find_roots", {"pid": pid})
-        assert delta["ref"] in {w["windowRef"] for w in listed.details["windows"]}
+        assert delta.ref in {w["windowRef"] for w in listed.details["windows"]}
 
 
 async def test_gtk4_whose_events_lag_settles_by_the_window(sandbox: Sandbox) -> None:
     async with _app(sandbox, ["gnome-calculator"]) as (computer, _, window):
-        trace = (await _press(computer, window, text="7", role="button"))["execution"]
-        assert trace["settledBy"] == "window" and trace["rootDelta"] == []
+        trace = executed(await _press(computer, window, text="7", role="button"))
+        assert trace.settled_by == "window" and trace.root_deltas == ()
 
 
 async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sandbox) -> None:
@@ -109,10 +109,10 @@ async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sand
             },
         )
         state = chosen.details["stateId"]
-        trace = (await _press_in(computer, state, text="Launch", role="button"))["execution"]
-        appeared = [d for d in trace["rootDelta"] if d["change"] == "appeared"]
-        assert appeared and all(d["pid"] != finder for d in appeared), trace["rootDelta"]
-        assert "Mousepad" in appeared[0]["title"] and trace["settledBy"] == "launch"
+        trace = executed(await _press_in(computer, state, text="Launch", role="button"))
+        appeared = [d for d in trace.root_deltas if d.change == "appeared"]
+        assert appeared and all(d.pid != finder for d in appeared), trace.root_deltas
+        assert "Mousepad" in appeared[0].title and trace.settled_by == "launch"
 
 
 async def test_a_window_that_opens_after_the_settle_is_reported_by_the_next_call_once(
@@ -122,10 +122,8 @@ async def test_a_window_that_opens_after_the_settle_is_reported_by_the_next_call
     in between: the act settles before it, the next observation says so."""
     async with _app(sandbox, [sys.executable, FORM]) as (computer, pid, window):
         # nothing changes by the time the act settles: honestly unknown
-        trace = (await _press(computer, window, "unknown", text="Later", role="button"))[
-            "execution"
-        ]
-        assert trace["rootDelta"] == [], trace
+        trace = executed(await _press(computer, window, "unknown", text="Later", role="button"))
+        assert trace.root_deltas == (), trace
         await asyncio.sleep(1.5)
         observed = await computer.call("observe_ui", {"root": window["windowRef"]})
         (news,) = observed.details["windowChanges"]
@@ -144,9 +142,9 @@ async def test_acting_on_a_window_that_closed_keeps_the_apps_other_states_curren
     gone, before the app's epoch moves, so the main window's state still works."""
     async with _app(sandbox, ["mousepad"]) as (computer, pid, window):
         opened = await _press(computer, window, text="About", role="menuitem")
-        main = opened["stateId"]
-        (delta,) = opened["execution"]["rootDelta"]
-        dialog = (await computer.call("observe_ui", {"root": delta["ref"]})).details["stateId"]
+        main = opened.details["stateId"]
+        (delta,) = executed(opened).root_deltas
+        dialog = (await computer.call("observe_ui", {"root": delta.ref})).details["stateId"]
         close = await computer.call(
             "search_ui", {"stateId": dialog, "text": "Close", "role": "button"}
         )
@@ -164,7 +162,7 @@ async def test_acting_on_a_window_that_closed_keeps_the_apps_other_states_curren
         async with asyncio.timeout(10):
             while True:
                 listed = await computer.call("find_roots", {"pid": pid})
-                if delta["ref"] not in {w["windowRef"] for w in listed.details["windows"]}:
+                if delta.ref not in {w["windowRef"] for w in listed.details["windows"]}:
                     break
                 await asyncio.sleep(0.05)
 

@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
-from typing import Any
 
 import pytest
 import pytest_asyncio
 from atspi_helpers import find, launch_app, snap
-from computer_helpers import paired_root
+from computer_helpers import executed, paired_root
 
 from actui.backends import arrival
 from actui.backends.base import ActionRequest, RootInfo
 from actui.backends.linux import LinuxBackend
+from actui.results import StepTrace
 from actui.sandbox import Sandbox
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -41,7 +42,7 @@ async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
 
 async def _type_and_press_ok(
     computer: Computer, sandbox: Sandbox, text: str
-) -> tuple[dict[str, Any], str]:
+) -> tuple[ToolResult, str]:
     """One act_ui: focus the entry, type ``text`` at the focus, press OK; zenity's output."""
     dialog = await sandbox.launch(
         ["zenity", "--entry", "--title=Typing", "--text=Type:"], stdout=asyncio.subprocess.PIPE
@@ -70,17 +71,17 @@ async def _type_and_press_ok(
         assert dialog.returncode is None or dialog.returncode == 0  # alive until OK
         out, _ = await asyncio.wait_for(dialog.communicate(), timeout=30)
         assert dialog.returncode == 0  # it exited by OK, not by a crash
-        return acted.details, out.decode().removesuffix("\n")
+        return acted, out.decode().removesuffix("\n")
     finally:
         if dialog.returncode is None:
             dialog.kill()
             await dialog.wait()
 
 
-def _typing_step(details: dict[str, Any]) -> dict[str, Any]:
-    steps = details["execution"]["steps"]
-    assert [s["action"] for s in steps] == ["focus", "typeText", "press"], steps
-    return dict(steps[1])
+def _typing_step(acted: ToolResult) -> StepTrace:
+    steps = executed(acted).steps
+    assert [s.action for s in steps] == ["focus", "typeText", "press"], steps
+    return steps[1]
 
 
 @pytest.fixture
@@ -97,7 +98,7 @@ async def test_keystrokes_arrive_whole_before_ok_is_pressed(
 ) -> None:
     details, printed = await _type_and_press_ok(computer, module_sandbox, text)
     typed = _typing_step(details)
-    assert typed["delivery"] == "hid" and typed["outcome"] == "worked", typed
+    assert typed.delivery == "hid" and typed.outcome == "worked", typed
     assert printed == text
 
 
@@ -108,8 +109,8 @@ async def test_long_text_at_the_focus_is_inserted_semantically(
     details, printed = await _type_and_press_ok(computer, module_sandbox, text)
     assert printed == text
     typed = _typing_step(details)
-    assert typed["outcome"] == "worked", typed
-    assert typed["mechanism"] == "EditableText.InsertText", typed
+    assert typed.outcome == "worked", typed
+    assert typed.mechanism == "EditableText.InsertText", typed
 
 
 async def test_text_set_by_keys_arrives_whole_over_what_the_field_held(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from computer_helpers import paired_root
+from computer_helpers import executed, paired_root
 
 from actui.backends.linux import LinuxBackend
 from actui.backends.x11.session import X11Session
@@ -106,10 +106,10 @@ async def test_visual_observe_adds_picture_only_text_and_a_click_on_it_hits_the_
             "act_ui", {"stateId": state, "actions": [{"action": "click", "ref": picture[0]["ref"]}]}
         )
         assert not act.is_error, act.text
-        step = act.details["execution"]["steps"][0]
-        assert step["delivery"] == "hid"
+        step = executed(act).steps[0]
+        assert step.delivery == "hid"
         # The click landed on the combo box: its popup opened as a new root.
-        deltas = act.details["execution"]["rootDelta"]
-        assert any(d["change"] == "appeared" for d in deltas), act.text
+        deltas = executed(act).root_deltas
+        assert any(d.change == "appeared" for d in deltas), act.text
     finally:
         await computer.close()

@@ -21,14 +21,14 @@ def _ref(root: RootInfo) -> str:
 def test_a_new_focused_dialog_appears_and_nothing_else_is_reported() -> None:
     after = [replace(MAIN, is_focused=False), replace(DIALOG, is_focused=True)]
     deltas = root_deltas([MAIN], after, _ref)
-    assert [(d["change"], d["ref"]) for d in deltas] == [("appeared", "@r2")]
-    assert deltas[0]["isModal"] is True
+    assert [(d.change, d.ref) for d in deltas] == [("appeared", "@r2")]
+    assert deltas[0].is_modal is True
 
 
 def test_a_closed_dialog_and_refocused_main_window() -> None:
     before = [replace(MAIN, is_focused=False), replace(DIALOG, is_focused=True)]
     deltas = root_deltas(before, [MAIN], _ref)
-    assert [(d["change"], d["ref"]) for d in deltas] == [("closed", "@r2"), ("focused", "@r1")]
+    assert [(d.change, d.ref) for d in deltas] == [("closed", "@r2"), ("focused", "@r1")]
 
 
 async def test_settle_waits_for_a_late_window_within_the_window() -> None:
@@ -148,7 +148,7 @@ def test_window_changes_the_agent_was_not_shown_are_reported_once() -> None:
     announced.listed(10, [focus_moved, DIALOG], _ref)
     announced.listed(10, [focus_moved, DIALOG], _ref)
     news = announced.take(10)
-    assert [(d["change"], d["ref"]) for d in news] == [("appeared", "@r2")]
+    assert [(d.change, d.ref) for d in news] == [("appeared", "@r2")]
     assert announced.take(10) == [], "reported once"
     announced.listed(10, [focus_moved], _ref)
     announced.shown([focus_moved], {10})
@@ -160,6 +160,6 @@ def test_only_the_most_recent_processes_are_remembered() -> None:
     for pid in range(MAX_PROCESSES + 1):
         announced.shown([replace(MAIN, pid=pid)], {pid})
     announced.listed(1, [replace(MAIN, pid=1), replace(DIALOG, pid=1)], _ref)
-    assert [d["change"] for d in announced.take(1)] == ["appeared"]
+    assert [d.change for d in announced.take(1)] == ["appeared"]
     announced.listed(0, [replace(MAIN, pid=0), replace(DIALOG, pid=0)], _ref)
     assert announced.take(0) == [], "the oldest process was forgotten"

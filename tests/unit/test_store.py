@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from actui.backends.base import RawNode, RootInfo
 from actui.errors import UnknownState
 from actui.outline.model import build_outline
-from actui.runtime.store import State, StateStore, new_state_id
+from actui.runtime.store import State, StateMeta, StateStore, new_state_id
 
 ROOT = RootInfo(
     native_id=":1.5/root", pid=42, app_name="calc", title="Calc", kind="window", raw_role="frame"
@@ -71,8 +71,8 @@ def test_newest_for_returns_the_latest_state_of_that_resource_only() -> None:
     assert store.newest_for("cdp:page") is None
 
 
-def test_state_extra_cannot_be_mutated_through_the_state() -> None:
-    extra = {"note": "x"}
+def test_the_rows_a_state_searched_cannot_be_mutated_through_it() -> None:
+    searched = {"list": ((0, 9),)}
     state = State(
         state_id="a",
         resource_key="k",
@@ -81,12 +81,12 @@ def test_state_extra_cannot_be_mutated_through_the_state() -> None:
         root=ROOT,
         outline=OUTLINE,
         captured_at=0.0,
-        extra=extra,
+        meta=StateMeta(searched_rows=searched),
     )
-    extra["note"] = "changed"
-    assert state.extra["note"] == "x"
+    searched["list"] = ((0, 99),)
+    assert state.meta.searched_rows["list"] == ((0, 9),)
     with pytest.raises(TypeError):
-        state.extra["note"] = "y"  # type: ignore[index]
+        state.meta.searched_rows["list"] = ()  # type: ignore[index]
 
 
 def test_state_ids_are_unique() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from actui.cli import NO_STRUCTURED, without_structured_content
 from actui.config import load_config
-from actui.mcp_server import _to_mcp
+from actui.mcp_server import _catalog, _to_mcp
 from actui.tool_result import ToolResult
 
 
@@ -40,3 +40,9 @@ def test_the_flag_means_nothing_to_other_commands() -> None:
     env: dict[str, str] = {}
     assert without_structured_content(["call", NO_STRUCTURED], env) == ["call", NO_STRUCTURED]
     assert env == {}
+
+
+def test_output_schemas_are_listed_only_when_results_carry_structured_content() -> None:
+    # a client refuses a result without the structured content its tool's schema promises
+    assert all(tool.output_schema for tool in _catalog(structured=True))
+    assert not any(tool.output_schema for tool in _catalog(structured=False))

@@ -24,6 +24,8 @@ from actui.backends.base import (
     TextSlice,
 )
 from actui.errors import ActuiError
+from actui.results import Execution, Verification
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 ROOT = RootInfo(
@@ -91,10 +93,21 @@ async def _session(policy: str = "", headless: str = "0") -> tuple[Computer, Mod
     return computer, app, observed.details["stateId"]
 
 
-async def _act(computer: Computer, state: str, **extra: Any) -> dict[str, Any]:
+async def _act(computer: Computer, state: str, **extra: Any) -> ToolResult:
     result = await computer.call("act_ui", {"stateId": state, **extra})
     assert not result.is_error, result.text
-    return result.details
+    return result
+
+
+def _executed(result: ToolResult) -> Execution:
+    assert isinstance(result.value, Execution), result.text
+    return result.value
+
+
+def _check(result: ToolResult) -> Verification:
+    verification = _executed(result).verification
+    assert verification is not None, result.text
+    return verification
 
 
 async def test_a_require_that_does_not_hold_sends_nothing_and_keeps_the_state_current() -> None:
@@ -110,7 +123,7 @@ async def test_a_require_that_does_not_hold_sends_nothing_and_keeps_the_state_cu
     assert gated.is_error and gated.details["error"]["code"] == "precondition_failed"
     assert app.requests == [] and app.text == "start"
     done = await _act(computer, state, actions=[{"action": "setText", "ref": "@e2", "text": "y"}])
-    assert done["outcome"] == "worked" and app.text == "y"
+    assert _executed(done).outcome == "worked" and app.text == "y"
 
 
 async def test_a_verified_postcondition_and_a_preexisting_one() -> None:
@@ -121,14 +134,14 @@ async def test_a_verified_postcondition_and_a_preexisting_one() -> None:
         actions=[{"action": "setText", "ref": "@e2", "text": "ok"}],
         expect={"ref": "@e2", "value": "ok"},
     )
-    assert done["execution"]["verification"]["status"] == "verified"
+    assert _check(done).status == "verified"
     again = await _act(
         computer,
-        done["stateId"],
+        done.details["stateId"],
         actions=[{"action": "focus", "ref": "@e2"}],
         expect={"ref": "@e2", "value": "ok"},
     )
-    assert again["execution"]["verification"]["status"] == "preexisting"
+    assert _check(again).status == "preexisting"
 
 
 @pytest.mark.parametrize(
@@ -150,10 +163,10 @@ async def test_the_delivery_policy_setting_decides_the_first_attempt(
         {"stateId": state, "actions": [{"action": "keypress", "ref": "@e2", "keys": ["a"]}]},
     )
     assert app.requests[0].policy == first
-    step = details.details["execution"]["steps"][0]
-    assert step["escalatedToForeground"] is escalated
+    step = _executed(details).steps[0]
+    assert step.escalated is escalated
     if escalated:
-        assert step["escalationReason"] == "foreground_required"
+        assert step.escalation_reason == "foreground_required"
         assert [r.policy for r in app.requests] == [first, "foreground"]
 
 
@@ -164,8 +177,8 @@ async def test_headless_never_escalates_whatever_the_policy() -> None:
         {"stateId": state, "actions": [{"action": "keypress", "ref": "@e2", "keys": ["a"]}]},
     )
     assert [r.policy for r in app.requests] == ["ax_only"]
-    assert result.details["outcome"] == "didnt"
-    assert result.details["execution"]["stoppedAt"] == 0
+    assert _executed(result).outcome == "didnt"
+    assert _executed(result).stopped_at == 0
 
 
 DIALOG = RootInfo(
@@ -246,13 +259,14 @@ async def test_an_expect_met_in_the_dialog_the_step_opened_is_verified_there() -
             "expect": {"text": "Create New Folder", "timeoutMs": 2000},
         },
     )
-    verification = result.details["execution"]["verification"]
-    assert verification["status"] == "verified", result.text
-    dialog = verification["satisfiedIn"]
-    assert dialog["title"] == "Create New Folder" and dialog["kind"] == "dialog"
-    assert dialog["ref"] != result.details["target"]["windowRef"]
-    assert f'check verified in {dialog["ref"]} dialog "Create New Folder"' in result.text
-    assert result.details["outcome"] == "worked"
+    verification = _check(result)
+    assert verification.status == "verified", result.text
+    dialog = verification.where
+    assert dialog is not None and dialog.held
+    assert dialog.title == "Create New Folder" and dialog.kind == "dialog"
+    assert dialog.ref != result.details["target"]["windowRef"]
+    assert f'check verified in {dialog.ref} dialog "Create New Folder"' in result.text
+    assert _executed(result).outcome == "worked"
 
 
 async def test_a_wait_step_sees_a_field_label_in_the_opened_dialog() -> None:
@@ -265,8 +279,8 @@ async def test_a_wait_step_sees_a_field_label_in_the_opened_dialog() -> None:
             {"action": "wait", "until": {"text": "Folder name", "timeoutMs": 2000}},
         ],
     )
-    wait = done["execution"]["steps"][1]
-    assert wait["outcome"] == "worked" and wait["satisfiedIn"]["kind"] == "dialog"
+    wait = _executed(done).steps[1]
+    assert wait.outcome == "worked" and wait.where is not None and wait.where.kind == "dialog"
 
 
 async def test_an_absent_expect_fails_while_the_opened_dialog_still_shows_it() -> None:
@@ -279,9 +293,11 @@ async def test_an_absent_expect_fails_while_the_opened_dialog_still_shows_it() -
             "expect": {"text": "Folder name", "gone": True, "timeoutMs": 300},
         },
     )
-    verification = result.details["execution"]["verification"]
-    assert verification["status"] == "failed" and verification["shownIn"]["kind"] == "dialog"
-    dialog = verification["shownIn"]["ref"]
+    verification = _check(result)
+    shown = verification.where
+    assert verification.status == "failed" and shown is not None and not shown.held
+    assert shown.kind == "dialog"
+    dialog = shown.ref
     message = result.details["error"]["message"]
     assert f'{dialog} dialog "Create New Folder" still shows it' in message
 
@@ -296,7 +312,7 @@ async def test_an_expect_anchored_to_a_ref_is_checked_in_its_own_window_only() -
             "expect": {"scopeRef": "@e1", "text": "Folder name", "timeoutMs": 300},
         },
     )
-    assert result.details["execution"]["verification"]["status"] == "failed"
+    assert _check(result).status == "failed"
 
 
 async def test_gone_with_only_a_ref_is_verified_when_that_element_disappears() -> None:
@@ -307,16 +323,16 @@ async def test_gone_with_only_a_ref_is_verified_when_that_element_disappears() -
         actions=[{"action": "press", "ref": "@e3"}],
         expect={"ref": "@e4", "gone": True, "timeoutMs": 2000},
     )
-    assert not app.tip and done["execution"]["verification"]["status"] == "verified"
+    assert not app.tip and _check(done).status == "verified"
     kept = await computer.call(
         "act_ui",
         {
-            "stateId": done["stateId"],
+            "stateId": done.details["stateId"],
             "actions": [{"action": "focus", "ref": "@e2"}],
             "expect": {"ref": "@e2", "gone": True, "timeoutMs": 200},
         },
     )
-    assert kept.details["execution"]["verification"]["status"] == "failed"
+    assert _check(kept).status == "failed"
     assert "@e2 button" in kept.details["error"]["message"]
 
 
@@ -337,4 +353,4 @@ async def test_a_read_failing_while_the_dialog_closes_is_the_dialog_closing() ->
         },
     )
     assert closed.details["status"] == "target_closed", closed.text
-    assert closed.details["execution"]["verification"]["status"] == "verified"
+    assert _check(closed).status == "verified"

@@ -5,7 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from actui.backends.base import Rect, RootInfo
-from actui.views import reach_note, root_json, root_line
+from actui.results import RootView
+from actui.views import reach_note, root_line
 
 ROOT = RootInfo(
     native_id="x11:0x31",
@@ -23,7 +24,7 @@ ROOT = RootInfo(
 def test_a_window_without_accessibility_says_so_in_text_and_details() -> None:
     assert root_line("@r1", ROOT).endswith("[accessibility: none]")
     assert "pid=42" in root_line("@r1", ROOT)
-    assert root_json("@r1", ROOT)["accessibility"] == "none"
+    assert RootView("@r1", ROOT).to_wire()["accessibility"] == "none"
 
 
 def test_a_silent_application_is_marked_not_answering() -> None:

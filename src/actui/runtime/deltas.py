@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
 from actui.backends.base import RootInfo
+from actui.results import RootChange, RootDelta, SettledBy
 
 SETTLE_WINDOW_S = 0.3
 SETTLE_POLL_S = 0.03
@@ -29,23 +29,15 @@ def signature(roots: Sequence[RootInfo]) -> Signature:
 
 def root_deltas(
     before: Sequence[RootInfo], after: Sequence[RootInfo], ref_for: Callable[[RootInfo], str]
-) -> list[dict[str, Any]]:
+) -> list[RootDelta]:
     """``appeared`` / ``closed`` / ``focused`` entries, each naming its ``@r`` ref."""
     old = {r.native_id: r for r in before}
     new = {r.native_id: r for r in after}
-    deltas: list[dict[str, Any]] = []
 
-    def entry(change: str, root: RootInfo) -> dict[str, Any]:
-        return {
-            "change": change,
-            "kind": root.kind,
-            "ref": ref_for(root),
-            "title": root.title,
-            "pid": root.pid,
-            "isModal": root.is_modal,
-        }
+    def entry(change: RootChange, root: RootInfo) -> RootDelta:
+        return RootDelta.of(change, ref_for(root), root)
 
-    deltas += [entry("appeared", r) for key, r in new.items() if key not in old]
+    deltas = [entry("appeared", r) for key, r in new.items() if key not in old]
     deltas += [entry("closed", r) for key, r in old.items() if key not in new]
     deltas += [
         entry("focused", r)
@@ -71,7 +63,7 @@ async def settle(
     since: float | None = None,
     went_quiet: Quiet | None = None,
     launched: Launched | None = None,
-) -> tuple[list[RootInfo], str]:
+) -> tuple[list[RootInfo], SettledBy]:
     """The root listing once the desktop has settled after a transaction, and how it settled.
 
     By events where the backend can tell (``went_quiet``): once the acted-on
@@ -86,7 +78,7 @@ async def settle(
     """
     base = signature(before)
     deadline = (time.monotonic() if since is None else since) + window_s
-    how = "window" if window_s > 0 else "none"
+    how: SettledBy = "window" if window_s > 0 else "none"
     if went_quiet is not None and window_s > 0:
         while (remaining := deadline - time.monotonic()) > 0:
             if await went_quiet(remaining):
@@ -136,7 +128,7 @@ class Announced:
 
     def __init__(self) -> None:
         self._shown: dict[int, tuple[RootInfo, ...]] = {}
-        self._unreported: dict[int, list[dict[str, Any]]] = {}
+        self._unreported: dict[int, list[RootDelta]] = {}
 
     def shown(self, listed: Sequence[RootInfo], pids: set[int]) -> None:
         """The agent now knows ``pids``' windows as ``listed`` (a find_roots, root deltas)."""
@@ -152,11 +144,11 @@ class Announced:
         now = self._remember(pid, listed)
         if before is None:
             return
-        news = [d for d in root_deltas(before, now, ref_for) if d["change"] != "focused"]
+        news = [d for d in root_deltas(before, now, ref_for) if d.change != "focused"]
         if news:
             self._unreported.setdefault(pid, []).extend(news)
 
-    def take(self, pid: int) -> list[dict[str, Any]]:
+    def take(self, pid: int) -> list[RootDelta]:
         """The changes to ``pid``'s windows not reported yet; reported from now on."""
         return self._unreported.pop(pid, [])
 

@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Literal
 
 from actui.backends.base import RootInfo
 from actui.errors import InvalidParams, UnknownState
@@ -36,13 +37,37 @@ def new_state_id() -> str:
     return f"s{next(_SERIAL)}"
 
 
+ObserveMode = Literal["semantic", "fused", "visual"]
+Intervals = tuple[tuple[int, int], ...]
+"""Sorted, disjoint, inclusive 0-based row intervals."""
+
+
+@dataclass(frozen=True)
+class StateMeta:
+    """How a state was taken, beside what it shows.
+
+    ``mode`` is the observation mode its successors keep; ``scale`` image
+    pixels per screen pixel (1.0 without an image); ``generation`` the
+    page's document generation when it was taken (a page that navigated
+    since refuses the state); ``searched_rows`` per windowed container
+    (native id) the rows searches already read.
+    """
+
+    mode: ObserveMode = "fused"
+    scale: float = 1.0
+    generation: int = 0
+    searched_rows: Mapping[str, Intervals] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.searched_rows, MappingProxyType):
+            object.__setattr__(self, "searched_rows", MappingProxyType(dict(self.searched_rows)))
+
+
 @dataclass(frozen=True)
 class State:
     """One saved observation of one root at one epoch of its resource.
 
-    ``base_state_id`` links a successor to the state it was derived from;
-    ``extra`` carries backend- or tool-specific values (browser snapshot ids,
-    the running note) that the runtime stores without interpreting.
+    ``base_state_id`` links a successor to the state it was derived from.
     """
 
     state_id: str
@@ -54,11 +79,7 @@ class State:
     captured_at: float
     base_state_id: str | None = None
     image_size: tuple[int, int] | None = None
-    extra: Mapping[str, object] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.extra, MappingProxyType):
-            object.__setattr__(self, "extra", MappingProxyType(dict(self.extra)))
+    meta: StateMeta = StateMeta()
 
     def node(self, ref: str, field: str = "ref") -> Node:
         """The element ``ref`` of this state, or an error naming ``field``."""

@@ -1,0 +1,128 @@
+"""The shape of each tool's structured result: the MCP ``outputSchema`` of the contract.
+
+Each names the keys a program reads, with their JSON types, and spells out
+the values it branches on: the outcome, the check's status, each step's
+outcome, a root delta's change. The rest of a result (timings, diagnostics,
+a window's geometry) is not described: clients send the catalog to their
+model on every turn, and describing every key would double it.
+Nothing is ``additionalProperties: false``, so a new key never breaks a
+client; a renamed or retyped one fails the test that validates real results
+against these (``tests/integration/test_mcp_output_schemas.py``). Unlike the
+parameter schemas, a key that may be ``null`` on the wire (a full view's
+``baseStateId``) says so.
+
+MCP clients check every ``structuredContent`` of a successful call against
+the tool's schema; an error result (``isError``) is not checked: it is
+``{"tool", "error": {"code", "message"}}``. This module must not build
+results: it only describes the ones the tools build.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, get_args
+
+from actui.backends.base import Outcome
+from actui.results import VerificationStatus
+
+Schema = dict[str, Any]
+
+STRING: Schema = {"type": "string"}
+INTEGER: Schema = {"type": "integer"}
+BOOLEAN: Schema = {"type": "boolean"}
+OBJECT: Schema = {"type": "object"}
+
+
+def nullable(schema: Schema) -> Schema:
+    kind = schema["type"]
+    return {**schema, "type": [*(kind if isinstance(kind, list) else [kind]), "null"]}
+
+
+def one_of(*values: str) -> Schema:
+    return {"type": "string", "enum": list(values)}
+
+
+def shape(required: tuple[str, ...] = (), **properties: Schema) -> Schema:
+    """An object with these keys (others allowed), ``required`` always present."""
+    out: Schema = {"type": "object", "properties": properties}
+    if required:
+        out["required"] = list(required)
+    return out
+
+
+def array(items: Schema) -> Schema:
+    return {"type": "array", "items": items}
+
+
+OUTCOME = one_of(*get_args(Outcome))
+ERROR_INFO = shape(("code", "message"), code=STRING, message=STRING)
+
+ROOT_DELTA = shape(
+    ("change", "ref"), change=one_of("appeared", "closed", "focused"), ref=STRING, title=STRING
+)
+EXECUTION = shape(
+    ("outcome", "steps", "stoppedAt", "verification", "rootDelta"),
+    outcome=OUTCOME,
+    steps=array(shape(("action", "outcome"), action=STRING, outcome=OUTCOME)),
+    stoppedAt=nullable(INTEGER),
+    verification=nullable(shape(("status",), status=one_of(*get_args(VerificationStatus)))),
+    rootDelta=array(ROOT_DELTA),
+)
+
+_OBSERVATION: Mapping[str, Schema] = {
+    "stateId": STRING,
+    "baseStateId": nullable(STRING),
+    "view": one_of("full", "diff"),
+    "target": OBJECT,
+}
+"""A saved state's part of every result that returns one (a full view or a diff)."""
+_STATE = ("stateId",)
+_ELEMENT = shape(("ref", "role"), ref=STRING, role=STRING)
+
+RESULTS: Mapping[str, Schema] = {
+    "find_roots": shape(
+        ("windows",),
+        windows=array(shape(("windowRef", "pid"), windowRef=STRING, pid=INTEGER)),
+        hasMore=BOOLEAN,
+    ),
+    "observe_ui": shape(_STATE, **_OBSERVATION),
+    "search_ui": shape(
+        (*_STATE, "matches"),
+        stateId=STRING,
+        matches=array(_ELEMENT),
+        hasMore=BOOLEAN,
+    ),
+    "expand_ui": shape((*_STATE, "target"), stateId=STRING, target=_ELEMENT),
+    "inspect_ui": shape((*_STATE, "target"), stateId=STRING, target=_ELEMENT),
+    "act_ui": shape(
+        ("execution", "outcome"),
+        **_OBSERVATION,
+        execution=EXECUTION,
+        outcome=OUTCOME,
+        error=ERROR_INFO,
+    ),
+    "read_text": shape(
+        ("ref", "offset", "hasMore"),
+        ref=STRING,
+        offset=INTEGER,
+        hasMore=BOOLEAN,
+        text=STRING,
+    ),
+    "wait_for": shape(
+        ("found", "gone", "timedOut"),
+        **_OBSERVATION,
+        found=BOOLEAN,
+        gone=BOOLEAN,
+        timedOut=BOOLEAN,
+    ),
+    "launch_browser": shape(_STATE, **_OBSERVATION),
+    "navigate_browser": shape(_STATE, **_OBSERVATION),
+    "evaluate_browser": shape(
+        _STATE, **_OBSERVATION, value=nullable(STRING), exception=nullable(STRING)
+    ),
+}
+
+
+def output_schema(tool: str) -> Schema:
+    """The JSON Schema every successful ``structuredContent`` of ``tool`` conforms to."""
+    return RESULTS[tool]
