@@ -2,7 +2,9 @@
 
 Owns the preparation rules (docs/design-notes.md §3: targets, ``establishesFocus``,
 ``usesCurrentFocus``, ``needsForeground``) and the background-first rule with
-its one safe foreground retry (``can_retry_in_foreground``). It turns a
+its one safe foreground retry (``escalation``): backends answer with data (a
+result, or a :class:`Refused` step that sent nothing), and only this module
+decides whether a step goes again in the foreground. It turns a
 contract step plus a stored state into a backend request and a trace entry;
 it never renders text and never touches a platform API directly.
 """
@@ -12,12 +14,20 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from actui.backends.base import ActionKind, ActionRequest, Backend, DeliveryPolicy
+from actui.backends.base import (
+    ActionKind,
+    ActionRequest,
+    ActionResult,
+    Backend,
+    DeliveryPolicy,
+    Refused,
+)
 from actui.contract import ActionStep
-from actui.errors import ActuiError, ForegroundRequired, InvalidParams
+from actui.errors import ActuiError, InvalidParams
 from actui.outline.model import Node
-from actui.results import BackgroundAttempt, StepError, StepTrace
+from actui.results import BackgroundAttempt, EscalationReason, StepError, StepTrace
 from actui.runtime.store import State
+from actui.sentences import refusal
 
 _KEYBOARD = ("typeText", "keypress")
 _POINTER = ("click", "drag", "moveMouse", "scroll")
@@ -198,6 +208,46 @@ def _with_policy(request: ActionRequest, policy: DeliveryPolicy) -> ActionReques
     return replace(request, policy=policy)
 
 
+def initial_policy(prepared: Prepared, *, headless: bool, policy: DeliveryPolicy) -> DeliveryPolicy:
+    """The policy a step is first sent with: background first unless it needs the foreground."""
+    if headless or policy == "ax_only":
+        return "ax_only"
+    if policy == "foreground" or prepared.needs_foreground or prepared.uses_current_focus:
+        return "foreground"
+    return policy
+
+
+@dataclass(frozen=True)
+class Escalation:
+    """Why a step is sent again in the foreground, what the first attempt said, and how."""
+
+    reason: EscalationReason
+    attempt: BackgroundAttempt
+    request: ActionRequest
+
+
+def escalation(
+    prepared: Prepared, answer: ActionResult | Refused, initial: DeliveryPolicy, headless: bool
+) -> Escalation | None:
+    """The one foreground retry a first answer allows, if any (docs/design-notes.md §3).
+
+    A refusal sent nothing, so the step's physical form cannot double an effect;
+    a ``didnt`` is replayed only for keyboard input, which was checked to have
+    done nothing. Headless, ``ax_only`` and a first foreground attempt never retry.
+    """
+    if headless or initial in ("ax_only", "foreground"):
+        return None
+    if isinstance(answer, Refused):
+        if not _has_physical_form(prepared):
+            return None
+        said = BackgroundAttempt("foreground_required", refusal(answer)[1])
+        return Escalation("foreground_required", said, _physical(prepared))
+    if can_retry_in_foreground(prepared.request.kind, answer.outcome, headless):
+        said = BackgroundAttempt("didnt", answer.reason)
+        return Escalation("side_effect_free_didnt", said, prepared.request)
+    return None
+
+
 async def deliver(
     backend: Backend, prepared: Prepared, *, headless: bool, policy: DeliveryPolicy
 ) -> StepTrace:
@@ -205,15 +255,11 @@ async def deliver(
 
     Errors become a ``didnt`` step with an ``error``: the transaction stops
     there, and nothing falls through to physical input, which could repeat an
-    action the semantic call did perform.
+    action the semantic call did perform. A refusal the foreground cannot
+    help becomes the same.
     """
     request = prepared.request
-    if headless or policy == "ax_only":
-        initial: DeliveryPolicy = "ax_only"
-    elif policy == "foreground" or prepared.needs_foreground or prepared.uses_current_focus:
-        initial = "foreground"
-    else:
-        initial = policy
+    initial = initial_policy(prepared, headless=headless, policy=policy)
     step = StepTrace(
         action=request.kind,
         outcome="didnt",
@@ -223,44 +269,28 @@ async def deliver(
         policy=initial,
     )
     try:
-        result = await backend.act(_with_policy(request, initial))
-        if initial not in ("foreground", "ax_only") and can_retry_in_foreground(
-            request.kind, result.outcome, headless
-        ):
+        answer = await backend.act(_with_policy(request, initial))
+        again = escalation(prepared, answer, initial, headless)
+        if again is not None:
             step = replace(
                 step,
                 policy="foreground",
                 escalated=True,
-                escalation_reason="side_effect_free_didnt",
-                background_attempt=BackgroundAttempt("didnt", result.reason),
+                escalation_reason=again.reason,
+                background_attempt=again.attempt,
             )
-            try:
-                result = await backend.act(_with_policy(request, "foreground"))
-            except ActuiError as retry_exc:
-                return _failed(step, retry_exc)
-    except ForegroundRequired as exc:
-        if headless or initial in ("ax_only", "foreground") or not _has_physical_form(prepared):
-            return _failed(step, exc)
-        step = replace(
-            step,
-            escalated=True,
-            escalation_reason="foreground_required",
-            background_attempt=BackgroundAttempt("foreground_required", exc.message),
-            policy="foreground",
-        )
-        try:
-            result = await backend.act(_with_policy(_physical(prepared), "foreground"))
-        except ActuiError as retry_exc:
-            return _failed(step, retry_exc)
+            answer = await backend.act(_with_policy(again.request, "foreground"))
     except ActuiError as exc:
-        return _failed(step, exc)
+        return _failed(step, StepError(exc.code, exc.message))
+    if isinstance(answer, Refused):
+        return _failed(step, StepError(*refusal(answer)))
     return replace(
         step,
-        outcome=result.outcome,
-        delivery=result.delivery,
-        mechanism=result.mechanism,
-        reason=result.reason,
-        evidence=dict(result.evidence),
+        outcome=answer.outcome,
+        delivery=answer.delivery,
+        mechanism=answer.mechanism,
+        reason=answer.reason,
+        evidence=dict(answer.evidence),
     )
 
 
@@ -280,8 +310,8 @@ def _physical(prepared: Prepared) -> ActionRequest:
     return request
 
 
-def _failed(step: StepTrace, exc: ActuiError) -> StepTrace:
-    return replace(step, outcome="didnt", error=StepError(exc.code, exc.message))
+def _failed(step: StepTrace, error: StepError) -> StepTrace:
+    return replace(step, outcome="didnt", error=error)
 
 
 def aggregate(outcomes: list[str], stopped: bool) -> str:

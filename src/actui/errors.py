@@ -1,11 +1,18 @@
 """The errors an agent can see.
 
-Each class carries a machine-readable ``code`` and a message written for the
-agent: what was wrong and what to do next. Platform exceptions (D-Bus, X11,
-CDP) never cross the backend seam; backends translate them into these.
+Each class carries a machine-readable ``code`` and the data of what went wrong;
+its ``message`` is the sentence for the agent (what was wrong and what to do
+next). Classes raised by backends carry data only and leave the sentence to
+``actui.sentences``, so no backend writes advice to the agent. Platform
+exceptions (D-Bus, X11, CDP) never cross the backend seam; backends translate
+them into these.
 """
 
 from __future__ import annotations
+
+from actui import sentences
+from actui.backends.base import Refused
+from actui.sentences import Instead, Then
 
 
 class ActuiError(Exception):
@@ -15,7 +22,11 @@ class ActuiError(Exception):
 
     def __init__(self, message: str) -> None:
         super().__init__(message)
-        self.message = message
+        self._message = message
+
+    @property
+    def message(self) -> str:
+        return self._message
 
 
 class InvalidParams(ActuiError):
@@ -51,7 +62,23 @@ class UnknownState(ActuiError):
     code = "unknown_state"
 
 
-class UnknownRef(ActuiError):
+class _Vanished(ActuiError):
+    """Something an agent named no longer exists: ``what`` it was, ``why`` it is gone,
+    and ``then`` the tool that finds what exists now. Without ``why``, ``what`` is
+    already the whole sentence (written above the seam)."""
+
+    def __init__(self, what: str, why: str = "", *, then: Then = "") -> None:
+        super().__init__(f"{what} {why}" if why else what)
+        self.what = what
+        self.why = why
+        self.then = then
+
+    @property
+    def message(self) -> str:
+        return sentences.gone(self.what, self.why, self.then) if self.why else self.what
+
+
+class UnknownRef(_Vanished):
     code = "stale_ref"
 
 
@@ -87,14 +114,14 @@ class SchedulerClosed(ActuiError):
     code = "shutting_down"
 
 
-class TargetGone(ActuiError):
-    """A root or element no longer exists; ``pid``, when known, is its application's
+class TargetGone(_Vanished):
+    """A root or element no longer exists. ``pid``, when known, is its application's
     process, so the boundary can tell a crash from a window that closed."""
 
     code = "target_gone"
 
-    def __init__(self, message: str, *, pid: int = 0) -> None:
-        super().__init__(message)
+    def __init__(self, what: str, why: str = "", *, then: Then = "", pid: int = 0) -> None:
+        super().__init__(what, why, then=then)
         self.pid = pid
 
 
@@ -103,7 +130,29 @@ class ForegroundRequired(ActuiError):
 
 
 class CoordinateBlocked(ActuiError):
+    """Physical input may not be sent: ``why``, and what to do ``instead`` (when the
+    backend knows; without it, ``why`` is the whole sentence)."""
+
     code = "coordinate_blocked"
+
+    def __init__(self, why: str, *, instead: Instead = "") -> None:
+        super().__init__(why)
+        self.why = why
+        self.instead = instead
+
+    @property
+    def message(self) -> str:
+        return sentences.advised(self.why, self.instead) if self.instead else self.why
+
+
+def refusal_error(refused: Refused) -> ForegroundRequired | CoordinateBlocked:
+    """A refusal as the error to raise where a caller cannot take it as an answer."""
+    code, sentence = sentences.refusal(refused)
+    return (
+        CoordinateBlocked(sentence)
+        if code == CoordinateBlocked.code
+        else ForegroundRequired(sentence)
+    )
 
 
 class CaptureFailed(ActuiError):
@@ -143,21 +192,58 @@ class DisplayGone(BackendUnavailable):
     """
 
     def __init__(self, display: str) -> None:
-        super().__init__(
-            f"the X display {display} is gone (its X server exited or closed the "
-            "connection): nothing on it can be observed or operated any more. Start a "
-            "new desktop (for example `actui sandbox run -- <command>`) and launch the "
-            "apps again there."
-        )
+        super().__init__(f"the X display {display} is gone")
         self.display = display
+
+    @property
+    def message(self) -> str:
+        return sentences.display_gone(self.display)
+
+
+class BusGone(BackendUnavailable):
+    """The accessibility bus connection closed: what was read through it cannot be now."""
+
+    def __init__(self) -> None:
+        super().__init__("the accessibility bus went away")
+
+    @property
+    def message(self) -> str:
+        return sentences.bus_gone()
 
 
 class CallTimeout(ActuiError):
     code = "timeout"
 
 
+class StepTimeout(CallTimeout):
+    """A step's delivery did not finish within ``within_s``; ``sent`` whether any of
+    it reached the application (when nothing did, retrying cannot double it)."""
+
+    def __init__(self, kind: str, within_s: float, *, sent: bool) -> None:
+        super().__init__(f"{kind} did not finish within {within_s:g} s")
+        self.kind = kind
+        self.within_s = within_s
+        self.sent = sent
+
+    @property
+    def message(self) -> str:
+        return sentences.step_timeout(self.kind, self.within_s, self.sent)
+
+
 class UnsupportedAction(ActuiError):
+    """``what`` cannot be done here, ``why``, and what to do ``instead``."""
+
     code = "unsupported_action"
+
+    def __init__(self, what: str, why: str, *, instead: Instead = "") -> None:
+        super().__init__(f"{what} {why}")
+        self.what = what
+        self.why = why
+        self.instead = instead
+
+    @property
+    def message(self) -> str:
+        return sentences.unsupported(self.what, self.why, self.instead)
 
 
 class PreconditionFailed(ActuiError):

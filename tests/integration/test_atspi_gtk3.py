@@ -12,9 +12,17 @@ import pytest_asyncio
 from atspi_helpers import find, launch_app, nodes, root_of, settle, snap
 
 from actui.backends.atspi import AtspiBackend
-from actui.backends.base import ActionKind, ActionRequest, ActionResult, RawNode, RootInfo
-from actui.errors import CoordinateBlocked, ForegroundRequired, TargetGone
+from actui.backends.base import (
+    ActionKind,
+    ActionRequest,
+    ActionResult,
+    RawNode,
+    Refused,
+    RootInfo,
+)
+from actui.errors import TargetGone
 from actui.sandbox import Sandbox
+from actui.sentences import refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -111,14 +119,17 @@ async def test_type_text_inserts_at_the_caret(factory: Factory) -> None:
 
 
 async def test_physical_steps_are_refused_by_policy(factory: Factory) -> None:
-    with pytest.raises(ForegroundRequired, match="physical input"):
-        await factory.backend.act(
-            ActionRequest(kind="click", root=factory.root, policy="default", point=(10, 10))
-        )
-    with pytest.raises(CoordinateBlocked):
-        await factory.backend.act(
-            ActionRequest(kind="keypress", root=factory.root, policy="ax_only", keys=("a",))
-        )
+    """Nothing is sent: the answer says physical input is needed, and only ax_only blocks it."""
+    clicked = await factory.backend.act(
+        ActionRequest(kind="click", root=factory.root, policy="default", point=(10, 10))
+    )
+    assert isinstance(clicked, Refused) and clicked.needs == "physical"
+    assert refusal(clicked)[0] == "foreground_required"
+    keyed = await factory.backend.act(
+        ActionRequest(kind="keypress", root=factory.root, policy="ax_only", keys=("a",))
+    )
+    assert isinstance(keyed, Refused) and refusal(keyed)[0] == "coordinate_blocked"
+    assert await factory.backend.list_roots(factory.root.pid), "the app still answers"
 
 
 async def test_bogus_node_id_is_reported_gone_quickly(factory: Factory) -> None:

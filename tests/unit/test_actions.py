@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from dataclasses import replace
+from typing import get_args
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from actui.actions import (
     aggregate,
@@ -19,8 +23,11 @@ from actui.backends.base import (
     ActionRequest,
     ActionResult,
     Backend,
+    DeliveryPolicy,
+    Needs,
     RawNode,
     Rect,
+    Refused,
     RootInfo,
     Snapshot,
     TextSlice,
@@ -30,6 +37,7 @@ from actui.errors import ForegroundRequired, InvalidParams
 from actui.outline.model import build_outline
 from actui.results import BackgroundAttempt
 from actui.runtime.store import State
+from actui.sentences import refusal
 
 ROOT = RootInfo(
     native_id="app/1",
@@ -82,7 +90,7 @@ def _state() -> State:
 class ScriptedBackend(Backend):
     """Answers ``act`` from a script keyed by policy, recording every request."""
 
-    def __init__(self, answer: Callable[[ActionRequest], ActionResult]) -> None:
+    def __init__(self, answer: Callable[[ActionRequest], ActionResult | Refused]) -> None:
         self.answer = answer
         self.requests: list[ActionRequest] = []
 
@@ -92,7 +100,7 @@ class ScriptedBackend(Backend):
     async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
         raise NotImplementedError
 
-    async def act(self, request: ActionRequest) -> ActionResult:
+    async def act(self, request: ActionRequest) -> ActionResult | Refused:
         self.requests.append(request)
         return self.answer(request)
 
@@ -250,9 +258,9 @@ async def test_a_failed_foreground_retry_after_didnt_is_not_retried_again() -> N
 
 
 async def test_foreground_required_is_retried_in_the_foreground_unless_headless() -> None:
-    def answer(request: ActionRequest) -> ActionResult:
+    def answer(request: ActionRequest) -> ActionResult | Refused:
         if request.policy != "foreground":
-            raise ForegroundRequired("web text fields need typing")
+            return Refused("web text fields need typing", "physical", request.policy)
         return _result("unknown", "foreground")
 
     prepared = prepare(
@@ -265,20 +273,17 @@ async def test_foreground_required_is_retried_in_the_foreground_unless_headless(
     backend = ScriptedBackend(answer)
     trace = await deliver(backend, prepared, headless=False, policy="background")
     assert trace.escalation_reason == "foreground_required"
-    assert trace.background_attempt == BackgroundAttempt(
-        "foreground_required", "web text fields need typing"
-    )
+    said = refusal(Refused("web text fields need typing", "physical", "background"))[1]
+    assert said.startswith("web text fields need typing")
+    assert trace.background_attempt == BackgroundAttempt("foreground_required", said)
     wire = trace.to_wire()
     assert list(wire)[4:7] == ["escalationReason", "backgroundAttempt", "deliveryPolicy"]
-    assert wire["backgroundAttempt"] == {
-        "outcome": "foreground_required",
-        "reason": "web text fields need typing",
-    }
+    assert wire["backgroundAttempt"] == {"outcome": "foreground_required", "reason": said}
     headless_backend = ScriptedBackend(answer)
     headless_trace = await deliver(headless_backend, prepared, headless=True, policy="background")
     assert [r.policy for r in headless_backend.requests] == ["ax_only"]
     assert headless_trace.outcome == "didnt"
-    assert headless_trace.error.code == "foreground_required"
+    assert headless_trace.error.code == "coordinate_blocked", "no retry sends physical input"
 
 
 async def test_an_unknown_pointer_outcome_is_never_replayed() -> None:
@@ -339,9 +344,11 @@ async def test_a_toggle_the_backend_can_only_do_physically_becomes_a_click_on_it
     """A GTK 4 check box with no action: semantic first, then a real click where it is."""
     state = _with_check_box()
 
-    def answer(request: ActionRequest) -> ActionResult:
+    def answer(request: ActionRequest) -> ActionResult | Refused:
         if request.policy != "foreground":
-            raise ForegroundRequired("the check box has no accessible action for toggle")
+            return Refused(
+                "the check box has no accessible action for toggle", "physical", request.policy
+            )
         return _result("unknown", "foreground")
 
     prepared = prepare(
@@ -430,9 +437,11 @@ def test_a_click_on_a_file_row_stays_a_click_and_is_never_its_activate() -> None
 
 
 async def test_a_click_refused_semantically_becomes_a_real_click_unless_headless() -> None:
-    def answer(request: ActionRequest) -> ActionResult:
+    def answer(request: ActionRequest) -> ActionResult | Refused:
         if request.policy != "foreground":
-            raise ForegroundRequired("the table cell cannot be selected semantically")
+            return Refused(
+                "the table cell cannot be selected semantically", "physical", request.policy
+            )
         return _result("unknown", "foreground")
 
     state = _with_file_row()
@@ -461,8 +470,8 @@ async def test_a_refused_click_on_an_element_with_no_place_on_screen_is_not_sent
     tree = RawNode("w", "frame", rect=ROOT.frame, children=(cell,))
     state = replace(_state(), outline=build_outline(tree, ROOT.frame))
 
-    def answer(request: ActionRequest) -> ActionResult:
-        raise ForegroundRequired("the table cell cannot be selected semantically")
+    def answer(request: ActionRequest) -> ActionResult | Refused:
+        return Refused("the table cell cannot be selected semantically", "physical", request.policy)
 
     prepared = prepare(
         ActionStep(action="click", ref="@e2"), 0, state, headless=False, focus_established=False
@@ -471,3 +480,38 @@ async def test_a_refused_click_on_an_element_with_no_place_on_screen_is_not_sent
     trace = await deliver(backend, prepared, headless=False, policy="background")
     assert len(backend.requests) == 1, "no physical retry without a point"
     assert trace.outcome == "didnt" and trace.error.code == "foreground_required"
+
+
+@given(
+    st.sampled_from(get_args(Needs)),
+    st.sampled_from(get_args(DeliveryPolicy)),
+    st.booleans(),
+    st.sampled_from(["typeText", "keypress", "toggle"]),
+)
+def test_a_refusal_is_sent_again_once_in_the_foreground_only_where_the_policy_allows(
+    needs: Needs, policy: DeliveryPolicy, headless: bool, kind: str
+) -> None:
+    """The backend only answers; the retry, its policy and its one repetition are decided here."""
+
+    def answer(request: ActionRequest) -> ActionResult | Refused:
+        if request.policy == "foreground":
+            return _result("unknown", "foreground")
+        return Refused("it needs input", needs, request.policy)
+
+    step = {
+        "typeText": ActionStep(action="typeText", ref="@e2", text="x"),
+        "keypress": ActionStep(action="keypress", ref="@e2", keys=["a"]),
+        "toggle": ActionStep(action="toggle", ref="@e3"),
+    }[kind]
+    prepared = prepare(step, 0, _state(), headless=headless, focus_established=False)
+    backend = ScriptedBackend(answer)
+    trace = asyncio.run(deliver(backend, prepared, headless=headless, policy=policy))
+    first = backend.requests[0].policy
+    may_retry = not headless and first in ("background", "default")
+    assert [r.policy for r in backend.requests] == ([first, "foreground"] if may_retry else [first])
+    if may_retry:
+        assert trace.escalation_reason == "foreground_required" and trace.outcome == "unknown"
+        assert trace.background_attempt is not None
+    elif first != "foreground":
+        assert trace.outcome == "didnt" and trace.error is not None
+        assert trace.error.code == refusal(Refused("it needs input", needs, first))[0]

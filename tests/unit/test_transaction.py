@@ -18,11 +18,12 @@ from actui.backends.base import (
     Backend,
     RawNode,
     Rect,
+    Refused,
     RootInfo,
     Snapshot,
     TextSlice,
 )
-from actui.errors import ActuiError, ForegroundRequired
+from actui.errors import ActuiError
 from actui.tools import Computer
 
 ROOT = RootInfo(
@@ -61,10 +62,10 @@ class ModelApp(Backend):
         tree = RawNode("win", "frame", name="Model", children=(entry,), rect=ROOT.frame)
         return Snapshot(root=ROOT, tree=tree, captured_at=time.time(), node_count=2)
 
-    async def act(self, request: ActionRequest) -> ActionResult:
+    async def act(self, request: ActionRequest) -> ActionResult | Refused:
         self.requests.append(request)
         if request.kind == "keypress" and request.policy != "foreground":
-            raise ForegroundRequired("keys need physical input")
+            return Refused("keys need physical input", "physical", request.policy)
         if request.kind == "setText":
             self.text = request.text
         elif request.kind == "typeText":

@@ -21,6 +21,7 @@ from dataclasses import replace
 from actui.backends.atspi.backend import AtspiBackend
 from actui.backends.atspi.fields import FieldText
 from actui.backends.base import ActionRequest, ActionResult, RootInfo
+from actui.backends.evidence import explain, judge
 from actui.backends.x11.input import X11Input
 from actui.errors import ActuiError, TargetGone
 
@@ -68,7 +69,7 @@ class ArrivingText:
             and len(request.text) >= SEMANTIC_TYPING_CHARS
         ):
             inserted = await self.atspi.act(replace(request, target=field, policy="background"))
-            if inserted.outcome != "didnt":
+            if isinstance(inserted, ActionResult) and inserted.outcome != "didnt":
                 return inserted
         deadline = asyncio.get_running_loop().time() + request.timeout_s
         typed = await self._input.deliver(
@@ -80,17 +81,14 @@ class ArrivingText:
         wanted = before.after_typing(request.text)
         shown = {"length": len(after.text) if after else None, "expectedLength": len(wanted)}
         evidence = {**typed.evidence, "readBack": shown}
-        if after is not None and after.text == wanted:
-            return replace(typed, outcome="worked", evidence=evidence, reason="")
-        if after is not None and after.text == before.text:
-            return replace(
-                typed, outcome="didnt", evidence=evidence, reason="the field's text did not change"
-            )
-        return replace(
-            typed,
-            evidence=evidence,
-            reason="the field's text changed but does not show exactly the typed text",
+        shown_text = after.text if after is not None else before.text
+        outcome = judge(before.text, shown_text, wanted.__eq__, readable=after is not None)
+        reason = explain(
+            outcome,
+            didnt="the field's text did not change",
+            unknown="the field's text changed but does not show exactly the typed text",
         )
+        return replace(typed, outcome=outcome, evidence=evidence, reason=reason)
 
     async def _field(self, field: str | None) -> FieldText | None:
         if field is None:

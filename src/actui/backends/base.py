@@ -8,7 +8,9 @@ dataclass of plain values. Adding macOS or Windows means writing one more
 
 A backend must bound every call it makes to an application with a timeout and
 raise :class:`actui.errors.ActuiError` subclasses (never platform exceptions)
-when something goes wrong.
+when something goes wrong. A step it cannot send under the request's policy is
+not an error but an answer (:class:`Refused`): whether to send it again in the
+foreground is decided above the seam, in ``actui.actions``, alone.
 """
 
 from __future__ import annotations
@@ -255,6 +257,25 @@ class ActionResult:
     reason: str = ""
 
 
+Needs = Literal["physical", "pixels", "activation"]
+"""What a refused step would need: ``physical`` input (pointer or keyboard; the step has
+no semantic form here), physical input at a point of a window no accessibility tree
+describes (``pixels``), or its window made active (``activation``)."""
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A step the backend sent nothing of, because ``policy`` forbids the input it needs.
+
+    ``why`` is the fact that stood in the way (plain data, no advice); the
+    agent's sentence is made from it at the tools boundary.
+    """
+
+    why: str
+    needs: Needs
+    policy: DeliveryPolicy
+
+
 @dataclass(frozen=True)
 class Image:
     """A root's pixels as PNG. ``scale`` is image pixels per screen pixel."""
@@ -306,11 +327,11 @@ class Backend(abc.ABC):
         """
 
     @abc.abstractmethod
-    async def act(self, request: ActionRequest) -> ActionResult:
+    async def act(self, request: ActionRequest) -> ActionResult | Refused:
         """Deliver one step and report its outcome with evidence.
 
-        Raises :class:`actui.errors.ForegroundRequired` when the step can only
-        be delivered with physical input under a policy that forbids it.
+        :class:`Refused` when nothing was sent because the step needs input
+        the request's policy forbids.
         """
 
     @abc.abstractmethod

@@ -13,7 +13,10 @@ runs there): its bridge would deadlock on the key. Roots are AT-SPI's,
 enriched with their X11 windows (id, stacking, activation), plus the X11
 windows no accessible application describes: those are bare windows, read by
 their pixels (a one-node snapshot; visual mode adds OCR) and driven by
-physical input only. When the X display is gone, that is the error of every
+physical input only. A step a policy forbids is answered as data (``Refused``:
+AT-SPI has no semantic form for it, the window has no tree, or the default
+policy meets an inactive window); whether it goes again in the foreground is
+``actui.actions``'s decision. When the X display is gone, that is the error of every
 call, whatever the accessibility bus or the registry said first (they go with
 the display or fail oddly after it), and waits on events end at once. This
 module only composes; each half owns its platform.
@@ -37,6 +40,7 @@ from actui.backends.base import (
     Image,
     ProcessExit,
     RawNode,
+    Refused,
     RootInfo,
     RowQuery,
     Snapshot,
@@ -53,7 +57,6 @@ from actui.errors import (
     CallTimeout,
     CoordinateBlocked,
     DisplayGone,
-    ForegroundRequired,
     TargetGone,
     UnsupportedAction,
 )
@@ -183,7 +186,10 @@ class LinuxBackend(Backend):
         )
         if window is None:
             raise TargetGone(
-                f"the window {root.title!r} (pid {root.pid}) is gone. Run find_roots.", pid=root.pid
+                f"the window {root.title!r} (pid {root.pid})",
+                "is gone",
+                then="find_roots",
+                pid=root.pid,
             )
         fresh = replace(
             root,
@@ -210,25 +216,22 @@ class LinuxBackend(Backend):
             shot = await x11.capture(root.window_id, max_dimension=max_dimension)
         return Image(shot.png, shot.width, shot.height, shot.scale, shot.source, shot.warnings)
 
-    async def act(self, request: ActionRequest) -> ActionResult:
+    async def act(self, request: ActionRequest) -> ActionResult | Refused:
         with self._on_display():
             return await self._act(request)
 
-    async def _act(self, request: ActionRequest) -> ActionResult:
+    async def _act(self, request: ActionRequest) -> ActionResult | Refused:
         bare = is_window_only(request.root)
         if request.policy not in _PHYSICAL_POLICIES:
-            if bare and request.policy == "ax_only":
-                raise ForegroundRequired(
-                    "this window has no accessibility tree, and the ax_only policy (headless) "
-                    "sends no physical input, so it can be observed but not operated."
-                )
             if bare:
-                raise ForegroundRequired(
-                    "this window has no accessibility tree, so only physical input at x/y "
-                    "reaches it (observe it with mode 'visual' to see where)."
-                )
+                return Refused("this window has no accessibility tree", "pixels", request.policy)
             result = await self.atspi.act(request)
-            if request.kind == "focus" and request.target and result.outcome == "worked":
+            if (
+                isinstance(result, ActionResult)
+                and request.kind == "focus"
+                and request.target
+                and result.outcome == "worked"
+            ):
                 self.atspi.note_focused(request.target)
             return result
         window_id = request.root.window_id
@@ -237,21 +240,27 @@ class LinuxBackend(Backend):
                 "physical input needs an X11 window for this root, and none is known."
             )
         await self._session()
+        refused = await self._input.refusal(request, window_id)
+        if refused is not None:
+            return refused
         if bare:  # nothing to focus or wait for: the point is all there is
             return await self._input.deliver(replace(request, target=None), window_id)
         if request.kind in _KEYBOARD and await self.atspi.stuck_in_call(request.root):
             raise CoordinateBlocked(
                 f"{request.root.app_name} is held inside an earlier accessibility action (a "
                 "modal dialog it opened there) and answers nothing; a key press now would "
-                "deadlock it, so no key was sent. Close the dialog with a click first."
+                "deadlock it, so no key was sent",
+                instead="click_dialog",
             )
         aimed = request  # typed or set text is confirmed by its arrival in the target
         if request.target is not None and request.kind in ("typeText", "keypress", "setText"):
             focused = await self.atspi.act(replace(request, kind="focus", policy="background"))
+            if isinstance(focused, Refused):
+                return focused
             if focused.outcome == "didnt":
                 raise CoordinateBlocked(
-                    "the target could not be focused, so typed keys would land elsewhere; "
-                    "click it first or act on a focusable element."
+                    "the target could not be focused, so typed keys would land elsewhere",
+                    instead="click_first",
                 )
             self.atspi.note_focused(request.target)
             request = replace(request, target=None)
@@ -270,8 +279,7 @@ class LinuxBackend(Backend):
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
         if is_window_only(root):
             raise UnsupportedAction(
-                "this window has no accessibility tree, so it has no live text; "
-                "observe it with mode 'visual' to read its text from the picture."
+                "this window", "has no accessibility tree, so it has no live text", instead="visual"
             )
         with self._on_display():
             return await self.atspi.read_text(root, node_id, offset, limit)

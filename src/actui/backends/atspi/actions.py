@@ -6,15 +6,15 @@ expand/collapse, and a click that keeps its meaning: an item is selected, never
 activated) and their evidence: a D-Bus ``true`` is never enough for
 ``worked``; the element (or the application's windows, or its events) must
 show the effect, and a select (or a click on an item) counts only when the
-element itself reads back selected. Kinds that need a pointer or keyboard are refused with
-``ForegroundRequired`` / ``CoordinateBlocked``; the X11 backend delivers them.
-Typed text is never echoed for password fields.
+element itself reads back selected. Kinds that need a pointer or keyboard are refused
+(:class:`Refused`, nothing sent); the X11 backend delivers them. What a read-back means
+and how long it is waited for is ``evidence``'s. Typed text is never echoed for password
+fields.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from typing import Any
 
@@ -51,16 +51,13 @@ from actui.backends.atspi.reader import (
 )
 from actui.backends.atspi.scrollbars import scroll_bars, wheel_target
 from actui.backends.atspi.toolkits import insert_length
-from actui.backends.base import ActionRequest, ActionResult, Outcome
-from actui.errors import (
-    ActuiError,
-    CallTimeout,
-    CoordinateBlocked,
-    ForegroundRequired,
-    TargetGone,
-)
+from actui.backends.base import ActionRequest, ActionResult, Outcome, Refused
+from actui.backends.evidence import explain, judge, read_back, settle, settle_window, verdict
+from actui.errors import ActuiError, CallTimeout, StepTimeout, TargetGone
 
-SETTLE_S = 0.4  # GTK 4 emits ~250 ms after a button's DoAction
+# GTK 4 emits ~250 ms after a button's DoAction: its effect is read back 0.1 s later
+# than the common window allows.
+SETTLE_S = settle_window(lag_s=0.1)
 # How long an action waits for a disabled target to accept input. Apps enable
 # controls a moment after the edit that makes them valid (GTK 3's file chooser
 # enables Save 150 ms after the last change to the name), and GTK 3 drops an
@@ -108,25 +105,21 @@ def _cap(text: str) -> str:
     return text if len(text) <= EVIDENCE_CAP else text[:EVIDENCE_CAP] + "…"
 
 
-def refuse_physical(request: ActionRequest, why: str) -> None:
-    """Raise the policy's error for a step that needs pointer or keyboard input."""
-    if request.policy == "ax_only":
-        raise CoordinateBlocked(
-            f"{why}: that needs physical input (pointer or keyboard), which the ax_only "
-            "policy never sends."
-        )
-    raise ForegroundRequired(
-        f"{why}: physical input (pointer or keyboard) is needed; retry with the foreground "
-        "delivery policy."
-    )
+def refuse_physical(request: ActionRequest, why: str) -> Refused:
+    """The answer for a step that needs pointer or keyboard input: nothing is sent."""
+    return Refused(why, "physical", request.policy)
 
 
-def _refuse_unless_editable(request: ActionRequest, basics: Basics) -> None:
+def _refusal_unless_editable(request: ActionRequest, basics: Basics) -> Refused | None:
     """Text goes in through ``EditableText`` only where it has an effect."""
     if "EditableText" not in basics.interfaces:
-        refuse_physical(request, f"the {basics.role} has no editable text interface")
+        return refuse_physical(request, f"the {basics.role} has no editable text interface")
     if ignores_editable_text(request.root.toolkit):
-        refuse_physical(request, EDITABLE_TEXT_IGNORED)
+        return refuse_physical(request, EDITABLE_TEXT_IGNORED)
+    return None
+
+
+Step = Callable[[ActionRequest, Address, Basics], Awaitable[ActionResult | Refused]]
 
 
 class ActionDelivery:
@@ -141,7 +134,7 @@ class ActionDelivery:
         """Evidence from the acted-on window only (see ``events.evidence_label``)."""
         return EventWatch(self._bus, app, self._known(request.root.native_id))
 
-    async def act(self, request: ActionRequest) -> ActionResult:
+    async def act(self, request: ActionRequest) -> ActionResult | Refused:
         kind = request.kind
         semantic_click = (
             kind == "click"
@@ -149,14 +142,7 @@ class ActionDelivery:
             and request.button == "left"
             and request.click_count == 1
         )
-        if request.target is None or kind in ("keypress", "drag", "moveMouse"):
-            refuse_physical(request, f"{kind} without an element target")
-        if kind == "click" and not semantic_click:
-            refuse_physical(request, "a click at a point or with another button or count")
-        assert request.target is not None
-        at = Address.parse(request.target)
-        steps: Mapping[str, Callable[[ActionRequest, Address, Basics], Awaitable[ActionResult]]]
-        steps = {
+        steps: Mapping[str, Step] = {
             "press": self._press,
             "click": self._click,
             "toggle": self._toggle,
@@ -168,7 +154,12 @@ class ActionDelivery:
             "scroll": self._scroll,
             "expand": self._expand,
             "collapse": self._expand,
-        }
+        }  # the kinds AT-SPI can deliver semantically; keys, drags and moves it cannot
+        if request.target is None or kind not in steps:
+            return refuse_physical(request, f"{kind} without an element target")
+        if kind == "click" and not semantic_click:
+            return refuse_physical(request, "a click at a point or with another button or count")
+        at = Address.parse(request.target)
         try:
             async with asyncio.timeout(request.timeout_s):
                 basics, refusal = await self._ready(request, at)
@@ -176,10 +167,7 @@ class ActionDelivery:
                     return refusal
                 return await steps[kind](request, at, basics)
         except TimeoutError as exc:
-            raise CallTimeout(
-                f"{kind} did not finish within {request.timeout_s:g} s; the application may "
-                "be busy. Observe again before retrying."
-            ) from exc
+            raise StepTimeout(kind, request.timeout_s, sent=True) from exc
 
     async def stuck_in_call(self, pid: int) -> bool:
         """Whether ``pid``'s application is still held inside an action's call.
@@ -209,10 +197,7 @@ class ActionDelivery:
             async with asyncio.timeout(request.timeout_s):
                 return (await self._ready(request, Address.parse(request.target)))[1]
         except TimeoutError as exc:
-            raise CallTimeout(
-                f"the {request.kind} target did not answer within {request.timeout_s:g} s; "
-                "nothing was sent. Observe again before retrying."
-            ) from exc
+            raise StepTimeout(request.kind, request.timeout_s, sent=False) from exc
 
     async def _ready(
         self, request: ActionRequest, at: Address
@@ -248,19 +233,6 @@ class ActionDelivery:
         evidence = {"states": sorted(basics.states - NOISE)}
         return self._result(request, "didnt", "none", evidence, reason)
 
-    async def _until(
-        self, watch: EventWatch, check: Callable[[], Awaitable[bool]], budget_s: float = SETTLE_S
-    ) -> bool:
-        """Re-read after each event (or every POLL_S) until ``check`` holds or time runs out."""
-        deadline = time.monotonic() + budget_s
-        while True:
-            if await check():
-                return True
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                return False
-            await watch.next(min(POLL_S, remaining))
-
     async def until_enabled(self, at: Address, basics: Basics) -> Basics:
         """The element's basics once it is enabled, or after ``ENABLE_WAIT_S`` as they are."""
         with EventWatch(self._bus, at.bus) as watch:
@@ -270,7 +242,7 @@ class ActionDelivery:
                 basics = await read_basics(self._bus, at, (basics.role, basics.interfaces))
                 return not basics.disabled
 
-            await self._until(watch, enabled, ENABLE_WAIT_S)
+            await settle(enabled, _wake(watch), ENABLE_WAIT_S)
         return basics
 
     def _disabled(self, request: ActionRequest, basics: Basics) -> ActionResult:
@@ -305,12 +277,13 @@ class ActionDelivery:
         body = await self._bus.call(at.bus, at.path, ACTION, "DoAction", "i", (index,))
         return bool(body[0])
 
-    async def _press(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+    async def _press(
+        self, request: ActionRequest, at: Address, basics: Basics
+    ) -> ActionResult | Refused:
         actions = await self._actions(at, basics)
         index = press_index(actions)
         if index is None:
-            refuse_physical(request, f"the {basics.role} has no accessible action to press")
-            raise AssertionError  # unreachable: refuse_physical raises
+            return refuse_physical(request, f"the {basics.role} has no accessible action to press")
         return await self._do_press(request, at, basics, actions, index)
 
     async def _actions(self, at: Address, basics: Basics) -> tuple[str, ...]:
@@ -323,7 +296,7 @@ class ActionDelivery:
         basics: Basics,
         actions: tuple[str, ...],
         index: int,
-    ) -> ActionResult:
+    ) -> ActionResult | Refused:
         """DoAction ``index``; ``worked`` once the element, its app's windows or events show it."""
         if action_may_hold_call(request.root.toolkit, basics.name):
             if "showing" not in basics.states:
@@ -333,34 +306,36 @@ class ActionDelivery:
                     f"the {basics.role} is not on screen (its menu is closed) and "
                     f"{HELD_CALL_REASON}, so nothing was sent; open its menu first, then press it",
                 )
-            refuse_physical(request, HELD_CALL_REASON)
+            return refuse_physical(request, HELD_CALL_REASON)
         mechanism = f"Action.DoAction({actions[index]})"
         before = await self._observable(at)
         with self._watch(request, at.bus) as watch:
             if not await self._do_action(at, index):
                 return self._result(request, "didnt", mechanism, {}, "the toolkit refused")
-            after: dict[str, Any] = before
 
-            async def changed() -> bool:
-                nonlocal after
-                after = await self._observable(at)
+            def shows(after: dict[str, Any]) -> bool:
                 return after != before or bool(watch.seen)
 
             try:
-                seen_change = await self._until(watch, changed)
+                outcome, after = await read_back(
+                    before,
+                    lambda: self._observable(at),
+                    shows,
+                    _wake(watch),
+                    SETTLE_S,
+                    effect_named=False,
+                )
             except CallTimeout:
                 self._stuck[request.root.pid] = at.bus
                 blocked = {"events": list(watch.seen), "answering": False}
-                return self._result(request, "unknown", mechanism, blocked, MODAL_REASON)
+                unread = verdict(effect=False, unchanged=False, readable=False)
+                return self._result(request, unread, mechanism, blocked, MODAL_REASON)
         evidence: dict[str, object] = {"events": list(watch.seen)}
         for key in ("states", "name", "windows", "target"):
             if before.get(key) != after.get(key):
                 evidence[key] = {"before": before.get(key), "after": after.get(key)}
-        if seen_change:
-            return self._result(request, "worked", mechanism, evidence)
-        return self._result(
-            request, "unknown", mechanism, evidence, "the action ran but nothing observable changed"
-        )
+        reason = "" if outcome == "worked" else "the action ran but nothing observable changed"
+        return self._result(request, outcome, mechanism, evidence, reason)
 
     async def _state_step(
         self,
@@ -370,48 +345,46 @@ class ActionDelivery:
         wanted_actions: tuple[str, ...],
         done: Callable[[frozenset[str]], bool],
         watched: tuple[str, ...],
-    ) -> ActionResult:
-        """DoAction, then read the states back until ``done`` holds or the settle ends."""
+    ) -> ActionResult | Refused:
+        """DoAction, then read the ``watched`` states back until ``done`` holds or time is up."""
         actions = await self._actions(at, basics)
         index = named_index(actions, wanted_actions)
         if index is None:
             index = press_index(actions)
         if index is None:
-            refuse_physical(
+            return refuse_physical(
                 request, f"the {basics.role} has no accessible action for {request.kind}"
             )
-            raise AssertionError
         mechanism = f"Action.DoAction({actions[index]})"
-        before = {s for s in basics.states if s in watched}
-        states = basics.states
+        before = frozenset(s for s in basics.states if s in watched)
+
+        async def read() -> frozenset[str]:
+            return frozenset(s for s in await read_states(self._bus, at) if s in watched)
+
         with self._watch(request, at.bus) as watch:
             if not await self._do_action(at, index):
                 return self._result(request, "didnt", mechanism, {}, "the toolkit refused")
-
-            async def check() -> bool:
-                nonlocal states
-                states = await read_states(self._bus, at)
-                return done(states)
-
-            ok = await self._until(watch, check)
-        after = {s for s in states if s in watched}
+            outcome, after = await read_back(before, read, done, _wake(watch), SETTLE_S)
         evidence = {"before": sorted(before), "after": sorted(after), "events": watch.seen}
-        if ok:
-            return self._result(request, "worked", mechanism, evidence)
-        return self._result(request, "didnt", mechanism, evidence, f"{'/'.join(watched)} unchanged")
+        reason = "" if outcome == "worked" else f"{'/'.join(watched)} unchanged"
+        return self._result(request, outcome, mechanism, evidence, reason)
 
-    async def _toggle(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
-        before = {s for s in basics.states if s in TOGGLE_STATES}
+    async def _toggle(
+        self, request: ActionRequest, at: Address, basics: Basics
+    ) -> ActionResult | Refused:
+        before = frozenset(s for s in basics.states if s in TOGGLE_STATES)
         return await self._state_step(
             request,
             at,
             basics,
             ("toggle", *PRESS_ORDER),
-            lambda states: {s for s in states if s in TOGGLE_STATES} != before,
+            lambda now: now != before,
             TOGGLE_STATES,
         )
 
-    async def _expand(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+    async def _expand(
+        self, request: ActionRequest, at: Address, basics: Basics
+    ) -> ActionResult | Refused:
         want = request.kind == "expand"
         if ("expanded" in basics.states) == want:
             return self._result(
@@ -422,37 +395,36 @@ class ActionDelivery:
             at,
             basics,
             (*EXPAND_WORDS, *PRESS_ORDER),
-            lambda states: ("expanded" in states) == want,
+            lambda now: ("expanded" in now) == want,
             ("expanded",),
         )
 
-    async def _set_text(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+    async def _set_text(
+        self, request: ActionRequest, at: Address, basics: Basics
+    ) -> ActionResult | Refused:
         return await self._write_text(request, at, basics, request.text)
 
     async def _write_text(
         self, request: ActionRequest, at: Address, basics: Basics, text: str
-    ) -> ActionResult:
-        _refuse_unless_editable(request, basics)
+    ) -> ActionResult | Refused:
+        refused = _refusal_unless_editable(request, basics)
+        if refused is not None:
+            return refused
         mechanism = "EditableText.SetTextContents"
         before, _ = await self._text(at, basics)
-        current = before
+        wanted = self._expected(basics, text)
         with self._watch(request, at.bus) as watch:
             body = await self._bus.call(at.bus, at.path, EDITABLE, "SetTextContents", "s", (text,))
-
-            async def check() -> bool:
-                nonlocal current
-                current, _ = await self._text(at, basics)
-                return current == self._expected(basics, text)
-
-            ok = await self._until(watch, check)
-        evidence = self._text_evidence(basics, current)
-        if ok:
-            return self._result(request, "worked", mechanism, evidence)
-        if current == before:
-            reason = "the text did not change" + ("" if body[0] else " (the toolkit refused)")
-            return self._result(request, "didnt", mechanism, evidence, reason)
+            outcome, current = await read_back(
+                before, self._text_of(at, basics), wanted.__eq__, _wake(watch), SETTLE_S
+            )
+        reason = explain(
+            outcome,
+            didnt="the text did not change" + ("" if body[0] else " (the toolkit refused)"),
+            unknown="the text changed but differs from the request",
+        )
         return self._result(
-            request, "unknown", mechanism, evidence, "the text changed but differs from the request"
+            request, outcome, mechanism, self._text_evidence(basics, current), reason
         )
 
     async def _text(self, at: Address, basics: Basics) -> tuple[str, int]:
@@ -462,6 +434,14 @@ class ActionDelivery:
             return "\u25cf" * count, count
         return await read_text(self._bus, at, 0, 1 << 20)
 
+    def _text_of(self, at: Address, basics: Basics) -> Callable[[], Awaitable[str]]:
+        """A reader of the element's live text (bullets for a password field)."""
+
+        async def read() -> str:
+            return (await self._text(at, basics))[0]
+
+        return read
+
     def _expected(self, basics: Basics, text: str) -> str:
         return "\u25cf" * len(text) if basics.secure else text
 
@@ -470,8 +450,12 @@ class ActionDelivery:
             return {"length": len(current)}
         return {"value": _cap(current), "length": len(current)}
 
-    async def _type_text(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
-        _refuse_unless_editable(request, basics)
+    async def _type_text(
+        self, request: ActionRequest, at: Address, basics: Basics
+    ) -> ActionResult | Refused:
+        refused = _refusal_unless_editable(request, basics)
+        if refused is not None:
+            return refused
         before, count = await self._text(at, basics)
         caret = int(await self._bus.get(at.bus, at.path, TEXT, "CaretOffset"))
         if caret < 0 or caret > count:
@@ -479,7 +463,6 @@ class ActionDelivery:
         text = request.text
         mechanism = "EditableText.InsertText"
         expected = before[:caret] + self._expected(basics, text) + before[caret:]
-        current = before
         with self._watch(request, at.bus) as watch:
             await self._bus.call(
                 at.bus,
@@ -489,20 +472,16 @@ class ActionDelivery:
                 "isi",
                 (caret, text, insert_length(request.root.toolkit, text)),
             )
-
-            async def check() -> bool:
-                nonlocal current
-                current, _ = await self._text(at, basics)
-                return current == expected
-
-            ok = await self._until(watch, check)
+            outcome, current = await read_back(
+                before, self._text_of(at, basics), expected.__eq__, _wake(watch), SETTLE_S
+            )
         evidence = {"caret": caret, **self._text_evidence(basics, current)}
-        if ok:
-            return self._result(request, "worked", mechanism, evidence)
-        outcome: Outcome = "didnt" if current == before else "unknown"
-        return self._result(request, outcome, mechanism, evidence, "inserted text not found")
+        reason = "" if outcome == "worked" else "inserted text not found"
+        return self._result(request, outcome, mechanism, evidence, reason)
 
-    async def _set_value(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+    async def _set_value(
+        self, request: ActionRequest, at: Address, basics: Basics
+    ) -> ActionResult | Refused:
         if "Value" not in basics.interfaces or request.value is None:
             text = request.text or (
                 format_number(request.value) if request.value is not None else ""
@@ -510,20 +489,18 @@ class ActionDelivery:
             return await self._write_text(request, at, basics, text)
         wanted = float(request.value)
         before = await read_value(self._bus, at)
-        current = before
         with self._watch(request, at.bus) as watch:
             await self._bus.set(
                 at.bus, at.path, IFACE_PREFIX + "Value", "CurrentValue", Variant("d", wanted)
             )
-
-            async def check() -> bool:
-                nonlocal current
-                current = await read_value(self._bus, at)
-                return abs(current - wanted) <= 1e-9 * max(1.0, abs(wanted))
-
-            ok = await self._until(watch, check)
+            outcome, current = await read_back(
+                before,
+                lambda: read_value(self._bus, at),
+                lambda now: abs(now - wanted) <= 1e-9 * max(1.0, abs(wanted)),
+                _wake(watch),
+                SETTLE_S,
+            )
         evidence = {"before": before, "after": current}
-        outcome: Outcome = "worked" if ok else ("didnt" if current == before else "unknown")
         return self._result(request, outcome, "Value.CurrentValue", evidence)
 
     async def _parent(self, at: Address) -> tuple[Address, Basics | None]:
@@ -596,7 +573,9 @@ class ActionDelivery:
             ways.insert(0 if click else len(ways), focus)
         return ways
 
-    async def _select(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+    async def _select(
+        self, request: ActionRequest, at: Address, basics: Basics
+    ) -> ActionResult | Refused:
         parent, parent_basics = await self._parent(at)
         if parent_basics is not None and parent_basics.role == "menu":
             combo, combo_basics = await self._parent(parent)
@@ -615,7 +594,9 @@ class ActionDelivery:
             )
         return await self._select_by(request, at, basics, ways)
 
-    async def _click(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+    async def _click(
+        self, request: ActionRequest, at: Address, basics: Basics
+    ) -> ActionResult | Refused:
         """A left click on the element, semantically, proven on the element itself.
 
         An item of a list, table, icon view or tab list is selected (a click
@@ -628,12 +609,13 @@ class ActionDelivery:
             ways = await self._selection_ways(at, basics, click=True)
             if ways:
                 return await self._select_by(request, at, basics, ways)
-            refuse_physical(request, f"the {basics.role} cannot be selected semantically")
+            return refuse_physical(request, f"the {basics.role} cannot be selected semantically")
         actions = await self._actions(at, basics)
         index = named_index(actions, CLICK_WORDS)
         if index is None:
-            refuse_physical(request, f"the {basics.role} has no accessible action that is a click")
-            raise AssertionError
+            return refuse_physical(
+                request, f"the {basics.role} has no accessible action that is a click"
+            )
         return await self._do_press(request, at, basics, actions, index)
 
     async def _select_by(
@@ -651,13 +633,10 @@ class ActionDelivery:
             with self._watch(request, at.bus) as watch:
                 if not await send():
                     continue  # the toolkit refused: nothing changed, try the next way
-
-                async def check() -> bool:
-                    nonlocal states
-                    states = await read_states(self._bus, at)
-                    return "selected" in states
-
-                if await self._until(watch, check):
+                outcome, states = await read_back(
+                    states, lambda: read_states(self._bus, at), _selected, _wake(watch), SETTLE_S
+                )
+                if outcome == "worked":
                     evidence = {
                         "selected": True,
                         "focused": "focused" in states,
@@ -668,7 +647,7 @@ class ActionDelivery:
         evidence = {"selected": False, "states": sorted(states - NOISE), "tried": tried}
         return self._result(
             request,
-            "didnt",
+            judge(_selected(basics.states), _selected(states), bool),
             " / ".join(tried),
             evidence,
             f"the {basics.role} is still not selected",
@@ -681,7 +660,7 @@ class ActionDelivery:
         basics: Basics,
         combo: Address,
         combo_basics: Basics,
-    ) -> ActionResult:
+    ) -> ActionResult | Refused:
         """A combo box item: the combo's own Selection picks it; its name shows the choice.
 
         Selecting inside the combo's menu only highlights the item (GTK 3).
@@ -694,7 +673,10 @@ class ActionDelivery:
         body = await self._bus.call(
             at.bus, at.path, IFACE_PREFIX + "Accessible", "GetIndexInParent"
         )
-        current = before
+
+        async def chosen() -> str:
+            return (await read_basics(self._bus, combo)).name
+
         with self._watch(request, combo.bus) as watch:
             await self._bus.call(
                 combo.bus,
@@ -704,61 +686,58 @@ class ActionDelivery:
                 "i",
                 (int(body[0]),),
             )
-
-            async def check() -> bool:
-                nonlocal current
-                current = (await read_basics(self._bus, combo)).name
-                return current == basics.name
-
-            ok = await self._until(watch, check)
+            outcome, current = await read_back(
+                before, chosen, basics.name.__eq__, _wake(watch), SETTLE_S
+            )
         evidence = {"combo": {"before": _cap(before), "after": _cap(current)}}
-        outcome: Outcome = "worked" if ok else ("didnt" if current == before else "unknown")
         return self._result(request, outcome, "Selection.SelectChild (combo box)", evidence)
 
-    async def _focus(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+    async def _focus(
+        self, request: ActionRequest, at: Address, basics: Basics
+    ) -> ActionResult | Refused:
         if "Component" not in basics.interfaces:
-            refuse_physical(request, f"the {basics.role} cannot take focus semantically")
+            return refuse_physical(request, f"the {basics.role} cannot take focus semantically")
         if "focused" in basics.states:
             return self._result(request, "worked", "none", {"already": "focused"})
-        states = basics.states
+
+        async def focused() -> bool:
+            return "focused" in await read_states(self._bus, at)
+
         with self._watch(request, at.bus) as watch:
             await self._bus.call(at.bus, at.path, COMPONENT, "GrabFocus")
+            budget = focus_settle_s(request.root.toolkit, SETTLE_S)
+            outcome, now = await read_back(False, focused, bool, _wake(watch), budget)
+        return self._result(request, outcome, "Component.GrabFocus", {"focused": now})
 
-            async def check() -> bool:
-                nonlocal states
-                states = await read_states(self._bus, at)
-                return "focused" in states
-
-            ok = await self._until(watch, check, focus_settle_s(request.root.toolkit, SETTLE_S))
-        outcome: Outcome = "worked" if ok else "didnt"
-        return self._result(request, outcome, "Component.GrabFocus", {"focused": ok})
-
-    async def _scroll(self, request: ActionRequest, at: Address, basics: Basics) -> ActionResult:
+    async def _scroll(
+        self, request: ActionRequest, at: Address, basics: Basics
+    ) -> ActionResult | Refused:
         """Wheel amounts move the scroll bars; without them, scroll the element into view."""
         if request.scroll != (0, 0):
             return await self._wheel(request, at)
         if "Component" not in basics.interfaces:
-            refuse_physical(request, f"the {basics.role} cannot be scrolled semantically")
+            return refuse_physical(request, f"the {basics.role} cannot be scrolled semantically")
         before = await read_extents(self._bus, at, (0, 0))
         await self._bus.call(at.bus, at.path, COMPONENT, "ScrollTo", "u", (SCROLL_ANYWHERE,))
         after = await read_extents(self._bus, at, (0, 0))
-        evidence: dict[str, object] = {"moved": before != after}
-        if before != after:
-            return self._result(request, "worked", "Component.ScrollTo", evidence)
+        # "in view" has no reading of its own: a move is the effect, no move proves nothing
+        outcome = judge(before, after, lambda now: now != before, effect_named=False)
+        reason = "" if outcome == "worked" else "already in view or not scrollable"
         return self._result(
-            request, "unknown", "Component.ScrollTo", evidence, "already in view or not scrollable"
+            request, outcome, "Component.ScrollTo", {"moved": before != after}, reason
         )
 
-    async def _wheel(self, request: ActionRequest, at: Address) -> ActionResult:
+    async def _wheel(self, request: ActionRequest, at: Address) -> ActionResult | Refused:
         bars = await scroll_bars(self._bus, at)
         dx, dy = request.scroll
         moves = [(bar, wheel_target(bar, dy if bar.vertical else dx)) for bar in bars]
         moves = [(bar, target) for bar, target in moves if (dy if bar.vertical else dx)]
         if not moves:
-            refuse_physical(request, "no scroll bar to move for that direction")
+            return refuse_physical(request, "no scroll bar to move for that direction")
         mechanism = "Value.CurrentValue (scroll bar)"
         evidence: dict[str, object] = {}
-        moved = False
+        before: list[float] = []
+        after: list[float] = []
         for bar, target in moves:
             await self._bus.set(
                 bar.at.bus,
@@ -767,12 +746,21 @@ class ActionDelivery:
                 "CurrentValue",
                 Variant("d", target),
             )
-            after = await read_value(self._bus, bar.at)
+            before.append(bar.current)
+            after.append(await read_value(self._bus, bar.at))
             evidence["vertical" if bar.vertical else "horizontal"] = {
                 "before": bar.current,
-                "after": after,
+                "after": after[-1],
             }
-            moved = moved or after != bar.current
-        if moved:
-            return self._result(request, "worked", mechanism, evidence)
-        return self._result(request, "didnt", mechanism, evidence, "already at the end")
+        outcome = judge(before, after, lambda now: now != before)
+        reason = "" if outcome == "worked" else "already at the end"
+        return self._result(request, outcome, mechanism, evidence, reason)
+
+
+def _selected(states: frozenset[str]) -> bool:
+    return "selected" in states
+
+
+def _wake(watch: EventWatch) -> Callable[[float], Awaitable[bool]]:
+    """Wait for the acted-on window's next event, or at most the polling interval."""
+    return lambda left: watch.next(min(POLL_S, left))

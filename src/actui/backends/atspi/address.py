@@ -31,9 +31,7 @@ class Address(NamedTuple):
         """The address inside a ``native_id``; a malformed id is reported as gone."""
         slash = native_id.find("/")
         if slash <= 0:
-            raise TargetGone(
-                f"{native_id!r} is not an AT-SPI element id; observe again to get fresh refs."
-            )
+            raise TargetGone(repr(native_id), "is not an AT-SPI element id", then="observe_ui")
         return cls(native_id[:slash], native_id[slash:])
 
     @classmethod

@@ -35,6 +35,7 @@ from actui.backends.base import (
     Backend,
     RawNode,
     Rect,
+    Refused,
     RootInfo,
     RowQuery,
     Snapshot,
@@ -149,7 +150,9 @@ class AtspiBackend(Backend):
             frame = await read_extents(self._bus, at, (0, 0))
         except TargetGone as exc:
             raise TargetGone(
-                f"the window {root.title!r} of {root.app_name} is gone; call find_roots again.",
+                f"the window {root.title!r} of {root.app_name}",
+                "is gone",
+                then="find_roots",
                 pid=root.pid,
             ) from exc
         if frame is None or (frame.x, frame.y) != (0, 0):
@@ -211,7 +214,7 @@ class AtspiBackend(Backend):
             return None
         return SETTLE_QUIET_S
 
-    async def act(self, request: ActionRequest) -> ActionResult:
+    async def act(self, request: ActionRequest) -> ActionResult | Refused:
         try:
             return await self._actions.act(request)
         finally:

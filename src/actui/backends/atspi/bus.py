@@ -35,14 +35,10 @@ from dbus_fast.aio import MessageBus
 from actui.backends.atspi import status
 from actui.backends.atspi.outbox import Outbox
 from actui.backends.atspi.toolkits import CONSERVATIVE, CallKind, Toolkit, allowed, call_kind
-from actui.errors import ActuiError, BackendUnavailable, CallTimeout, TargetGone
+from actui.errors import ActuiError, BackendUnavailable, BusGone, CallTimeout, TargetGone
 
 MAX_IN_FLIGHT = 64
 SWEEP_S = 0.05
-BUS_GONE = (
-    "the accessibility bus went away (its connection closed): applications connected to "
-    "it cannot be read until they are restarted. Call find_roots again."
-)
 """How often calls past their timeout are looked for."""
 DEFAULT_CALL_TIMEOUT_S = 3.0
 REGISTRY = "org.a11y.atspi.Registry"
@@ -253,7 +249,7 @@ class AtspiBus:
     def _send(self, pending: _Pending) -> None:
         bus, outbox = self._a11y, self._outbox
         if bus is None or outbox is None or not bus.connected:
-            _fail(pending.future, BackendUnavailable(BUS_GONE))
+            _fail(pending.future, BusGone())
             return
         loop = asyncio.get_running_loop()
         serial = bus.next_serial()
@@ -318,10 +314,10 @@ class AtspiBus:
         self._pending.clear()
         self._backlog.clear()
         for pending in calls:
-            _fail(pending.future, BackendUnavailable(BUS_GONE))
+            _fail(pending.future, BusGone())
         if not self._closing:
             for lost in tuple(self._on_lost):
-                lost(BackendUnavailable(BUS_GONE))
+                lost(BusGone())
 
     def when_lost(self, callback: Callable[[Exception], None]) -> None:
         """Call ``callback`` with the error when the connection goes away without ``close``:
@@ -545,13 +541,15 @@ def _error(call: Message, reply: Message) -> Exception:
     detail = str(reply.body[0]) if reply.body else ""
     if reply.error_name in _APP_GONE:
         return AppGone(
-            f"the application {call.destination} is gone ({reply.error_name}); it exited "
-            "or crashed. Call find_roots again."
+            f"the application {call.destination}",
+            f"is gone ({reply.error_name}); it exited or crashed",
+            then="find_roots",
         )
     if reply.error_name in _ELEMENT_GONE:
         return TargetGone(
-            f"{call.destination}{call.path} is gone ({detail or reply.error_name}); the "
-            "application closed it or exited. Observe again."
+            f"{call.destination}{call.path}",
+            f"is gone ({detail or reply.error_name}); the application closed it or exited",
+            then="observe_ui",
         )
     return CallFailed(f"{call.interface}.{call.member}", reply.error_name or "", detail)
 

@@ -499,20 +499,21 @@ class SnapshotReader:
             visits = await self._walk(at, plan, max_nodes, max_depth, stop)
         except AppGone as exc:
             raise AppGone(
-                f"{root.app_name} (pid {root.pid}) exited while its window {root.title!r} was "
-                "being read; call find_roots again."
+                f"{root.app_name} (pid {root.pid})",
+                f"exited while its window {root.title!r} was being read",
+                then="find_roots",
             ) from exc
         finally:
             discard([*plan.prefetched.values(), *plan.windows.values()])  # not reached
         first = visits[0].basics
         if first is None:
             raise TargetGone(
-                f"the window {root.title!r} of {root.app_name} is gone; call find_roots again."
+                f"the window {root.title!r} of {root.app_name}", "is gone", then="find_roots"
             )
         if not first.states & {"showing", "visible"}:
             # GTK 3 keeps a closed window's accessible, hidden.
             raise TargetGone(
-                f"the window {root.title!r} of {root.app_name} was closed; call find_roots again."
+                f"the window {root.title!r} of {root.app_name}", "was closed", then="find_roots"
             )
         tree, node_count = _assemble(visits, root.toolkit)
         made = Assembled(tree, node_count, any(v.truncated for v in visits), frame)
@@ -544,7 +545,7 @@ class SnapshotReader:
         stop = _Stop(time.perf_counter() + budget_s)
         visits = await self._walk(at, plan, max(1, max_nodes), max(0, max_depth), stop)
         if visits[0].basics is None:
-            raise TargetGone(f"that element of {root.app_name} is gone; call observe_ui again.")
+            raise TargetGone(f"that element of {root.app_name}", "is gone", then="observe_ui")
         return _assemble(visits, root.toolkit)[0]
 
     @staticmethod

@@ -2,14 +2,13 @@
 
 Each action kind is one function: deliver through CDP input or a page-side
 function, then read back (value, checked state, scroll position, focus, or
-the page's change counters) and say ``worked`` / ``didnt`` / ``unknown``.
-Typed text is never echoed into evidence for password fields. This module
-must not build trees or manage connections.
+the page's change counters); what the readings mean, and how long the page is
+given to react, is ``evidence``'s. Typed text is never echoed into evidence for
+password fields. This module must not build trees or manage connections.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
@@ -18,10 +17,9 @@ from actui.backends.cdp import dom
 from actui.backends.cdp.dialog import ACCEPT_ID, DISMISS_ID, PROMPT_ID
 from actui.backends.cdp.input import key_events, mouse_events, parse_chord
 from actui.backends.cdp.page import Element, PageSession
+from actui.backends.evidence import SETTLE_S, explain, judge, settle, verdict
 from actui.errors import DialogOpen, InvalidParams, UnsupportedAction
 
-SETTLE_S = 0.3
-"""How long a step without a direct read-back waits for the page to react."""
 PAGE_KINDS = ("m", "n", "i", "d")
 """Change kinds that show a page reacted: mutation, navigation, input/change, dialog."""
 MAX_VALUE_KEYS = 200
@@ -50,7 +48,7 @@ async def perform(session: PageSession, request: ActionRequest) -> ActionResult:
         return await _answer_dialog(session, request)
     handler = _HANDLERS.get(request.kind)
     if handler is None:
-        raise UnsupportedAction(f"{request.kind} is not supported on browser pages.")
+        raise UnsupportedAction(request.kind, "is not supported on browser pages")
     try:
         return await handler(session, request)
     except DialogOpen:
@@ -58,7 +56,8 @@ async def perform(session: PageSession, request: ActionRequest) -> ActionResult:
         # read-back cannot run, but the dialog is the page's answer.
         if session.dialog is None:
             raise
-        outcome: Outcome = "worked" if request.kind in _REACTIONS else "unknown"
+        # the dialog is the page's answer to a press or a key; to anything else it proves nothing
+        outcome = verdict(effect=request.kind in _REACTIONS, unchanged=False)
         evidence = {"dialog": {"type": session.dialog.kind, "message": session.dialog.message}}
         return result(request, outcome, evidence, f"the page opened {session.dialog.describe()}")
     finally:
@@ -85,26 +84,9 @@ async def _answer_dialog(session: PageSession, request: ActionRequest) -> Action
     if accept is None:
         raise DialogOpen(dialog.describe())
     evidence: dict[str, object] = {"dialog": dialog.kind, "accepted": accept}
-    if await session.answer_dialog(accept):
-        return result(request, "worked", evidence)
-    return result(request, "unknown", evidence, "the dialog did not report closing")
-
-
-async def _settled(session: PageSession, kinds: Iterable[str], timeout_s: float) -> dict[str, int]:
-    """Wait (event-driven) until one of ``kinds`` is counted again; the increments seen."""
-    wanted = tuple(kinds)
-    before = dict(session.counts)
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout_s
-    mark = session.mark
-    while True:
-        grown = {k: session.counts[k] - before.get(k, 0) for k in wanted}
-        if any(grown.values()) or session.gone:
-            return {k: v for k, v in grown.items() if v}
-        remaining = deadline - loop.time()
-        if remaining <= 0:
-            return {}
-        mark = await session.wait_for_change(mark, remaining)
+    closed = await session.answer_dialog(accept)
+    outcome = verdict(effect=closed, unchanged=False)
+    return result(request, outcome, evidence, "" if closed else "the dialog did not report closing")
 
 
 class _Watch:
@@ -115,12 +97,21 @@ class _Watch:
         self._before = dict(session.counts)
 
     async def changes(self, kinds: Iterable[str] = PAGE_KINDS) -> dict[str, int]:
+        """The counts of ``kinds`` grown since delivery, once one grew (or the page went)
+        or the settle window passed."""
         wanted = tuple(kinds)
-        grown = self._grown(wanted)
-        if not grown:
-            await _settled(self._session, wanted, SETTLE_S)
-            grown = self._grown(wanted)
-        return grown
+        session = self._session
+        mark = session.mark
+
+        async def grown_or_gone() -> bool:
+            return bool(self._grown(wanted)) or session.gone
+
+        async def wake(left: float) -> None:
+            nonlocal mark
+            mark = await session.wait_for_change(mark, left)
+
+        await settle(grown_or_gone, wake, SETTLE_S)
+        return self._grown(wanted)
 
     def _grown(self, kinds: tuple[str, ...]) -> dict[str, int]:
         counts = self._session.counts
@@ -132,12 +123,12 @@ class _Watch:
 
 
 def _page_outcome(request: ActionRequest, grown: Mapping[str, int], what: str) -> ActionResult:
+    """A step with no reading of its own: the page reacting is its effect; silence proves
+    nothing."""
     evidence: dict[str, object] = {"pageChanges": dict(grown)}
-    if grown:
-        return result(request, "worked", evidence)
-    return result(
-        request, "unknown", evidence, f"{what} was delivered; no page change within {SETTLE_S} s"
-    )
+    outcome = judge({}, dict(grown), bool, effect_named=False)
+    reason = "" if grown else f"{what} was delivered; no page change within {SETTLE_S} s"
+    return result(request, outcome, evidence, reason)
 
 
 async def _dispatch_mouse(session: PageSession, events: Iterable[Mapping[str, object]]) -> None:
@@ -232,11 +223,13 @@ async def _write_text(session: PageSession, request: ActionRequest) -> ActionRes
     evidence: dict[str, object] = {"length": check["length"], "matches": check["matches"]}
     if not check["secure"]:
         evidence["value"] = check["value"]
-    if check["matches"]:
-        return result(request, "worked", evidence)
-    if check["unchanged"]:
-        return result(request, "didnt", evidence, "the field's text did not change")
-    return result(request, "unknown", evidence, "the field changed but holds other text")
+    outcome = verdict(effect=bool(check["matches"]), unchanged=bool(check["unchanged"]))
+    reason = explain(
+        outcome,
+        didnt="the field's text did not change",
+        unknown="the field changed but holds other text",
+    )
+    return result(request, outcome, evidence, reason)
 
 
 async def _type_into_focus(session: PageSession, request: ActionRequest) -> ActionResult:
@@ -249,13 +242,17 @@ async def _type_into_focus(session: PageSession, request: ActionRequest) -> Acti
     evidence: dict[str, object] = {"length": after.get("length", 0)}
     if not after.get("secure"):
         evidence["value"] = str(after.get("value", ""))[:200]
-    if grew == len(request.text) and (
-        after.get("secure") or request.text in str(after.get("value", ""))
-    ):
-        return result(request, "worked", evidence)
-    if grew == 0 and after.get("value") == before.get("value"):
-        return result(request, "didnt", evidence, "the focused field did not change")
-    return result(request, "unknown", evidence, "the focused field changed differently")
+    outcome = verdict(
+        effect=grew == len(request.text)
+        and bool(after.get("secure") or request.text in str(after.get("value", ""))),
+        unchanged=grew == 0 and after.get("value") == before.get("value"),
+    )
+    reason = explain(
+        outcome,
+        didnt="the focused field did not change",
+        unknown="the focused field changed differently",
+    )
+    return result(request, outcome, evidence, reason)
 
 
 async def _focused_text(session: PageSession) -> dict[str, Any]:
@@ -293,11 +290,14 @@ async def _toggle(session: PageSession, request: ActionRequest) -> ActionResult:
     delivered = await _click_node(session, request)
     after = await dom.call(el.channel, object_id, dom.CHECKED)
     evidence = {**delivered, "before": before, "after": after}
-    if before == after == "none":
-        return result(request, "unknown", evidence, "the element has no checked state to read")
-    if before != after:
-        return result(request, "worked", evidence)
-    return result(request, "didnt", evidence, "the checked state did not change")
+    readable = not before == after == "none"
+    outcome = judge(before, after, lambda now: now != before, readable=readable)
+    reason = explain(
+        outcome,
+        didnt="the checked state did not change",
+        unknown="the element has no checked state to read",
+    )
+    return result(request, outcome, evidence, reason)
 
 
 async def _select(session: PageSession, request: ActionRequest) -> ActionResult:
@@ -309,7 +309,9 @@ async def _select(session: PageSession, request: ActionRequest) -> ActionResult:
     if not chosen.get("found"):
         return result(request, "didnt", {"found": False}, f"no option matches {request.text!r}")
     evidence = {k: chosen[k] for k in ("value", "label", "changed")}
-    return result(request, "worked" if chosen.get("selected") else "didnt", evidence)
+    # the option was found, so a select that left it unselected chose nothing
+    outcome = verdict(effect=bool(chosen.get("selected")), unchanged=True)
+    return result(request, outcome, evidence)
 
 
 async def _focus(session: PageSession, request: ActionRequest) -> ActionResult:
@@ -327,9 +329,14 @@ async def _focus(session: PageSession, request: ActionRequest) -> ActionResult:
     if read["focused"]:
         return result(request, "worked", evidence)
     evidence["focusNow"] = read["now"]
-    if read["received"]:
-        return result(request, "worked", evidence, "the page moved focus on after it arrived")
-    return result(request, "didnt", evidence, "the element did not receive focus")
+    # a focus event on the element is the effect read back, even if the page moved on
+    outcome = verdict(effect=bool(read["received"]), unchanged=True)
+    reason = explain(
+        outcome,
+        worked="the page moved focus on after it arrived",
+        didnt="the element did not receive focus",
+    )
+    return result(request, outcome, evidence, reason)
 
 
 async def _scroll(session: PageSession, request: ActionRequest) -> ActionResult:
@@ -353,10 +360,10 @@ async def _scroll(session: PageSession, request: ActionRequest) -> ActionResult:
             {"expression": f"({dom.SCROLL_BY}).call(document, {dx}, {dy})", "returnByValue": True},
         )
         moved = reply.get("result", {}).get("value", {})
-    evidence = {"before": moved.get("before"), "after": moved.get("after")}
-    if moved.get("before") != moved.get("after"):
-        return result(request, "worked", evidence)
-    return result(request, "didnt", evidence, "the scroll position did not change")
+    before, after = moved.get("before"), moved.get("after")
+    outcome = judge(before, after, lambda now: now != before)
+    reason = "" if outcome == "worked" else "the scroll position did not change"
+    return result(request, outcome, {"before": before, "after": after}, reason)
 
 
 async def _drag(session: PageSession, request: ActionRequest) -> ActionResult:
@@ -380,7 +387,8 @@ async def _drag(session: PageSession, request: ActionRequest) -> ActionResult:
 async def _move_mouse(session: PageSession, request: ActionRequest) -> ActionResult:
     x, y = _require_point(request)
     await session.conn.send("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y})
-    return result(request, "unknown", {"x": x, "y": y}, "the pointer position cannot be read back")
+    outcome = verdict(effect=False, unchanged=False, readable=False)
+    return result(request, outcome, {"x": x, "y": y}, "the pointer position cannot be read back")
 
 
 async def _set_value(session: PageSession, request: ActionRequest) -> ActionResult:
@@ -403,8 +411,10 @@ async def _set_value(session: PageSession, request: ActionRequest) -> ActionResu
         return await _type_value(session, el, object_id, request, widget)
     if widget.get("value") is None:
         raise UnsupportedAction(
-            "setValue needs a range or number input, a widget with a text field, or an "
-            "element with a numeric aria-valuenow; use keys."
+            "setValue",
+            "needs a range or number input, a widget with a text field, or an element with "
+            "a numeric aria-valuenow",
+            instead="keys",
         )
     return await _step_value(session, el, object_id, request, float(widget["value"]))
 
@@ -459,10 +469,9 @@ async def _step_value(
 def _value_outcome(
     request: ActionRequest, evidence: Mapping[str, object], matches: bool
 ) -> ActionResult:
-    if matches:
-        return result(request, "worked", evidence)
-    outcome: Outcome = "didnt" if evidence["before"] == evidence["after"] else "unknown"
-    return result(request, outcome, evidence, "the value differs from the one asked for")
+    outcome = verdict(effect=matches, unchanged=evidence["before"] == evidence["after"])
+    reason = "" if outcome == "worked" else "the value differs from the one asked for"
+    return result(request, outcome, evidence, reason)
 
 
 async def _expand(session: PageSession, request: ActionRequest) -> ActionResult:
@@ -480,11 +489,16 @@ async def _expand(session: PageSession, request: ActionRequest) -> ActionResult:
         await watch.changes(("m",))  # a widget may update the state a moment later
         after = await dom.call(el.channel, object_id, dom.EXPANDED)
     evidence = {**delivered, "before": before, "after": after}
-    if after == want:
-        return result(request, "worked", evidence)
-    if before == after == "none":
-        return result(request, "unknown", evidence, "the element has no expanded state to read")
-    return result(request, "didnt", evidence, f"the element is not {request.kind}ed")
+    readable = not before == after == "none"
+    outcome = judge(before, after, want.__eq__, readable=readable)
+    reason = explain(
+        outcome,
+        didnt=f"the element is not {request.kind}ed",
+        unknown="the element has no expanded state to read"
+        if not readable
+        else f"its expanded state changed to {after!r}, not {want!r}",
+    )
+    return result(request, outcome, evidence, reason)
 
 
 def _require_target(request: ActionRequest) -> str:

@@ -45,6 +45,7 @@ from actui.errors import (
     DialogOpen,
     InvalidParams,
     SecureTextUnreadable,
+    StepTimeout,
     TargetGone,
 )
 
@@ -207,11 +208,13 @@ class CdpBackend(BrowserBackend):
                 return session
             ended = await self._settled_end()
             if ended:
-                raise TargetGone(f"{root.native_id}: {ended}.")
+                raise TargetGone(f"{root.native_id}:", ended)
             if self._browser_conn is None or self._browser_conn.closed:
-                raise TargetGone(f"{root.native_id}: the browser is not running; launch it again.")
+                raise TargetGone(
+                    f"{root.native_id}:", "the browser is not running", then="launch_browser"
+                )
             if target_id not in {_target_id(r) for r in await self.list_roots()}:
-                raise TargetGone(f"{root.native_id}: the page was closed.")
+                raise TargetGone(f"{root.native_id}:", "the page was closed")
             session = await PageSession.attach(target_id, self._browser_conn)
             self._sessions[target_id] = session
             return session
@@ -263,7 +266,7 @@ class CdpBackend(BrowserBackend):
         }
         if frame_ids[0] not in frames:
             session.check_alive()
-            raise TargetGone(f"{root.native_id}: the page did not answer ({trees[0]}).")
+            raise TargetGone(f"{root.native_id}:", f"the page did not answer ({trees[0]})")
         fetched = time.perf_counter()
         viewport = metrics.get("cssLayoutViewport", {})
         if viewport:
@@ -419,10 +422,7 @@ class CdpBackend(BrowserBackend):
             session.check_alive()
             raise ActuiError(f"{request.kind} failed in the page: {exc.message}") from exc
         except TimeoutError as exc:
-            raise CallTimeout(
-                f"{request.kind} did not finish within {request.timeout_s:g} s; "
-                "observe again before deciding whether to retry."
-            ) from exc
+            raise StepTimeout(request.kind, request.timeout_s, sent=True) from exc
 
     async def navigate(self, root: RootInfo, url: str, *, timeout_s: float = 10.0) -> RootInfo:
         """Go to ``url`` and wait for its load event, at most ``timeout_s``.

@@ -137,7 +137,7 @@ class WebSocketTransport:
                 CONNECT_TIMEOUT_S,
             )
         except (OSError, WebSocketException, TimeoutError) as exc:
-            raise TargetGone(f"{url} is not reachable over CDP ({exc}).") from exc
+            raise TargetGone(url, f"is not reachable over CDP ({exc})") from exc
         return cls(ws)
 
     async def send(self, message: str) -> None:
@@ -215,7 +215,7 @@ class CdpConnection:
     ) -> JsonObject:
         """Run one command in a target session ("" for the browser); errors name ``label``."""
         if self._closed_reason:
-            raise TargetGone(f"{label} is gone ({self._closed_reason}).")
+            raise TargetGone(label, f"is gone ({self._closed_reason})")
         command_id = next(self._ids)
         future: asyncio.Future[JsonObject] = asyncio.get_running_loop().create_future()
         self._pending[command_id] = (method, session_id, future)
@@ -231,7 +231,7 @@ class CdpConnection:
                 f"{method} on {label} did not answer within {timeout_s:g} s."
             ) from exc
         except TransportClosed as exc:
-            raise TargetGone(f"{label} is gone ({exc}).") from exc
+            raise TargetGone(label, f"is gone ({exc})") from exc
         finally:
             self._pending.pop(command_id, None)
 
@@ -293,7 +293,7 @@ class CdpConnection:
                 listener("actui.closed", {"reason": reason}, "")
         for method, _, future in self._pending.values():
             if not future.done():
-                future.set_exception(TargetGone(f"{self._label} is gone ({reason}); {method}."))
+                future.set_exception(TargetGone(self._label, f"is gone ({reason}); {method}"))
 
 
 class CdpSession:
@@ -333,7 +333,7 @@ class CdpSession:
     ) -> JsonObject:
         """Run one command on the target (on a child session when ``session_id``)."""
         if self._closed_reason:
-            raise TargetGone(f"{self._label} is gone ({self._closed_reason}).")
+            raise TargetGone(self._label, f"is gone ({self._closed_reason})")
         refused = self._gate(method) if self._gate is not None else None
         if refused is not None:
             raise refused
@@ -394,7 +394,7 @@ class CdpSession:
         self._closed_reason = reason
         self._deliver("actui.closed", {"reason": reason}, "")
         self.conn.fail_pending(
-            lambda method: TargetGone(f"{self._label} is gone ({reason}); {method}."),
+            lambda method: TargetGone(self._label, f"is gone ({reason}); {method}"),
             self._sessions,
         )
 

@@ -29,8 +29,7 @@ def parse_id(native_id: str) -> tuple[str, int]:
     if node.isdigit() and frame != "ax":
         return frame, int(node)
     raise UnsupportedAction(
-        f"{native_id} has no DOM node (it is an accessibility-only node); act on its parent "
-        "or use coordinates."
+        native_id, "has no DOM node (it is an accessibility-only node)", instead="parent"
     )
 
 
@@ -47,7 +46,7 @@ async def resolve(conn: Sender, node: int) -> str:
         )
     except CdpCommandError as exc:
         raise UnknownRef(
-            f"cdp:{node} is no longer in the page ({exc.message}); observe again."
+            f"cdp:{node}", f"is no longer in the page ({exc.message})", then="observe_ui"
         ) from exc
     return str(result["object"]["objectId"])
 
@@ -70,7 +69,7 @@ async def call(
     if "exceptionDetails" in result:
         text = result["exceptionDetails"].get("exception", {}).get("description", "")
         raise UnsupportedAction(
-            f"the page refused the step: {text.splitlines()[0] if text else ''}"
+            "the page", f"refused the step: {text.splitlines()[0] if text else ''}"
         )
     return result.get("result", {}).get("value")
 

@@ -162,7 +162,7 @@ class PageSession:
 
     def check_alive(self) -> None:
         if self._gone_reason:
-            raise TargetGone(f"The page cdp:{self.target_id} is gone ({self._gone_reason}).")
+            raise TargetGone(f"The page cdp:{self.target_id}", f"is gone ({self._gone_reason})")
 
     async def wait_for_change(self, since: int, timeout_s: float) -> int:
         """Wake on the first counted event after ``since`` (or at the timeout)."""
@@ -184,7 +184,7 @@ class PageSession:
             return Element(self.conn, node)
         frame = self.frames.get(frame_id)
         if frame is None:
-            raise TargetGone(f"{native_id}: its frame is no longer attached; observe again.")
+            raise TargetGone(f"{native_id}:", "its frame is no longer attached", then="observe_ui")
         return Element(frame.channel, node, await self.frame_offset(frame_id))
 
     def channel_of(self, session_id: str) -> CdpChannel:

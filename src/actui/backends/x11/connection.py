@@ -106,7 +106,7 @@ def _translated(fn: Callable[[], T]) -> T:
     except ActuiError:
         raise
     except (xerror.BadWindow, xerror.BadDrawable) as exc:
-        raise TargetGone(f"the X window no longer exists ({exc.__class__.__name__})") from exc
+        raise TargetGone("the X window", f"no longer exists ({exc.__class__.__name__})") from exc
     except xerror.ConnectionClosedError as exc:
         raise BackendUnavailable(f"the X server closed the connection: {exc}") from exc
     except xerror.XError as exc:

@@ -23,7 +23,8 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from Xlib import X
 from Xlib.ext import xtest
 
-from actui.backends.base import ActionRequest, ActionResult, Rect
+from actui.backends.base import ActionRequest, ActionResult, Rect, Refused
+from actui.backends.evidence import verdict
 from actui.backends.x11 import ewmh
 from actui.backends.x11.connection import XConnection
 from actui.backends.x11.keys import (
@@ -43,6 +44,7 @@ from actui.errors import (
     ForegroundRequired,
     InvalidParams,
     UnsupportedAction,
+    refusal_error,
 )
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
@@ -77,10 +79,11 @@ class X11Input:
 
         ``request.point`` and ``request.path`` are screen pixels. Typed text
         waits for ``consumed`` after each batch of keystrokes, so the next step
-        never overtakes keys the application has not handled yet. Raises
-        :class:`CoordinateBlocked` (``ax_only``, occluded or outside point, hidden
-        window), :class:`ForegroundRequired` (``background``; ``default`` with an
-        inactive window; ``foreground`` when activation fails; focus lost midway).
+        never overtakes keys the application has not handled yet. Raises the error
+        of :meth:`refusal` when the policy forbids the step (ask it first to get the
+        refusal as data), :class:`CoordinateBlocked` (occluded or outside point,
+        hidden window), :class:`ForegroundRequired` (``foreground`` when activation
+        fails; focus lost midway).
         """
         async with self._lock:
             await self._gate(request, window_id)
@@ -95,7 +98,7 @@ class X11Input:
                 sent = selecting if isinstance(selecting, int) else 0
                 evidence = {**evidence, **typist.evidence(sent)}
         return ActionResult(
-            outcome="unknown",
+            outcome=verdict(effect=False, unchanged=False, readable=False),
             delivery="hid",
             policy=request.policy,
             mechanism="xtest",
@@ -124,24 +127,24 @@ class X11Input:
                 await self._conn.call_within(budget, release)
         return typist
 
-    async def _gate(self, request: ActionRequest, window_id: int) -> None:
+    async def refusal(self, request: ActionRequest, window_id: int) -> Refused | None:
+        """Why ``request``'s policy forbids sending it to ``window_id`` now, if it does.
+
+        ``ax_only`` and ``background`` send no physical input; ``default`` sends it
+        only to the active window, which it never activates.
+        """
         policy = request.policy
-        if policy == "ax_only":
-            raise CoordinateBlocked(
-                "physical input is blocked: the delivery policy is ax_only (headless or "
-                "semantic-only), so no pointer or keyboard event may be sent."
-            )
-        if policy == "background":
-            raise ForegroundRequired(
-                f"{request.kind} needs physical input, which the background policy forbids; "
-                "retry in the foreground."
-            )
-        if policy == "default":
-            if await self._session.active_window() != window_id:
-                raise ForegroundRequired(
-                    f"window {window_id:#x} is not the active window and the default policy "
-                    "never activates; retry in the foreground."
-                )
+        if policy in ("ax_only", "background"):
+            return Refused(f"{request.kind} as XTEST input", "physical", policy)
+        if policy == "default" and await self._session.active_window() != window_id:
+            return Refused(f"window {window_id:#x} is not the active window", "activation", policy)
+        return None
+
+    async def _gate(self, request: ActionRequest, window_id: int) -> None:
+        refused = await self.refusal(request, window_id)
+        if refused is not None:
+            raise refusal_error(refused)
+        if request.policy == "default":
             return
         if not await self._session.activate(window_id):
             active = await self._session.active_window()
@@ -195,7 +198,7 @@ def _operate(sender: _Sender, request: ActionRequest) -> dict[str, object]:
             placed = {"point": list(request.point)}
         sender.chord(chord_keysyms(["ctrl", "a"]))  # the text is typed next, as typeText is
         return placed
-    raise UnsupportedAction(f"{kind} has no physical (XTEST) form; use a semantic ref instead.")
+    raise UnsupportedAction(kind, "has no physical (XTEST) form", instead="ref")
 
 
 def _required_point(request: ActionRequest) -> tuple[int, int]:
@@ -327,7 +330,7 @@ class _Sender:
         """Press every key in order, release in reverse (Shift added where a character needs it)."""
         segments = plan_typing(keysyms, self._keymap())
         if len(segments) != 1:
-            raise UnsupportedAction("the chord needs more unmapped keys than spare keycodes.")
+            raise UnsupportedAction("the chord", "needs more unmapped keys than spare keycodes")
         with self._bound(segments[0]):
             shift = self._shift_keycode()
             pressed: list[int] = []
@@ -360,7 +363,7 @@ class _Sender:
     def _shift_keycode(self) -> int:
         found = self._keymap().find(XK_SHIFT_L)
         if found is None:
-            raise UnsupportedAction("the keyboard map has no Shift key.")
+            raise UnsupportedAction("the keyboard map", "has no Shift key")
         return found[0]
 
     @contextlib.contextmanager

@@ -153,8 +153,9 @@ def plan_typing(keysyms: Sequence[int], keymap: Keymap) -> list[Segment]:
         if keysym not in bindings and len(bindings) == len(spare):
             if not spare:
                 raise UnsupportedAction(
-                    f"keysym {keysym:#x} is not on the keyboard and no spare keycode is free "
-                    "to bind it; type it through an accessible text field instead."
+                    f"keysym {keysym:#x}",
+                    "is not on the keyboard and no spare keycode is free to bind it",
+                    instead="text_field",
                 )
             segments.append(Segment(tuple((kc, ks) for ks, kc in bindings.items()), tuple(strokes)))
             bindings, strokes = {}, []

@@ -1,0 +1,116 @@
+"""The agent's sentence for a typed error or a refused step, made from its data.
+
+Backends say what happened as data (``TargetGone("the window 'Save' of gedit",
+"was closed", then="find_roots")``, ``Refused(why, needs, policy)``); this module
+alone says what that means for the agent and what to do next, so the same
+situation reads the same whichever backend met it. It knows no platform and
+holds no state; ``actui.errors`` renders its classes' messages through it.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from actui.backends.base import Refused
+
+Then = Literal["", "find_roots", "observe_ui", "launch_browser"]
+"""The tool whose call brings an agent back to something that exists."""
+Instead = Literal[
+    "", "ref", "keys", "text_field", "visual", "parent", "click_dialog", "click_first"
+]
+"""What to do instead of an unsupported step."""
+
+_INSTEAD: dict[Instead, str] = {
+    "": "",
+    "ref": "use a semantic ref instead",
+    "keys": "use keys",
+    "text_field": "type it through an accessible text field instead",
+    "visual": "observe it with mode 'visual' to read its text from the picture",
+    "parent": "act on its parent or use coordinates",
+    "click_dialog": "close the dialog with a click first",
+    "click_first": "click it first or act on a focusable element",
+}
+
+
+def _sentence(fact: str, advice: str) -> str:
+    return f"{fact}; {advice}." if advice else f"{fact}."
+
+
+def gone(what: str, why: str, then: Then) -> str:
+    """``what`` no longer exists (``why`` says how), and which call finds what does."""
+    return _sentence(f"{what} {why}", f"call {then} again" if then else "")
+
+
+def unsupported(what: str, why: str, instead: Instead) -> str:
+    """``what`` cannot be done here (``why``), and what to do instead."""
+    return advised(f"{what} {why}", instead)
+
+
+def advised(fact: str, instead: Instead) -> str:
+    """A fact that stood in the way, and what to do instead."""
+    return _sentence(fact, _INSTEAD[instead])
+
+
+def display_gone(display: str) -> str:
+    """The display is gone with its applications: only a new desktop helps."""
+    return (
+        f"the X display {display} is gone (its X server exited or closed the "
+        "connection): nothing on it can be observed or operated any more. Start a "
+        "new desktop (for example `actui sandbox run -- <command>`) and launch the "
+        "apps again there."
+    )
+
+
+def bus_gone() -> str:
+    """The accessibility bus closed: its applications must be restarted to be read."""
+    return gone(
+        "the accessibility bus",
+        "went away (its connection closed): applications connected to it cannot be read "
+        "until they are restarted",
+        "find_roots",
+    )
+
+
+def step_timeout(kind: str, within_s: float, sent: bool) -> str:
+    """A step that ran out of time: whether it may have acted decides what to do next."""
+    if not sent:
+        return (
+            f"the {kind} target did not answer within {within_s:g} s; nothing was sent. "
+            "Observe again before retrying."
+        )
+    return (
+        f"{kind} did not finish within {within_s:g} s; the application may be busy. "
+        "Observe again before retrying."
+    )
+
+
+def refusal(refused: Refused) -> tuple[str, str]:
+    """The error code and sentence of a step a backend sent nothing of.
+
+    Under ``ax_only`` no retry can deliver physical input (``coordinate_blocked``);
+    otherwise the foreground policy can (``foreground_required``).
+    """
+    why, policy = refused.why, refused.policy
+    if refused.needs == "pixels":
+        if policy == "ax_only":
+            return "foreground_required", (
+                f"{why}, and the ax_only policy (headless) sends no physical input, so it can "
+                "be observed but not operated."
+            )
+        return "foreground_required", (
+            f"{why}, so only physical input at x/y reaches it (observe it with mode 'visual' "
+            "to see where)."
+        )
+    if refused.needs == "activation":
+        return "foreground_required", (
+            f"{why} and the {policy} policy never activates; retry in the foreground."
+        )
+    if policy == "ax_only":
+        return "coordinate_blocked", (
+            f"{why}: that needs physical input (pointer or keyboard), which the ax_only "
+            "policy never sends."
+        )
+    return "foreground_required", (
+        f"{why}: physical input (pointer or keyboard) is needed; retry with the foreground "
+        "delivery policy."
+    )
