@@ -16,6 +16,7 @@ from actui.errors import InvalidParams, SecureTextUnreadable
 from actui.imaging import scale_of
 from actui.observer import Observer
 from actui.outline.fold import label_line, path_text, render_fold
+from actui.outline.model import Node
 from actui.outline.search import render_search, search
 from actui.output import ELEMENT_PAGE_CHARS, OutputStore
 from actui.quoting import inline, quote
@@ -102,7 +103,7 @@ async def inspect_ui(observer: Observer, p: contract.InspectUi) -> ToolResult:
         "rect: "
         + (json.dumps({"x": rect.x, "y": rect.y, "w": rect.w, "h": rect.h}) if rect else "none"),
         "states: " + (", ".join(sorted(node.states)) or "none"),
-        "actions: " + (", ".join(quote(action) for action in node.actions) or "none"),
+        "actions: " + _actions_text(node),
         "capabilities: " + (", ".join(sorted(node.caps)) or "none"),
     ]
     if node.secure:
@@ -180,3 +181,17 @@ async def read_element(observer: Observer, p: contract.ReadText) -> ToolResult:
             "text": text,
         },
     )
+
+
+def _actions_text(node: Node) -> str:
+    """The element's action names, or why there are none to show.
+
+    A look leaves the names unread where its role fixes them (hidden elements,
+    GTK 3 buttons); press and toggle then come from the role, and acting reads
+    the names. Saying "none" there would contradict the capabilities line.
+    """
+    if node.actions:
+        return ", ".join(quote(action) for action in node.actions)
+    if node.caps & {"press", "toggle"}:
+        return "not read by the look (press and toggle follow the role; acting reads the names)"
+    return "none"
