@@ -200,6 +200,8 @@ class _Plan:
     showing_known: bool
     """Whether the toolkit reports ``showing`` reliably (GTK 3, Chromium)."""
     toolkit: str = ""
+    press_by_role: bool = False
+    """Buttons' caps follow their role (:data:`PRESS_BY_ROLE_TOOLKITS`)."""
     reads_hidden: bool = False
     """Set when reading on demand below an element a snapshot left unread."""
     lazy_menus: bool = False
@@ -230,6 +232,7 @@ class _Plan:
             is_gtk=toolkit.lower().startswith("gtk"),
             showing_known=uses_cache(toolkit),
             toolkit=toolkit,
+            press_by_role=toolkit.lower().startswith(PRESS_BY_ROLE_TOOLKITS),
             reads_hidden=reads_hidden,
             lazy_menus=is_libreoffice(root) and not reads_hidden,
         )
@@ -347,8 +350,7 @@ class _Plan:
         """
         if self.is_gtk and basics.role in GTK_INERT_ROLES:
             return False
-        press_by_role = self.toolkit.lower().startswith(PRESS_BY_ROLE_TOOLKITS)
-        return shown and not (press_by_role and basics.role in PRESS_ROLES)
+        return shown and not (self.press_by_role and basics.role in PRESS_ROLES)
 
     def value_is_name(self, basics: Basics) -> bool:
         return self.is_gtk and name_is_text(basics)
