@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator, Sequence
 
+from computer_helpers import process_alive
+
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import RawNode, Rect, RootInfo, Snapshot
 from actui.sandbox import Sandbox
@@ -26,6 +28,12 @@ async def root_of(backend: AtspiBackend, pid: int, timeout_s: float = 10.0) -> R
             if roots:
                 return roots[0]
             await asyncio.sleep(0.05)
+
+
+async def assert_answers(backend: AtspiBackend, pid: int) -> None:
+    """The app ``pid`` survived: its process runs and it still answers, listing a window."""
+    assert process_alive(pid), f"pid {pid} is gone"
+    assert await backend.list_roots(pid), f"pid {pid} no longer answers"
 
 
 def nodes(tree: RawNode) -> Iterator[RawNode]:

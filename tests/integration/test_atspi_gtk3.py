@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from atspi_helpers import find, launch_app, nodes, root_of, settle, snap
+from atspi_helpers import assert_answers, find, launch_app, nodes, root_of, settle, snap
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import (
@@ -43,6 +43,13 @@ async def factory(module_sandbox: Sandbox) -> AsyncIterator[Factory]:
         yield Factory(backend, await root_of(backend, process.pid), process.pid, module_sandbox.env)
     finally:
         await backend.close()
+
+
+@pytest_asyncio.fixture(autouse=True, loop_scope="module")
+async def survives(factory: Factory) -> AsyncIterator[None]:
+    """Every test leaves gtk3-widget-factory running and answering."""
+    yield
+    await assert_answers(factory.backend, factory.pid)
 
 
 async def test_roots_carry_pid_title_frame_and_toolkit(factory: Factory) -> None:

@@ -7,8 +7,17 @@ import time
 from functools import partial
 from typing import Any
 
-from atspi_helpers import fields, find, launch_app, nodes, rects, root_of, settle, snap
-from computer_helpers import process_alive
+from atspi_helpers import (
+    assert_answers,
+    fields,
+    find,
+    launch_app,
+    nodes,
+    rects,
+    root_of,
+    settle,
+    snap,
+)
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.mirror import EVENT_LAG_S
@@ -45,6 +54,7 @@ async def test_calculator_presses_compute_42_read_back_from_the_display(
         assert any(n.value and n.value.strip() == "42" for n in displays), [
             (n.name, n.value) for n in displays
         ]
+        await assert_answers(backend, process.pid)
     finally:
         await backend.close()
 
@@ -74,6 +84,7 @@ async def test_gtk4_widget_factory_walks_are_complete_and_a_rewalk_matches_a_fre
         rewalk = await snap(backend, root)
         warm_ms = (time.perf_counter() - started) * 1000
         fresh = await snap(fresh_backend, root)
+        await assert_answers(backend, process.pid)
     finally:
         await backend.close()
         await fresh_backend.close()
@@ -159,6 +170,7 @@ async def test_gtk4_mirror_equals_a_fresh_walk_and_rereads_while_events_lag(
         resized = await _equal_to_a_fresh_walk(backend, root, sandbox.env)
         assert resized.tree.rect is not None and resized.tree.rect.w > cold.tree.rect.w
         print(f"gtk4-widget-factory warm snapshot {idle.timings_ms['total_ms']:.0f} ms")
+        await assert_answers(backend, process.pid)
     finally:
         await backend.close()
 
@@ -188,9 +200,9 @@ async def test_gtk4_leaves_hidden_pages_unread_reads_them_on_demand_and_in_full_
         )
         assert pressed.outcome == "worked"
         shown = await _equal_to_a_fresh_walk(backend, root, sandbox.env)
+        await assert_answers(backend, process.pid)
     finally:
         await backend.close()
-    assert process_alive(process.pid)
     now = find(shown, lambda n: n.native_id == save.native_id)
     assert "offscreen" not in now.states and {"sensitive", "showing"} <= now.states
     assert "press" in now.caps and now.rect is not None, "read in full once it can be seen"

@@ -10,7 +10,17 @@ import time
 from pathlib import Path
 
 import pytest
-from atspi_helpers import fields, find, launch_app, nodes, rects, root_of, settle, snap
+from atspi_helpers import (
+    assert_answers,
+    fields,
+    find,
+    launch_app,
+    nodes,
+    rects,
+    root_of,
+    settle,
+    snap,
+)
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionKind, ActionRequest, RootInfo, Snapshot
@@ -57,6 +67,7 @@ async def test_qt_form_text_toggle_press_and_password_secrecy(sandbox: Sandbox) 
         assert SECRET not in repr(after)
         with pytest.raises(SecureTextUnreadable):
             await backend.read_text(root, secret.native_id, 0, 50)
+        await assert_answers(backend, process.pid)
 
         process.send_signal(signal.SIGKILL)
         await process.wait()
@@ -97,6 +108,7 @@ async def test_qt_mirror_equals_a_fresh_walk_after_edits_a_press_and_a_resize(
         warm = await _equal_to_a_fresh_walk(watcher, root, sandbox.env)
         assert warm.tree.rect is not None and warm.tree.rect.w > cold.tree.rect.w
         assert any(n.name == "hello Ada" for n in nodes(warm.tree))
+        await assert_answers(watcher, process.pid)
     finally:
         await watcher.close()
         await actor.close()
