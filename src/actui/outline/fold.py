@@ -13,6 +13,7 @@ about states and tools beyond the stateId it is handed for a header.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
@@ -107,7 +108,10 @@ def ordered_caps(node: Node) -> tuple[str, ...]:
     return _in_order(node.caps)
 
 
-def _in_order(caps: Collection[str]) -> tuple[str, ...]:
+@functools.lru_cache(maxsize=512)
+def _in_order(caps: frozenset[str]) -> tuple[str, ...]:
+    """Cached: a window's elements share a handful of capability sets, and sorting each
+    element's again was a visible part of every view's rendering."""
     return tuple(sorted(caps, key=lambda cap: (_CAP_ORDER.get(cap, len(_CAP_ORDER)), cap)))
 
 
@@ -139,8 +143,13 @@ that presses says nothing; most of a window's lines are such controls."""
 def caps_text(role: str, caps: Collection[str]) -> str:
     """`` {scroll,-press}``: the capabilities ``caps`` has beyond its role's usual ones
     (``USUAL_CAPS``), then those it lacks; empty when it has exactly the usual ones."""
+    return _caps_text(role, frozenset(caps))
+
+
+@functools.lru_cache(maxsize=512)
+def _caps_text(role: str, have: frozenset[str]) -> str:
+    """``caps_text`` of one (role, capability set), cached as ``_in_order`` is."""
     usual = USUAL_CAPS.get(role, frozenset())
-    have = frozenset(caps)
     parts = [*_in_order(have - usual), *(f"-{cap}" for cap in _in_order(usual - have))]
     return " {" + ",".join(parts) + "}" if parts else ""
 
