@@ -184,7 +184,7 @@ class _Line:
     parent: _Line | None
     depth: int
     order: int
-    text: str
+    outline: Outline = field(repr=False)
     children: list[_Line] = field(default_factory=list)
     held: Counter[str] = field(default_factory=Counter)
     """Roles of the elements of this line and of all it holds (``_Tree.elements``)."""
@@ -192,6 +192,17 @@ class _Line:
     @property
     def key(self) -> str:
         return self.unit[0].ref
+
+    @functools.cached_property
+    def text(self) -> str:
+        """The line without indent or fold; drawn only when a view weighs or shows it
+        (most of a big window's lines are folded away unweighed)."""
+        unit = self.unit
+        if len(unit) == 1:
+            return node_line(unit[0])
+        if _is_text(unit[0]):
+            return _text_line(unit)
+        return run_line(self.outline, unit)
 
     @functools.cached_property
     def cost(self) -> int:
@@ -254,13 +265,7 @@ class _Tree:
         self.count_held()
 
     def _line(self, unit: Unit, parent: _Line | None) -> _Line:
-        if len(unit) == 1:
-            text = node_line(unit[0])
-        elif _is_text(unit[0]):
-            text = _text_line(unit)
-        else:
-            text = run_line(self.outline, unit)
-        line = _Line(unit, parent, 0 if parent is None else parent.depth + 1, 0, text)
+        line = _Line(unit, parent, 0 if parent is None else parent.depth + 1, 0, self.outline)
         self.lines.append(line)
         return line
 
