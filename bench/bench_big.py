@@ -31,7 +31,7 @@ from bench_desktop import baseline, have_baselines, ok, root_ref
 from benchkit import Series, Stopwatch, machine_line, ms, ratio, table
 
 from actui.backends.atspi.bus import AtspiBus
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 APP = Path(__file__).resolve().parents[1] / "tests" / "apps" / "gtk3_big_list.py"

@@ -40,7 +40,7 @@ from dbus_fast import Message
 from raw_atspi import RawAtspi
 
 from actui.backends.atspi.bus import AtspiBus
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 HERE = Path(__file__).resolve().parent

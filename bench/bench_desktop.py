@@ -43,9 +43,9 @@ from benchkit import (
 )
 from raw_atspi import RawAtspi
 
+from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
 from actui.runtime.store import State
-from actui.sandbox import Sandbox
 from actui.tools import Computer
 
 HERE = Path(__file__).resolve().parent

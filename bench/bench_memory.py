@@ -21,8 +21,8 @@ from pathlib import Path
 
 from benchkit import machine_line, table
 
+from actui.backends.linux.sandbox import Sandbox
 from actui.demo import Agent, connect
-from actui.sandbox import Sandbox
 
 APP = str(Path(__file__).resolve().parents[1] / "tests" / "apps" / "gtk_hostile.py")
 WARM_UP = 100

@@ -38,8 +38,8 @@ from dbus_fast import Message
 from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.atspi.outbox import Outbox
-from actui.sandbox import Sandbox
-from actui.sandbox_reaper import TOKEN_VAR, tagged_pids
+from actui.backends.linux.sandbox import Sandbox
+from actui.backends.linux.sandbox_reaper import TOKEN_VAR, tagged_pids
 
 APPS = ("gtk4-widget-factory", "gtk3-widget-factory")
 MODES = ("coalesced", "per call")

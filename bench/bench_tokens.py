@@ -304,7 +304,7 @@ async def _refresh(episode: Episode) -> None:
 async def desktop(rounds: int, run: Run) -> None:
     """``make demo``'s two desktop tasks, with the demo's own steps, counted per round."""
     from actui import demo
-    from actui.sandbox import Sandbox
+    from actui.backends.linux.sandbox import Sandbox
 
     class QuietAgent(demo.Agent):
         """The demo's agent, through the meter and without printing every result."""

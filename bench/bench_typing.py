@@ -26,8 +26,8 @@ from benchkit import SERIES_HEADERS, Series, Stopwatch, machine_line, series_row
 
 from actui.backends import arrival
 from actui.backends.base import ActionRequest, RootInfo
-from actui.backends.linux import LinuxBackend
-from actui.sandbox import Sandbox
+from actui.backends.linux.backend import LinuxBackend
+from actui.backends.linux.sandbox import Sandbox
 
 MIX = "aé中Ω–✓ß b"
 SETTLE_S = 60.0

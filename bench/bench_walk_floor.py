@@ -28,7 +28,7 @@ from raw_atspi import RawAtspi
 from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.base import RootInfo
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 
 IN_FLIGHT = 64
 APPS = ("gtk4-widget-factory", "gtk3-widget-factory")

@@ -36,13 +36,13 @@ from Xlib import X
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionRequest, RootInfo
+from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11 import ewmh
 from actui.backends.x11.connection import XConnection
 from actui.backends.x11.input import X11Input
 from actui.backends.x11.session import X11Session
 from actui.backends.x11.window_watch import WindowWatch
 from actui.ocr import recognize
-from actui.sandbox import Sandbox
 from actui.tools import Computer
 from actui.visual import add_visual_evidence
 

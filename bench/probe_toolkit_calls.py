@@ -3,7 +3,7 @@
 `.venv/bin/python bench/probe_toolkit_calls.py APP... [--reads-only] [--json]`
 (APP: one of ``APPS`` below, e.g. ``featherpad designer mousepad firefox``).
 
-For each app it starts a private desktop (``actui.sandbox.Sandbox``), launches the
+For each app it starts a private desktop (``actui.backends.linux.sandbox.Sandbox``), launches the
 app, and sends every kind of call actui sends to applications (``KINDS``: the
 properties, methods and bulk reads found by grepping ``src/actui/backends/atspi``)
 once, from a bare dbus-fast connection (not actui's bus code, which would route
@@ -44,7 +44,7 @@ from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
 from actui.backends.atspi.tables import role_name
-from actui.sandbox import Sandbox, app_env
+from actui.backends.linux.sandbox import Sandbox, app_env
 
 IFACE = "org.a11y.atspi."
 PROPS = "org.freedesktop.DBus.Properties"

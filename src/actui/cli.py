@@ -88,7 +88,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         return http_main(args[1:])
     if args and args[0] == "sandbox":
-        from actui.sandbox_cli import sandbox_main
+        from actui.backends.linux.sandbox_cli import sandbox_main
 
         return sandbox_main(args[1:])
     parser = argparse.ArgumentParser(prog="actui", description=__doc__)
@@ -119,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ns.command == "schema":
         return _schema(ns.format)
     if ns.command == "doctor":
-        from actui.doctor import doctor
+        from actui.backends.linux.doctor import doctor
 
         return asyncio.run(doctor())
     if ns.command == "repl":

@@ -20,7 +20,7 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from actui.sandbox import Sandbox
+from actui.backends.registry import PrivateDesktop as Sandbox
 
 PHRASE = "actui was here"
 

@@ -38,8 +38,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from actui.backends.registry import PrivateDesktop as Sandbox
 from actui.mcp_server import build_server
-from actui.sandbox import Sandbox
 from actui.tools import Computer
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from computer_helpers import process_alive
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import RawNode, Rect, RootInfo, Snapshot
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 
 
 async def launch_app(

@@ -8,8 +8,8 @@ import signal
 from pathlib import Path
 from typing import Any
 
+from actui.backends.linux.sandbox import Sandbox, tagged_pids
 from actui.results import Execution, VerificationStatus
-from actui.sandbox import Sandbox, tagged_pids
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 

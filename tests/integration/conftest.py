@@ -14,8 +14,8 @@ import pytest
 import pytest_asyncio
 
 from actui.backends.cdp import CdpBackend
+from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.session import X11Session
-from actui.sandbox import Sandbox
 
 _STACK = (
     "Xvfb",

@@ -9,8 +9,8 @@ from typing import Any
 
 from computer_helpers import executed, process_alive
 
+from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution
-from actui.sandbox import Sandbox
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 

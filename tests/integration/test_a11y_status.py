@@ -13,7 +13,7 @@ from computer_helpers import process_alive
 from dbus_fast.aio import MessageBus
 
 from actui.backends.atspi.status import read_enabled
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 BUTTONS = "".join(f"<button>Button {i}</button>" for i in range(40))

@@ -8,7 +8,7 @@ from atspi_helpers import find, launch_app, root_of, settle, snap
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionKind, ActionRequest, RawNode, RootInfo
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 
 
 async def test_a_query_then_launch_opens_the_matching_app_as_a_new_root(

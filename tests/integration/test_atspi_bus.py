@@ -11,8 +11,8 @@ from atspi_helpers import launch_app
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import MAX_IN_FLIGHT, PROPERTIES, AtspiBus
 from actui.backends.atspi.reader import ACCESSIBLE, children_of
+from actui.backends.linux.sandbox import Sandbox
 from actui.errors import BackendUnavailable
-from actui.sandbox import Sandbox
 
 
 async def _all_elements(bus: AtspiBus, app: Address) -> list[Address]:

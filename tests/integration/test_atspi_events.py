@@ -13,7 +13,7 @@ from atspi_helpers import find, launch_app, root_of, snap
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionRequest, RootInfo
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -13,8 +13,8 @@ from atspi_helpers import launch_app, root_of, snap
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S
+from actui.backends.linux.sandbox import Sandbox, tagged_pids
 from actui.errors import CallTimeout, TargetGone
-from actui.sandbox import Sandbox, tagged_pids
 from actui.tools import Computer
 
 CALL_TIMEOUT_S = 1.0

@@ -20,8 +20,8 @@ from actui.backends.base import (
     Refused,
     RootInfo,
 )
+from actui.backends.linux.sandbox import Sandbox
 from actui.errors import TargetGone
-from actui.sandbox import Sandbox
 from actui.sentences import refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

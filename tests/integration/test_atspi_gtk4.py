@@ -22,7 +22,7 @@ from atspi_helpers import (
 from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.mirror import EVENT_LAG_S
 from actui.backends.base import ActionKind, ActionRequest, RawNode, RootInfo, Snapshot
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 
 
 def _key(node: RawNode, label: str) -> bool:

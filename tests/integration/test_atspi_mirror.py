@@ -14,8 +14,8 @@ from atspi_helpers import fields, find, launch_app, nodes, rects, root_of, settl
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionKind, ActionRequest, RawNode, Rect, RootInfo, Snapshot
+from actui.backends.linux.sandbox import Sandbox
 from actui.errors import TargetGone
-from actui.sandbox import Sandbox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -14,7 +14,7 @@ from atspi_helpers import find, launch_app, root_of, snap
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionKind, ActionRequest, ActionResult, RawNode, RootInfo, Snapshot
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 TEXT = "Dear diary,\nactui typed this.\n"

@@ -24,8 +24,8 @@ from atspi_helpers import (
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionKind, ActionRequest, RootInfo, Snapshot
+from actui.backends.linux.sandbox import Sandbox
 from actui.errors import SecureTextUnreadable, TargetGone
-from actui.sandbox import Sandbox
 
 FORM = str(Path(__file__).parents[1] / "apps" / "qt_form.py")
 SECRET = "hunter2-very-secret"

@@ -10,8 +10,8 @@ from atspi_helpers import find, launch_app, root_of, snap
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionRequest
+from actui.backends.linux.sandbox import Sandbox
 from actui.errors import TargetGone
-from actui.sandbox import Sandbox
 
 
 async def test_entry_set_text_then_ok_prints_the_text_and_the_dialog_is_gone(

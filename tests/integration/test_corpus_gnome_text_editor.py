@@ -15,7 +15,7 @@ import pytest
 import pytest_asyncio
 from corpus_helpers import Driven
 
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -27,7 +27,7 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX
 from actui.backends.base import RawNode
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -14,8 +14,8 @@ from typing import Any
 
 from computer_helpers import assert_alive
 
+from actui.backends.linux.sandbox import Sandbox
 from actui.demo import Agent, connect
-from actui.sandbox import Sandbox
 
 TEXT = "Über den Fluss, 東京\nzweite Zeile ✓"
 

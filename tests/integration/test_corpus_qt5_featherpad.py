@@ -22,7 +22,7 @@ import pytest
 import pytest_asyncio
 from computer_helpers import assert_alive, call_alive, executed, paired_root
 
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -21,8 +21,8 @@ import pytest
 import pytest_asyncio
 from computer_helpers import call_alive, executed, paired_root
 
+from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution
-from actui.sandbox import Sandbox
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -19,7 +19,7 @@ import pytest
 import pytest_asyncio
 from computer_helpers import executed, process_alive
 
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -13,7 +13,7 @@ import pytest_asyncio
 from computer_helpers import process_alive
 from corpus_helpers import Driven
 
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

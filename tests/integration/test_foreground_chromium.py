@@ -13,7 +13,7 @@ from pathlib import Path
 from computer_helpers import executed, paired_root
 
 from actui.backends.cdp.launch import command_line, find_executable
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 PAGE = (

@@ -16,9 +16,9 @@ import pytest
 import pytest_asyncio
 from computer_helpers import executed, paired_root
 
+from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
 from actui.results import Execution
-from actui.sandbox import Sandbox
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -11,10 +11,10 @@ import asyncio
 
 from computer_helpers import executed, paired_root
 
+from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.record import InputMonitor
 from actui.backends.x11.session import X11Session
 from actui.outline.model import Node
-from actui.sandbox import Sandbox
 from actui.tools import Computer
 
 

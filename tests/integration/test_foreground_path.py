@@ -7,8 +7,8 @@ from typing import Any
 
 from computer_helpers import check_of, executed, paired_root
 
+from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.record import InputMonitor
-from actui.sandbox import Sandbox
 from actui.tools import Computer
 
 

@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 from computer_helpers import paired_root
 
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 

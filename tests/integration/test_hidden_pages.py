@@ -11,7 +11,7 @@ import pytest
 import pytest_asyncio
 from corpus_helpers import Driven, headless_app
 
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -25,8 +25,8 @@ from dbus_fast import Message, MessageType
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.atspi.reader import ACCESSIBLE
+from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node, Outline
-from actui.sandbox import Sandbox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

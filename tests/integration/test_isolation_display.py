@@ -16,7 +16,7 @@ from typing import Any
 
 from computer_helpers import assert_alive, desktop_pids, entry_dialog, paired_root
 
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 

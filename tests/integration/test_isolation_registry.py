@@ -22,7 +22,7 @@ from computer_helpers import assert_alive, desktop_pids, entry_dialog, kill_and_
 from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

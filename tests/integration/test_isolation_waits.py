@@ -11,7 +11,7 @@ import time
 from atspi_helpers import launch_app
 from computer_helpers import desktop_pids
 
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 

@@ -12,9 +12,9 @@ import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hypothesis import HealthCheck, given, settings
 
+from actui.backends.linux.sandbox import Sandbox
 from actui.contract import TOOL_NAMES
 from actui.demo import Agent, connect
-from actui.sandbox import Sandbox
 from tool_calls import check_answer, tool_calls
 
 FUZZ_CALLS = int(os.environ.get("ACTUI_FUZZ_CALLS", "500"))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+from actui.backends.linux.sandbox import Sandbox
 from actui.contract import TOOL_NAMES
 from actui.demo import Agent, connect
-from actui.sandbox import Sandbox
 
 
 async def _observe(agent: Agent, text: str) -> tuple[str, dict[str, Any]]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+from actui.backends.linux.sandbox import Sandbox
 from actui.demo import Agent, connect
-from actui.sandbox import Sandbox
 
 
 async def test_every_tool_on_a_real_dialog_with_require_wait_and_expect(sandbox: Sandbox) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from computer_helpers import paired_root
 
 from actui.backends.base import TEXT_CAP
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 APP = str(Path(__file__).parents[1] / "apps" / "gtk_hostile.py")

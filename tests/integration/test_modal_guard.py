@@ -17,9 +17,9 @@ import pytest_asyncio
 from atspi_helpers import find, launch_app, root_of, snap
 
 from actui.backends.base import ActionRequest, RootInfo
-from actui.backends.linux import LinuxBackend
+from actui.backends.linux.backend import LinuxBackend
+from actui.backends.linux.sandbox import Sandbox
 from actui.errors import CoordinateBlocked
-from actui.sandbox import Sandbox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

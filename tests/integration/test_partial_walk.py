@@ -8,7 +8,7 @@ from atspi_helpers import launch_app, nodes, root_of, snap
 from computer_helpers import assert_alive
 
 from actui.backends.atspi import AtspiBackend
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 
 
 async def test_a_walk_out_of_time_returns_what_it_read_marked_truncated(sandbox: Sandbox) -> None:

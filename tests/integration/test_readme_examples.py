@@ -17,7 +17,7 @@ import pytest
 from computer_helpers import assert_alive
 
 import actui
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
 
 README = Path(__file__).resolve().parents[2] / "README.md"

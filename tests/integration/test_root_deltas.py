@@ -17,7 +17,7 @@ from computer_helpers import executed, paired_root
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionRequest
-from actui.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 

@@ -25,8 +25,8 @@ from dbus_fast.aio import MessageBus
 from Xlib import X
 from Xlib.display import Display
 
-from actui.sandbox import TOKEN_VAR, Sandbox, SandboxError, tagged_pids
-from actui.sandbox_cli import run_sandboxed
+from actui.backends.linux.sandbox import TOKEN_VAR, Sandbox, SandboxError, tagged_pids
+from actui.backends.linux.sandbox_cli import run_sandboxed
 
 pytestmark = pytest.mark.integration
 
@@ -182,7 +182,7 @@ async def test_no_process_survives_when_the_body_is_cancelled() -> None:
 
 _HARD_KILLED_OWNER = """
 import asyncio
-from actui.sandbox import TOKEN_VAR, Sandbox
+from actui.backends.linux.sandbox import TOKEN_VAR, Sandbox
 
 async def main():
     sandbox = await Sandbox().__aenter__()
@@ -325,7 +325,7 @@ asyncio.run(main())
 
 
 def test_sandbox_main_runs_command_on_the_desktop_with_its_apps(tmp_path: Path) -> None:
-    from actui.sandbox_cli import sandbox_main
+    from actui.backends.linux.sandbox_cli import sandbox_main
 
     out = tmp_path / "seen.json"
     code = sandbox_main(
@@ -355,7 +355,7 @@ async def test_signal_to_sandbox_run_tears_everything_down(
     runner = await asyncio.create_subprocess_exec(
         sys.executable,
         "-c",
-        "import sys; from actui.sandbox_cli import sandbox_main; "
+        "import sys; from actui.backends.linux.sandbox_cli import sandbox_main; "
         "sys.exit(sandbox_main(sys.argv[1:]))",
         "run",
         "--",

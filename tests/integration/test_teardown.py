@@ -24,7 +24,7 @@ import pytest
 from procs import argv, command_name, display_locked, tree
 
 from actui.backends.cdp import CdpBackend
-from actui.sandbox import tagged_pids
+from actui.backends.linux.sandbox import tagged_pids
 
 PAGE = "data:text/html,<title>teardown</title><button>Press me</button>"
 BIG_OUTPUT = "'x'.repeat(200000)"  # above the visible cap: the rest goes to the output store

@@ -17,9 +17,9 @@ from computer_helpers import executed, paired_root
 
 from actui.backends import arrival
 from actui.backends.base import ActionRequest, RootInfo
-from actui.backends.linux import LinuxBackend
+from actui.backends.linux.backend import LinuxBackend
+from actui.backends.linux.sandbox import Sandbox
 from actui.results import StepTrace
-from actui.sandbox import Sandbox
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 

@@ -7,11 +7,11 @@ import asyncio
 import pytest
 from computer_helpers import executed, paired_root
 
-from actui.backends.linux import LinuxBackend
+from actui.backends.linux.backend import LinuxBackend
+from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.session import X11Session
 from actui.ocr import recognize
 from actui.outline.model import build_outline
-from actui.sandbox import Sandbox
 from actui.tools import Computer
 from actui.visual import add_visual_evidence
 

@@ -7,11 +7,11 @@ import asyncio
 import pytest
 
 from actui.backends.base import ActionRequest, RootInfo
+from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.input import X11Input
 from actui.backends.x11.record import InputMonitor
 from actui.backends.x11.session import X11Session
 from actui.errors import CoordinateBlocked
-from actui.sandbox import Sandbox
 
 
 async def test_the_monitor_sees_xtest_clicks_and_nothing_while_idle_or_refused(

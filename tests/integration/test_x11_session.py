@@ -13,13 +13,13 @@ from PySide6.QtGui import QImage
 from Xlib import X, Xatom, display
 
 from actui.backends.atspi.backend import AtspiBackend
+from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11 import window_watch
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.pairing import pair_windows
 from actui.backends.x11.session import Capture, X11Session
 from actui.backends.x11.window_watch import WatchedWindows
 from actui.errors import CaptureFailed
-from actui.sandbox import Sandbox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

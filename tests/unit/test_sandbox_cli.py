@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from actui.sandbox_cli import _app_argv, run_sandboxed
+from actui.backends.linux.sandbox_cli import _app_argv, run_sandboxed
 
 
 def test_an_app_command_line_is_split_as_a_shell_would() -> None:

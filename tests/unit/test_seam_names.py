@@ -26,10 +26,6 @@ BESIDE = {
     "mcp_http.py": "the HTTP server starts a sandbox per session from its environment",
     "config.py": "the configuration's keys are the user's names, read from env and files",
     "ocr.py": "runs the OCR engine as a process with the caller's environment",
-    "doctor.py": "a probe of the Linux desktop stack itself",
-    "sandbox.py": "builds a private Linux desktop (X server, D-Bus, AT-SPI)",
-    "sandbox_cli.py": "the sandbox's command",
-    "sandbox_reaper.py": "finds a sandbox's processes by their environment",
 }
 """Modules beside the layers rather than above the seam: entry points and the desktop
 sandbox, which exist to deal with a platform or a process environment."""
@@ -121,7 +117,7 @@ def test_the_check_finds_a_platform_import_an_environment_read_and_a_platform_na
     source = '''"""A module may say AT-SPI in its docstring."""
 import os
 from os import getenv
-from actui.backends.linux import LinuxBackend
+from actui.backends.linux.backend import LinuxBackend
 import actui.backends.cdp.page
 from actui.backends.base import RootInfo
 

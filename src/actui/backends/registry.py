@@ -17,11 +17,16 @@ from typing import TYPE_CHECKING
 
 from actui.backends.base import Backend, ProcessExit, RootInfo
 from actui.backends.browsing import BrowserBackend
+from actui.backends.linux.sandbox import Sandbox as PrivateDesktop
 from actui.config import Config, load_config
 from actui.errors import ActuiError, BackendUnavailable
 
 if TYPE_CHECKING:
     from actui.backends.cdp import CdpBackend
+
+__all__ = ["Backends", "PrivateDesktop"]
+"""``PrivateDesktop`` is the platform's private desktop (X server, D-Bus, AT-SPI), named
+here so the demo and the HTTP server start one without naming the platform."""
 
 DESKTOP_BUS = "DBUS_SESSION_BUS_ADDRESS"
 """A desktop session's D-Bus: without it there is no accessibility bus to reach."""
@@ -62,7 +67,7 @@ class Backends:
                     f"no desktop session: {DESKTOP_BUS} is not set. Run inside a "
                     "desktop session, or start one with `actui sandbox run -- <command>`."
                 )
-            from actui.backends.linux import LinuxBackend
+            from actui.backends.linux.backend import LinuxBackend
 
             self._desktop = LinuxBackend(env=self._env)
         return self._desktop

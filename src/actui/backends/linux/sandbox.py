@@ -13,7 +13,7 @@ Each app ``launch`` starts keeps its output in a log file under the runtime dire
 ``apps/``, and gets an exit record there (:mod:`actui.exit_records`, directory in
 ``ACTUI_SANDBOX_APPS``), so a tool in the sandbox can say how an app ended and where its
 output is. If the owner dies without a teardown, a reaper process
-(:mod:`actui.sandbox_reaper`) stops them and removes the run dir.
+(:mod:`actui.backends.linux.sandbox_reaper`) stops them and removes the run dir.
 """
 
 from __future__ import annotations
@@ -38,9 +38,10 @@ from typing import Any, TypeVar
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
-from actui import exit_records, sandbox_reaper
+from actui import exit_records
 from actui.backends.exits import from_returncode
-from actui.sandbox_reaper import TOKEN_VAR, tagged_pids
+from actui.backends.linux import sandbox_reaper
+from actui.backends.linux.sandbox_reaper import TOKEN_VAR, tagged_pids
 from actui.views import exit_text
 
 START_TIMEOUT_S = 30.0

@@ -6,7 +6,7 @@ teardown. A command that cannot run is one line on stderr and exit code 127,
 before any desktop starts; an app that ends while COMMAND runs is reported on
 stderr with how it ended and the end of its output (its log lives in the
 sandbox's runtime directory, which the teardown removes). The desktop itself
-is :mod:`actui.sandbox`'s.
+is :mod:`actui.backends.linux.sandbox`'s.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from actui.backends.exits import from_returncode
-from actui.sandbox import STOP_GRACE_S, Sandbox, SandboxError
+from actui.backends.linux.sandbox import STOP_GRACE_S, Sandbox, SandboxError
 from actui.views import exit_text
 
 

@@ -41,7 +41,7 @@ async def _check_status() -> None:
 
 async def _check_atspi() -> str | None:
     """The desktop's roots, and the windows whose apps expose no accessibility tree."""
-    from actui.backends.linux import LinuxBackend
+    from actui.backends.linux.backend import LinuxBackend
 
     backend = LinuxBackend(env=os.environ, switch_on=False)
     try:
