@@ -23,7 +23,7 @@ from actui.rendering import RESULT_BUDGET
 from actui.runtime.store import State
 from actui.session import Session
 from actui.tool_result import ToolResult
-from actui.views import exit_json, exit_text
+from actui.views import exit_json
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +163,7 @@ class Computer:
         Killed by a signal is a crash (``app_exited``); an exit with a code may be
         the app's normal end once its window closed, so it stays ``target_gone``.
         """
-        why = f"the application (pid {ended.pid}) {exit_text(ended)}. "
+        why = f"the application (pid {ended.pid}) {ended.describe()}. "
         code = "app_exited" if ended.signal else TargetGone.code
         result = self._error_result(tool, code, why + gone[:1].upper() + gone[1:])
         result.details["exit"] = exit_json(ended)

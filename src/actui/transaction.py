@@ -56,7 +56,6 @@ from actui.runtime.waiting import WaitResult, observed_outline
 from actui.tool_result import ToolResult
 from actui.views import (
     exit_json,
-    exit_text,
     root_delta_lines,
     trace_summary,
 )
@@ -424,7 +423,7 @@ class Transaction:
         ended = await self.parts.exit_of(state.root.pid) if closed else None
         if ended is not None:  # a crash is not a window that closed
             status = "app_exited" if ended.signal else status
-            what = f"{'is gone' if ended.signal else 'closed'}: its application {exit_text(ended)}"
+            what = f"{'is gone' if ended.signal else 'closed'}: its application {ended.describe()}"
         text = "\n".join(
             [
                 f"act_ui: the actions were delivered and {state.root_ref} "

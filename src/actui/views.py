@@ -93,17 +93,6 @@ def reach_note(root: RootInfo, mode: str) -> str | None:
     return note
 
 
-def exit_text(ended: ProcessExit) -> str:
-    """``was killed by signal SIGSEGV``, ``exited with code 3``; where its output is, if kept."""
-    if ended.signal:
-        text = f"was killed by signal {ended.signal}"
-    elif ended.code is not None:
-        text = f"exited with code {ended.code}"
-    else:
-        text = "exited (its exit status is not known)"
-    return text + (f"; its output is in {ended.log}" if ended.log else "")
-
-
 def exit_json(ended: ProcessExit) -> Wire:
     return {"pid": ended.pid, "code": ended.code, "signal": ended.signal, "log": ended.log or None}
 

@@ -9,11 +9,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from actui import exit_records
+from actui.backends import exit_records
 from actui.backends.base import ProcessExit
 from actui.backends.exits import from_returncode, process_exit
 from actui.backends.procfs import liveness
-from actui.views import exit_text
 
 
 def _zombie(argv: list[str]) -> subprocess.Popen[bytes]:
@@ -39,7 +38,7 @@ def test_a_segfaulted_zombie_reports_its_signal() -> None:
     try:
         ended = asyncio.run(process_exit(child.pid, None))
         assert ended == ProcessExit(child.pid, signal="SIGSEGV")
-        assert exit_text(ended) == "was killed by signal SIGSEGV"
+        assert ended.describe() == "was killed by signal SIGSEGV"
     finally:
         child.wait()
 
@@ -59,7 +58,7 @@ def test_a_reaped_sandbox_child_is_told_by_its_record(tmp_path: Path) -> None:
     exit_records.write(tmp_path, exit_records.AppRecord(child.pid, "sh", log, child.returncode))
     ended = asyncio.run(process_exit(child.pid, tmp_path))
     assert ended == ProcessExit(child.pid, signal="SIGKILL", log=log)
-    assert exit_text(ended) == f"was killed by signal SIGKILL; its output is in {log}"
+    assert ended.describe() == f"was killed by signal SIGKILL; its output is in {log}"
 
 
 def test_a_reaped_stranger_has_exited_with_no_known_status(tmp_path: Path) -> None:
@@ -67,13 +66,13 @@ def test_a_reaped_stranger_has_exited_with_no_known_status(tmp_path: Path) -> No
     child.wait()
     ended = asyncio.run(process_exit(child.pid, tmp_path))
     assert ended == ProcessExit(child.pid)
-    assert exit_text(ended) == "exited (its exit status is not known)"
+    assert ended.describe() == "exited (its exit status is not known)"
 
 
 def test_return_codes_map_to_signals_and_codes() -> None:
     assert from_returncode(7, -signal.SIGTERM) == ProcessExit(7, signal="SIGTERM")
     assert from_returncode(7, 4) == ProcessExit(7, code=4)
-    assert exit_text(from_returncode(7, 4)) == "exited with code 4"
+    assert from_returncode(7, 4).describe() == "exited with code 4"
 
 
 def test_a_record_round_trips_and_a_missing_one_is_none(tmp_path: Path) -> None:

@@ -302,6 +302,19 @@ class ProcessExit:
     signal: str | None = None
     log: str = ""
 
+    def describe(self) -> str:
+        """``was killed by signal SIGSEGV``, ``exited with code 3``; where its output is, if kept.
+
+        A statement of fact, not advice: the sandbox's errors and the agent's
+        sentences both complete "pid N …" with it."""
+        if self.signal:
+            text = f"was killed by signal {self.signal}"
+        elif self.code is not None:
+            text = f"exited with code {self.code}"
+        else:
+            text = "exited (its exit status is not known)"
+        return text + (f"; its output is in {self.log}" if self.log else "")
+
 
 @dataclass(frozen=True)
 class TextSlice:

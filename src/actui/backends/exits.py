@@ -17,7 +17,7 @@ import signal
 import time
 from pathlib import Path
 
-from actui import exit_records
+from actui.backends import exit_records
 from actui.backends.base import ProcessExit
 from actui.backends.procfs import liveness
 

@@ -46,6 +46,7 @@ from actui.backends.base import (
     Snapshot,
     TextSlice,
 )
+from actui.backends.exit_records import RECORDS_VAR
 from actui.backends.exits import process_exit
 from actui.backends.procfs import started_by
 from actui.backends.x11.ewmh import XWindow
@@ -60,7 +61,6 @@ from actui.errors import (
     TargetGone,
     UnsupportedAction,
 )
-from actui.exit_records import RECORDS_VAR
 
 _PHYSICAL_POLICIES = ("foreground", "default")
 UNPAIRED_GRACE_S = 1.5

@@ -10,7 +10,7 @@ environment, so teardown can find what escaped its process group: daemons activa
 private bus, grandchildren that left their group, commands the caller ran with ``Sandbox.env``.
 
 Each app ``launch`` starts keeps its output in a log file under the runtime directory's
-``apps/``, and gets an exit record there (:mod:`actui.exit_records`, directory in
+``apps/``, and gets an exit record there (:mod:`actui.backends.exit_records`, directory in
 ``ACTUI_SANDBOX_APPS``), so a tool in the sandbox can say how an app ended and where its
 output is. If the owner dies without a teardown, a reaper process
 (:mod:`actui.backends.linux.sandbox_reaper`) stops them and removes the run dir.
@@ -38,11 +38,10 @@ from typing import Any, TypeVar
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
-from actui import exit_records
+from actui.backends import exit_records
 from actui.backends.exits import from_returncode
 from actui.backends.linux import sandbox_reaper
 from actui.backends.linux.sandbox_reaper import TOKEN_VAR, tagged_pids
-from actui.views import exit_text
 
 START_TIMEOUT_S = 30.0
 STOP_GRACE_S = 2.0
@@ -463,7 +462,7 @@ class Sandbox:
         for child in self._children:
             code = child.process.returncode
             if child.process.pid == pid and code is not None:
-                ended = exit_text(from_returncode(pid, code))
+                ended = from_returncode(pid, code).describe()
                 raise SandboxError(
                     f"pid {pid} ({child.name}) {ended} before showing a window" + _tail_of(child)
                 )

@@ -24,7 +24,6 @@ from typing import Any
 
 from actui.backends.exits import from_returncode
 from actui.backends.linux.sandbox import STOP_GRACE_S, Sandbox, SandboxError
-from actui.views import exit_text
 
 
 async def run_sandboxed(command: Sequence[str], apps: Sequence[str] = ()) -> int:
@@ -123,7 +122,7 @@ async def _report_exit(sandbox: Sandbox, app: str, process: asyncio.subprocess.P
     """Say on stderr how an app ended while COMMAND ran, with the end of its output."""
     code = await process.wait()
     log = sandbox.log_of(process)
-    ended = exit_text(from_returncode(process.pid, code, str(log) if log else ""))
+    ended = from_returncode(process.pid, code, str(log) if log else "").describe()
     tail = _tail(log) if log else ""
     print(
         f"actui sandbox: --app {app!r} (pid {process.pid}) {ended}"
