@@ -9,7 +9,7 @@ it must not render text or choose a platform (the registry does).
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 from actui.backends.base import Backend, RootInfo, Snapshot
@@ -29,7 +29,7 @@ from actui.runtime.roots import (
 )
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import ObserveMode, State, StateMeta, StateStore, new_state_id
-from actui.runtime.waiting import OpenedFn, WaitResult, wait_until
+from actui.runtime.waiting import OpenedFn, Reader, ReadNote, WaitResult, wait_until
 
 MAX_NODES = 4096
 MAX_DEPTH = 64
@@ -180,5 +180,26 @@ class Observer:
         reach = ConditionReach(backend, cond, state.outline, scale_of(state))
         return await wait_until(
             backend, root, cond, state.outline, take, scale=scale_of(state), opened=opened,
-            reach=reach,
+            reach=reach if in_lane else _InLane(reach, self._lanes, state.resource_key),
         )  # fmt: skip
+
+
+class _InLane:
+    """A wait's reads on demand run in the resource's lane, like its looks: a write to
+    the same app then never interleaves with the calls a read on demand makes."""
+
+    def __init__(self, reader: Reader, lanes: Scheduler, key: str) -> None:
+        self._reader = reader
+        self._lanes = lanes
+        self._key = key
+
+    def due_in(self) -> float | None:
+        return self._reader.due_in()
+
+    async def __call__(
+        self, root: RootInfo, outline: Outline, budget_s: float
+    ) -> tuple[Outline, Sequence[ReadNote]]:
+        async def job(_epoch: int) -> tuple[Outline, Sequence[ReadNote]]:
+            return await self._reader(root, outline, budget_s)
+
+        return await self._lanes.read(self._key, job)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from actui.contract import STEP_RULES, TOOLS, input_schema
+from actui.reaching import BUDGET_S, MAX_CELLS, READ_AFTER_S, READ_EVERY_S
 from actui.result_schemas import output_schema
 
 
@@ -98,6 +99,19 @@ LIMITS = (
     ("maxItems", "items ≤ {}"),
 )
 
+READS_ON_DEMAND = (
+    "A condition waited for (`wait_for`, and `expect` and `require` in `act_ui`) that"
+    " is `present` and not met by what is shown reads on demand what the"
+    " look left unread: hidden pages, closed menus and unshown rows of big lists, within"
+    " `scopeRef` when given. Reads are bounded: the first comes"
+    f" {READ_AFTER_S:g} s into the wait (half the timeout when that is shorter), then one"
+    f" every {READ_EVERY_S:g} s, each within the wait's time and at most {BUDGET_S:g} s,"
+    f" and at most {MAX_CELLS:,} rows' cells in all; they queue behind writes to the same"
+    " app. What they read joins the state the wait returns; `wait_for`'s `details.unread` says"
+    " what was read and what was not."
+)
+"""Said under the tools whose conditions read on demand (``actui.reaching.ConditionReach``)."""
+
 
 def markdown_reference() -> str:
     """The tool reference for people, generated from the same schemas agents get."""
@@ -110,6 +124,8 @@ def markdown_reference() -> str:
         schema = input_schema(spec.name)
         out += ["", f"## `{spec.name}`", "", spec.description, ""]
         out += _table(schema, set(schema.get("required", ())))
+        if spec.name in ("wait_for", "act_ui"):
+            out += ["", READS_ON_DEMAND]
         result = output_schema(spec.name)
         out += ["", "Result (`structuredContent`):", ""]
         out += _table(result, set(result.get("required", ())), "key")
