@@ -186,12 +186,28 @@ class _Line:
     order: int
     outline: Outline = field(repr=False)
     children: list[_Line] = field(default_factory=list)
-    held: Counter[str] = field(default_factory=Counter)
-    """Roles of the elements of this line and of all it holds (``_Tree.elements``)."""
 
     @property
     def key(self) -> str:
         return self.unit[0].ref
+
+    @functools.cached_property
+    def held(self) -> Counter[str]:
+        """Roles of the elements of this line and of all it holds; counted only for a line
+        a view folds away or a run (whose members' subtrees are not drawn open), so the
+        lines a view draws are never counted."""
+        if len(self.unit) > 1:
+            return role_counts(d for n in self.unit for d in self.outline.subtree(n))
+        held = role_counts(self.unit)
+        stack = list(self.children)
+        while stack:  # no recursion: an outline may be deeper than Python's stack
+            line = stack.pop()
+            if len(line.unit) > 1:
+                held.update(line.held)
+            else:
+                held.update(role_counts(line.unit))
+                stack.extend(line.children)
+        return held
 
     @functools.cached_property
     def text(self) -> str:
@@ -262,7 +278,6 @@ class _Tree:
             order += 1
             stack.extend(reversed(line.children))
         self.lines.sort(key=lambda ln: ln.order)
-        self.count_held()
 
     def _line(self, unit: Unit, parent: _Line | None) -> _Line:
         line = _Line(unit, parent, 0 if parent is None else parent.depth + 1, 0, self.outline)
@@ -282,16 +297,6 @@ class _Tree:
             else:
                 drawn.append(child)
         return drawn
-
-    def count_held(self) -> None:
-        """Each line's ``held`` roles, from the deepest lines up."""
-        for line in reversed(self.lines):
-            if len(line.unit) > 1:  # a run is not drawn open: count its members' subtrees
-                line.held = role_counts(d for n in line.unit for d in self.outline.subtree(n))
-                continue
-            line.held = role_counts(line.unit)
-            for child in line.children:
-                line.held.update(child.held)
 
 
 @dataclass(frozen=True)
