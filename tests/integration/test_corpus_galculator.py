@@ -44,7 +44,7 @@ async def _key(calc: Calc, state: str, label: str) -> str:
     )
     exact = [m for m in matches_of(found) if m.label == label]
     assert len(exact) == 1, (label, found.text)
-    return str(exact[0]["ref"])
+    return exact[0].ref
 
 
 async def _display(calc: Calc) -> str:

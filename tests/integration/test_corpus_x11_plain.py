@@ -150,9 +150,7 @@ async def test_keys_typed_into_xterm_run_in_its_shell_and_are_read_back_by_ocr(
         found = await desk.computer.call("find_roots", {"pid": term.pid})
         (window,) = windows_of(found)
         assert window.root.accessibility == "none", found.text
-        seen = await desk.computer.call(
-            "observe_ui", {"root": window["windowRef"], "mode": "visual"}
-        )
+        seen = await desk.computer.call("observe_ui", {"root": window.ref, "mode": "visual"})
         assert not seen.is_error, seen.text
         acted = await desk.computer.call(
             "act_ui",
@@ -170,9 +168,7 @@ async def test_keys_typed_into_xterm_run_in_its_shell_and_are_read_back_by_ocr(
                 break
             await asyncio.sleep(0.1)
         assert (await asyncio.to_thread(out.read_text)) == "Ωmega deployed\n"
-        again = await desk.computer.call(
-            "observe_ui", {"root": window["windowRef"], "mode": "visual"}
-        )
+        again = await desk.computer.call("observe_ui", {"root": window.ref, "mode": "visual"})
         assert "deployed" in again.text, again.text  # the command line, read off the screen
         assert process_alive(term.pid)
     finally:

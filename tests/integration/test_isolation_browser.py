@@ -17,6 +17,7 @@ import pytest_asyncio
 from computer_helpers import assert_alive, paired_root, roots_of, windows_of
 
 from actui.sandbox import Sandbox
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -58,7 +59,7 @@ async def test_a_killed_browser_drops_its_pages_and_the_desktop_is_still_listed(
     assert "SIGKILL" in notice and "launch_browser" in notice, notice
     assert sum("SIGKILL" in line for line in after.text.splitlines()) == 1, after.text
 
-    seen = await computer.call("observe_ui", {"root": page["windowRef"]})
+    seen = await computer.call("observe_ui", {"root": page.ref})
     assert seen.is_error and seen.details["error"]["code"] == "target_gone", seen.text
     assert "SIGKILL" in seen.text and "internal" not in seen.text, seen.text
     state = launched.details["stateId"]
@@ -105,5 +106,5 @@ async def test_a_stopped_browser_leaves_its_pages_out_with_a_notice(
     assert_alive(app.pid)
 
 
-def paired_root_ref(listed: object, title: str) -> str:
+def paired_root_ref(listed: ToolResult, title: str) -> str:
     return next(w.ref for w in windows_of(listed) if w.title == title)

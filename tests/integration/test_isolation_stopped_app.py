@@ -19,6 +19,7 @@ import pytest_asyncio
 from computer_helpers import assert_alive, executed, matches_of, paired_root, windows_of
 
 from actui.sandbox import Sandbox
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -62,7 +63,7 @@ async def _timed_write(computer: Computer, root: str, text: str) -> float:
     return took
 
 
-def _accessibility(listed: object, pid: int) -> list[str]:
+def _accessibility(listed: ToolResult, pid: int) -> list[str]:
     return [w.root.accessibility for w in windows_of(listed) if w.pid == pid]
 
 

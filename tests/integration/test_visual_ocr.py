@@ -98,12 +98,12 @@ async def test_visual_observe_adds_picture_only_text_and_a_click_on_it_hits_the_
         found = await computer.call("search_ui", {"stateId": state, "text": "Andrea"})
         picture = [m for m in matches_of(found) if m.role == "label"]
         assert picture, found.text
-        inspected = await computer.call("inspect_ui", {"stateId": state, "ref": picture[0]["ref"]})
+        inspected = await computer.call("inspect_ui", {"stateId": state, "ref": picture[0].ref})
         assert (
             "picture-only" in inspected.text or inspected.details["target"]["rawRole"] == "ocr text"
         )
         act = await computer.call(
-            "act_ui", {"stateId": state, "actions": [{"action": "click", "ref": picture[0]["ref"]}]}
+            "act_ui", {"stateId": state, "actions": [{"action": "click", "ref": picture[0].ref}]}
         )
         assert not act.is_error, act.text
         step = executed(act).steps[0]
