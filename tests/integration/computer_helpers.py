@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from actui.backends.linux.sandbox import Sandbox, tagged_pids
-from actui.results import Execution, VerificationStatus
+from actui.outline.search import Match
+from actui.results import Execution, Found, RootsFound, RootView, VerificationStatus
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 
@@ -29,9 +30,10 @@ async def paired_root(
             found = await computer.call("find_roots", query)
             if pid:
                 assert_alive(pid)
-            for window in found.details.get("windows", []):
-                if window["windowId"] and title in window["windowTitle"]:
-                    return dict(window)
+            listed = found.value.roots if isinstance(found.value, RootsFound) else ()
+            for window in listed:
+                if window.view.root.window_id and title in window.view.title:
+                    return dict(window.to_wire())
             await asyncio.sleep(0.05)
 
 
@@ -39,6 +41,28 @@ def executed(result: ToolResult) -> Execution:
     """An act_ui result's typed execution (its steps, stop, check and root deltas)."""
     assert isinstance(result.value, Execution), result.text
     return result.value
+
+
+def roots_of(result: ToolResult) -> RootsFound:
+    """A find_roots result's typed value (the roots, their total and the notices)."""
+    assert isinstance(result.value, RootsFound), result.text
+    return result.value
+
+
+def windows_of(result: ToolResult) -> tuple[RootView, ...]:
+    """The roots a find_roots result lists, best first, as results name them."""
+    return tuple(found.view for found in roots_of(result).roots)
+
+
+def found_of(result: ToolResult) -> Found:
+    """A search_ui result's typed value (its state and ranked matches)."""
+    assert isinstance(result.value, Found), result.text
+    return result.value
+
+
+def matches_of(result: ToolResult) -> tuple[Match, ...]:
+    """The ranked matches of a search_ui result."""
+    return found_of(result).result.matches
 
 
 def check_of(result: ToolResult) -> VerificationStatus | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import entry_dialog, paired_root
+from computer_helpers import entry_dialog, matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tool_result import ToolResult
@@ -47,7 +47,7 @@ async def _observed(computer: Computer, pid: int, title: str) -> tuple[str, str,
     found = await computer.call(
         "search_ui", {"stateId": seen.details["stateId"], "text": "OK", "role": "button"}
     )
-    return root["windowRef"], seen.details["stateId"], found.details["matches"][0]["ref"]
+    return root["windowRef"], seen.details["stateId"], matches_of(found)[0].ref
 
 
 async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(
@@ -66,7 +66,7 @@ async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(
     log = acted.details["exit"]["log"]
     assert log and _is_file(log)  # the app's output was kept, and said where
     after = await computer.call("find_roots", {})
-    assert not after.is_error and all(w["pid"] != app.pid for w in after.details["windows"])
+    assert not after.is_error and all(w.pid != app.pid for w in windows_of(after))
 
 
 async def test_a_crash_during_a_transaction_ends_it_as_app_exited(
@@ -123,13 +123,13 @@ async def test_a_stopped_app_is_listed_as_not_answering_and_still_seen(
     app.send_signal(signal.SIGSTOP)
     try:
         listed = await computer.call("find_roots", {"pid": app.pid})
-        (window,) = listed.details["windows"]
-        assert window["accessibility"] == "not_answering", listed.text
-        assert window["windowRef"] == root["windowRef"] and "not answering" in listed.text
+        (window,) = windows_of(listed)
+        assert window.root.accessibility == "not_answering", listed.text
+        assert window.ref == root["windowRef"] and "not answering" in listed.text
         fresh = Computer(env=module_sandbox.env)  # a session that never read the app
         try:
             first = await fresh.call("find_roots", {"pid": app.pid})
-            assert [w["accessibility"] for w in first.details["windows"]] == ["not_answering"]
+            assert [w.root.accessibility for w in windows_of(first)] == ["not_answering"]
         finally:
             await fresh.close()
         seen = await _visual(computer, root["windowRef"])
@@ -139,5 +139,5 @@ async def test_a_stopped_app_is_listed_as_not_answering_and_still_seen(
     finally:
         app.send_signal(signal.SIGCONT)
     again = await computer.call("find_roots", {"pid": app.pid})
-    assert [w["accessibility"] for w in again.details["windows"]] == ["full"], again.text
+    assert [w.root.accessibility for w in windows_of(again)] == ["full"], again.text
     assert app.returncode is None

@@ -10,6 +10,7 @@ import time
 
 import pytest
 from atspi_helpers import launch_app, root_of, snap
+from computer_helpers import matches_of, roots_of, windows_of
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S
@@ -77,7 +78,7 @@ async def test_the_accessibility_bus_going_away_is_said_and_the_session_keeps_se
     computer = Computer(env=sandbox.env)
     try:
         listed = await computer.call("find_roots", {"pid": dialog.pid})
-        window = listed.details["windows"][0]["windowRef"]
+        window = windows_of(listed)[0].ref
         observed = await computer.call("observe_ui", {"root": window})
         state = observed.details["stateId"]
         token = sandbox.env["ACTUI_SANDBOX_ID"]
@@ -91,10 +92,10 @@ async def test_the_accessibility_bus_going_away_is_said_and_the_session_keeps_se
         # listed again once the bus is back, or an error while it is not: either says why
         roots = await computer.call("find_roots", {})
         assert "accessibility bus went away" in roots.text, roots.text
-        assert roots.is_error or roots.details["notices"], roots.text
+        assert roots.is_error or roots_of(roots).notices, roots.text
         # what was already observed is still there to search and inspect
         found = await computer.call("search_ui", {"stateId": state, "role": "textbox"})
-        assert not found.is_error and found.details["matches"], found.text
+        assert not found.is_error and matches_of(found), found.text
     finally:
         await computer.close()
 

@@ -21,7 +21,7 @@ from urllib.parse import parse_qs
 
 import pytest
 import pytest_asyncio
-from computer_helpers import process_alive
+from computer_helpers import executed, matches_of, process_alive, roots_of, windows_of
 
 from actui.tools import Computer
 
@@ -114,20 +114,20 @@ async def test_an_attached_browser_is_driven_and_left_running(
     try:
         for _ in range(150):  # the page may still be loading its title
             roots = await computer.call("find_roots", {"text": "Sign up"})
-            if roots.details["windows"]:
+            if not roots.is_error and windows_of(roots):
                 break
             await asyncio.sleep(0.2)
-        assert roots.details["windows"], roots.text
-        page = roots.details["windows"][0]
-        assert page["kind"] == "browser_page"
-        state = await computer.call("observe_ui", {"root": page["windowRef"]})
+        assert windows_of(roots), roots.text
+        page = windows_of(roots)[0]
+        assert page.kind == "browser_page"
+        state = await computer.call("observe_ui", {"root": page.ref})
         assert not state.is_error, state.text
         sid = state.details["stateId"]
 
         async def ref(text: str, role: str) -> str:
             found = await computer.call("search_ui", {"stateId": sid, "text": text, "role": role})
-            assert found.details["matches"], found.text
-            return str(found.details["matches"][0]["ref"])
+            assert matches_of(found), found.text
+            return str(matches_of(found)[0].ref)
 
         name, city = await ref("Name", "textbox"), await ref("City", "textbox")
         send = await ref("Send", "button")
@@ -143,7 +143,7 @@ async def test_an_attached_browser_is_driven_and_left_running(
                 "expect": {"text": "Received"},
             },
         )
-        assert act.details["outcome"] == "worked", act.text
+        assert executed(act).outcome == "worked", act.text
         assert collector.received == [{"name": ["Ada Lovelace"], "city": ["London"]}]
     finally:
         await computer.close()
@@ -161,4 +161,4 @@ async def test_a_browser_that_is_not_there_is_a_notice_not_a_failure() -> None:
     finally:
         await computer.close()
     assert not roots.is_error
-    assert any("9" in n and "ACTUI_CDP_PORT" in n for n in roots.details["notices"]), roots.text
+    assert any("9" in n and "ACTUI_CDP_PORT" in n for n in roots_of(roots).notices), roots.text

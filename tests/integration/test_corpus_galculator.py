@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, paired_root, process_alive
+from computer_helpers import executed, matches_of, paired_root, process_alive, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
@@ -42,9 +42,9 @@ async def _key(calc: Calc, state: str, label: str) -> str:
     found = await calc.computer.call(
         "search_ui", {"stateId": state, "text": label, "role": "toggle"}
     )
-    exact = [m for m in found.details["matches"] if m["label"] == label]
+    exact = [m for m in matches_of(found) if m.label == label]
     assert len(exact) == 1, (label, found.text)
-    return str(exact[0]["ref"])
+    return exact[0].ref
 
 
 async def _display(calc: Calc) -> str:
@@ -54,10 +54,10 @@ async def _display(calc: Calc) -> str:
     state = seen.details["stateId"]
     found = await calc.computer.call("search_ui", {"stateId": state, "role": "textbox"})
     shown = []
-    for match in found.details["matches"]:
-        if "Formula" in match["label"]:
+    for match in matches_of(found):
+        if "Formula" in match.label:
             continue  # the formula entry of the other mode, not the display
-        text = await calc.computer.call("read_text", {"stateId": state, "ref": match["ref"]})
+        text = await calc.computer.call("read_text", {"stateId": state, "ref": match.ref})
         assert not text.is_error, text.text
         shown.append(text.details["text"].strip())
     assert shown, found.text
@@ -78,4 +78,4 @@ async def test_twelve_times_three_is_thirty_six_on_the_display(calc: Calc) -> No
     assert await _display(calc) == "36"
     assert process_alive(calc.app.pid)
     again = await calc.computer.call("find_roots", {"pid": calc.app.pid})
-    assert not again.is_error and again.details["windows"], again.text
+    assert not again.is_error and windows_of(again), again.text

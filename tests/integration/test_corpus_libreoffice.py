@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive, call_alive
+from computer_helpers import assert_alive, call_alive, found_of, matches_of, windows_of
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.address import Address
@@ -92,8 +92,8 @@ async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(ca
     sheet = await call_alive(
         calc.computer, calc.pid, "search_ui", {"stateId": state, "role": "table"}
     )
-    assert sheet.details["matches"], observed.text
-    ref = sheet.details["matches"][0]["ref"]
+    assert matches_of(sheet), observed.text
+    ref = matches_of(sheet)[0].ref
     (window,) = [w for w in observed.details["windows"] if w["ref"] == ref]
     assert (window["rows"], window["columns"]) == (1_048_576, 16_384), window
     assert window["shown"]["range"].startswith("A1:"), window
@@ -101,13 +101,13 @@ async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(ca
     cell = await call_alive(
         calc.computer, calc.pid, "search_ui", {"stateId": state, "text": "A1", "role": "cell"}
     )
-    assert cell.details["matches"][0]["label"] == "A1", cell.text
+    assert matches_of(cell)[0].label == "A1", cell.text
     again = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
     assert again.details["nodeCount"] == observed.details["nodeCount"]
     assert _rss_mb(calc.pid) - before < GROWTH_MB
     assert_alive(calc.pid)
     roots = await call_alive(calc.computer, calc.pid, "find_roots", {"pid": calc.pid})
-    assert roots.details["windows"], "Calc still answers for its window"
+    assert windows_of(roots), "Calc still answers for its window"
 
 
 async def test_search_ui_finds_an_item_of_a_closed_menu_by_reading_it_on_demand(
@@ -121,11 +121,12 @@ async def test_search_ui_finds_an_item_of_a_closed_menu_by_reading_it_on_demand(
     found = await call_alive(
         calc.computer, calc.pid, "search_ui", {"stateId": state, "text": "Cells..."}
     )
-    exact = [m for m in found.details["matches"] if m["matchReason"] == "exact"]
-    assert exact and exact[0]["role"] == "menuitem", found.text
-    assert "Format" in exact[0]["path"], exact[0]
-    assert found.details["baseStateId"] == state and found.details["stateId"] != state
-    (hidden,) = [each for each in found.details["unread"] if "hiddenRead" in each]
+    exact = [m for m in matches_of(found) if m.reason == "exact"]
+    assert exact and exact[0].role == "menuitem", found.text
+    assert "Format" in exact[0].path, exact[0]
+    searched = found_of(found)
+    assert searched.base_state_id == state and searched.state_id != state
+    (hidden,) = [each for each in searched.unread if "hiddenRead" in each]
     assert hidden["hiddenRead"] >= 1 and hidden["hiddenNotRead"], hidden
     assert "search_ui again on stateId" in found.text, found.text
     stored = calc.computer.state(state).outline
@@ -133,7 +134,7 @@ async def test_search_ui_finds_an_item_of_a_closed_menu_by_reading_it_on_demand(
     assert _rss_mb(calc.pid) - before < GROWTH_MB
     assert_alive(calc.pid)
     roots = await call_alive(calc.computer, calc.pid, "find_roots", {"pid": calc.pid})
-    assert roots.details["windows"], "Calc still answers for its window"
+    assert windows_of(roots), "Calc still answers for its window"
 
 
 def _cells(node: RawNode) -> list[RawNode]:
@@ -197,7 +198,7 @@ async def test_entering_three_numbers_and_their_sum_is_saved_and_reads_back(calc
         found = await call_alive(
             calc.computer, calc.pid, "search_ui", {"stateId": state, "text": name, "role": "cell"}
         )
-        cells += [m["ref"] for m in found.details["matches"] if m["label"] == name]
+        cells += [m.ref for m in matches_of(found) if m.label == name]
     assert len(cells) == 4, cells
     entries = zip(cells, ("3", "4", "5", "=SUM(A1:A3)"), strict=True)
     entered = await call_alive(
@@ -226,4 +227,4 @@ async def test_entering_three_numbers_and_their_sum_is_saved_and_reads_back(calc
     assert _rss_mb(calc.pid) - before < GROWTH_MB
     assert_alive(calc.pid)
     roots = await call_alive(calc.computer, calc.pid, "find_roots", {"pid": calc.pid})
-    assert roots.details["windows"], "Calc still answers for its window"
+    assert windows_of(roots), "Calc still answers for its window"

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive, call_alive, executed, paired_root
+from computer_helpers import assert_alive, call_alive, executed, matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
@@ -55,8 +55,8 @@ async def _document(computer: Computer, pid: int, state: str) -> str:
     fields of featherpad's hidden panels are textboxes too)."""
     found = await call_alive(computer, pid, "search_ui", {"stateId": state, "role": "textbox"})
     documents = []
-    for match in found.details["matches"]:
-        ref = match["ref"]
+    for match in matches_of(found):
+        ref = match.ref
         inspected = await call_alive(computer, pid, "inspect_ui", {"stateId": state, "ref": ref})
         if "multi_line" in inspected.details["target"]["states"]:
             documents.append(ref)
@@ -104,5 +104,5 @@ async def test_typed_non_ascii_lines_saved_with_ctrl_s_are_the_file_bytes(editor
     assert editor.path.read_bytes() == (TEXT + "\n").encode(), editor.path.read_bytes()
 
     roots = await call_alive(computer, pid, "find_roots", {"pid": pid})
-    titles = [w["windowTitle"] for w in roots.details["windows"]]
+    titles = [w.title for w in windows_of(roots)]
     assert any("notes.txt" in title for title in titles), titles

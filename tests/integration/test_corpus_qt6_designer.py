@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import call_alive, executed, paired_root
+from computer_helpers import call_alive, executed, matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution
@@ -46,8 +46,8 @@ class Designer:
 
     async def ref(self, state: str, text: str, role: str) -> str:
         found = await self.call("search_ui", {"stateId": state, "text": text, "role": role})
-        exact = [m["ref"] for m in found.details["matches"] if m.get("name") == text]
-        refs = exact or [m["ref"] for m in found.details["matches"]]
+        exact = [m.ref for m in matches_of(found) if m.label == text]
+        refs = exact or [m.ref for m in matches_of(found)]
         assert refs, found.text
         return refs[0]
 
@@ -71,7 +71,7 @@ async def test_a_form_created_from_the_new_form_dialog_is_saved_as_its_ui_file(
 ) -> None:
     state = await designer.observe("New Form")
     roots = await designer.call("find_roots", {"pid": designer.pid})
-    assert all(w["toolkit"].startswith("Qt 6") for w in roots.details["windows"]), roots.text
+    assert all(w.root.toolkit.startswith("Qt 6") for w in windows_of(roots)), roots.text
     template = await designer.ref(state, "Dialog with Buttons Bottom", "cell")
     inspected = await designer.call("inspect_ui", {"stateId": state, "ref": template})
     assert "selected" in inspected.details["target"]["states"]  # the default template
@@ -107,5 +107,5 @@ async def test_a_form_created_from_the_new_form_dialog_is_saved_as_its_ui_file(
     assert [w.get("class") for w in form.iter("widget")][1:] == ["QDialogButtonBox"]
 
     roots = await designer.call("find_roots", {"pid": designer.pid})
-    titles = [w["windowTitle"] for w in roots.details["windows"]]
+    titles = [w.title for w in windows_of(roots)]
     assert "Save Form As" not in titles and any("Qt Designer" in t for t in titles), titles

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, paired_root
+from computer_helpers import executed, matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution, StepTrace
@@ -62,8 +62,8 @@ class Thunar:
 
     async def ref(self, state: str, **query: str) -> str:
         found = await self.call("search_ui", {"stateId": state, **query})
-        exact = [m for m in found.details["matches"] if m["label"] == query.get("text")]
-        return str((exact or found.details["matches"])[0]["ref"])
+        exact = [m for m in matches_of(found) if m.label == query.get("text")]
+        return (exact or matches_of(found))[0].ref
 
     async def target(self, state: str, ref: str) -> dict[str, Any]:
         inspected = await self.call("inspect_ui", {"stateId": state, "ref": ref})
@@ -72,7 +72,7 @@ class Thunar:
     async def windows(self) -> list[str]:
         """The titles of every window on the desktop (a launched viewer would show here)."""
         listed = await self.call("find_roots", {})
-        return [w["windowTitle"] for w in listed.details["windows"]]
+        return [w.title for w in windows_of(listed)]
 
     async def view(self, item: str) -> str:
         """Switch the folder view from the View menu (semantic presses); the new state."""
@@ -186,7 +186,7 @@ async def test_a_click_on_an_icon_selects_it_and_opens_nothing(thunar: Thunar) -
     await thunar.view("Icon View")
     state = await thunar.observe(mode="visual")
     found = await thunar.call("search_ui", {"stateId": state, "text": "report.md"})
-    labels = [m["ref"] for m in found.details["matches"] if m["label"] == "report.md"]
+    labels = [m.ref for m in matches_of(found) if m.label == "report.md"]
     assert len(labels) == 1, found.details
     (label,) = labels
     assert (await thunar.target(state, label))["pictureOnly"] is True

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, process_alive
+from computer_helpers import executed, matches_of, process_alive, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
+from actui.results import RootView
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -59,30 +60,30 @@ async def desk(module_sandbox: Sandbox) -> AsyncIterator[Desk]:
     await computer.close()
 
 
-async def _root(desk: Desk) -> dict[str, object]:
+async def _root(desk: Desk) -> RootView:
     found = await desk.computer.call("find_roots", {"pid": desk.app.pid})
     assert not found.is_error, found.text
-    (window,) = found.details["windows"]
-    return dict(window)
+    (window,) = windows_of(found)
+    return window
 
 
 async def test_find_roots_lists_the_window_with_no_accessibility(desk: Desk) -> None:
     found = await desk.computer.call("find_roots", {})
     assert not found.is_error, found.text
-    mine = [w for w in found.details["windows"] if w["pid"] == desk.app.pid]
+    mine = [w for w in windows_of(found) if w.pid == desk.app.pid]
     assert len(mine) == 1, found.text
     window = mine[0]
-    assert window["accessibility"] == "none"
-    assert window["kind"] == "window" and window["windowTitle"] == "xmessage"
-    assert window["app"] == "xmessage" and window["windowId"]
-    line = next(line for line in found.text.splitlines() if line.startswith(window["windowRef"]))
+    assert window.root.accessibility == "none"
+    assert window.kind == "window" and window.title == "xmessage"
+    assert window.app == "xmessage" and window.root.window_id
+    line = next(line for line in found.text.splitlines() if line.startswith(window.ref))
     assert f"pid={desk.app.pid}" in line and "accessibility: none" in line
     assert process_alive(desk.app.pid)
 
 
 async def test_a_semantic_observation_says_to_use_visual_mode(desk: Desk) -> None:
     window = await _root(desk)
-    seen = await desk.computer.call("observe_ui", {"root": window["windowRef"], "mode": "semantic"})
+    seen = await desk.computer.call("observe_ui", {"root": window.ref, "mode": "semantic"})
     assert not seen.is_error, seen.text
     assert "accessibility: none" in seen.text and "'visual'" in seen.text
     assert seen.details["accessibility"] == "none" and not seen.images
@@ -95,8 +96,8 @@ async def test_headless_sessions_see_it_but_never_send_it_input(
     headless = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
         found = await headless.call("find_roots", {"pid": desk.app.pid})
-        (window,) = found.details["windows"]
-        seen = await headless.call("observe_ui", {"root": window["windowRef"], "mode": "visual"})
+        (window,) = windows_of(found)
+        seen = await headless.call("observe_ui", {"root": window.ref, "mode": "visual"})
         assert seen.images and not seen.is_error, seen.text
         w, h = seen.details["capture"]["width"], seen.details["capture"]["height"]
         acted = await headless.call(
@@ -116,15 +117,15 @@ async def test_headless_sessions_see_it_but_never_send_it_input(
 
 async def test_ocr_reads_the_message_and_a_click_on_yes_presses_it(desk: Desk) -> None:
     window = await _root(desk)
-    seen = await desk.computer.call("observe_ui", {"root": window["windowRef"], "mode": "visual"})
+    seen = await desk.computer.call("observe_ui", {"root": window.ref, "mode": "visual"})
     assert not seen.is_error, seen.text
     assert seen.images, "a visual observation carries its screenshot"
     assert "Deploy the release?" in seen.text, seen.text
     assert process_alive(desk.app.pid)
     state = seen.details["stateId"]
     found = await desk.computer.call("search_ui", {"stateId": state, "text": "Yes"})
-    yes = next(m for m in found.details["matches"] if m["label"].strip() == "Yes")
-    inspected = await desk.computer.call("inspect_ui", {"stateId": state, "ref": yes["ref"]})
+    yes = next(m for m in matches_of(found) if m.label.strip() == "Yes")
+    inspected = await desk.computer.call("inspect_ui", {"stateId": state, "ref": yes.ref})
     rect = inspected.details["target"]["rect"]
     x, y = rect["x"] + rect["w"] // 2, rect["y"] + rect["h"] // 2
     acted = await desk.computer.call(
@@ -147,11 +148,9 @@ async def test_keys_typed_into_xterm_run_in_its_shell_and_are_read_back_by_ocr(
     await module_sandbox.wait_for_app(term.pid, x11=True)
     try:
         found = await desk.computer.call("find_roots", {"pid": term.pid})
-        (window,) = found.details["windows"]
-        assert window["accessibility"] == "none", found.text
-        seen = await desk.computer.call(
-            "observe_ui", {"root": window["windowRef"], "mode": "visual"}
-        )
+        (window,) = windows_of(found)
+        assert window.root.accessibility == "none", found.text
+        seen = await desk.computer.call("observe_ui", {"root": window.ref, "mode": "visual"})
         assert not seen.is_error, seen.text
         acted = await desk.computer.call(
             "act_ui",
@@ -169,9 +168,7 @@ async def test_keys_typed_into_xterm_run_in_its_shell_and_are_read_back_by_ocr(
                 break
             await asyncio.sleep(0.1)
         assert (await asyncio.to_thread(out.read_text)) == "Ωmega deployed\n"
-        again = await desk.computer.call(
-            "observe_ui", {"root": window["windowRef"], "mode": "visual"}
-        )
+        again = await desk.computer.call("observe_ui", {"root": window.ref, "mode": "visual"})
         assert "deployed" in again.text, again.text  # the command line, read off the screen
         assert process_alive(term.pid)
     finally:
@@ -187,7 +184,7 @@ async def test_a_window_an_accessible_app_never_exposes_is_listed_after_a_grace(
         kinds: dict[str, str] = {}
         for _ in range(100):  # the bare window waits out the grace (1.5 s) unpaired
             listed = await desk.computer.call("find_roots", {"pid": app.pid})
-            kinds = {w["windowTitle"]: w["accessibility"] for w in listed.details["windows"]}
+            kinds = {w.title: w.root.accessibility for w in windows_of(listed)}
             if "Raw canvas" in kinds:
                 break
             await asyncio.sleep(0.1)

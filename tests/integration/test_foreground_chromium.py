@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from computer_helpers import executed, paired_root
+from computer_helpers import executed, matches_of, paired_root
 
 from actui.backends.cdp.launch import command_line, find_executable
 from actui.backends.linux.sandbox import Sandbox
@@ -47,7 +47,7 @@ async def test_typing_into_a_web_field_escalates_to_the_foreground_and_lands(
         found = await computer.call(
             "search_ui", {"stateId": state, "text": "Query", "role": "textbox"}
         )
-        field = found.details["matches"][0]["ref"]
+        field = matches_of(found)[0].ref
         acted = await computer.call(
             "act_ui",
             {
@@ -67,7 +67,7 @@ async def test_typing_into_a_web_field_escalates_to_the_foreground_and_lands(
             "search_ui", {"stateId": successor, "text": "Query", "role": "textbox"}
         )
         read = await computer.call(
-            "read_text", {"stateId": successor, "ref": again.details["matches"][0]["ref"]}
+            "read_text", {"stateId": successor, "ref": matches_of(again)[0].ref}
         )
         assert read.details["text"] == "hello web", read.text
     finally:

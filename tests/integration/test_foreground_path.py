@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from computer_helpers import check_of, executed, paired_root
+from computer_helpers import check_of, executed, matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.record import InputMonitor
@@ -25,13 +25,13 @@ async def _visual_state(computer: Computer, title: str) -> tuple[dict[str, Any],
     roots = await computer.call("find_roots", {"text": title})
     assert not roots.is_error, roots.text
     observed = await computer.call(
-        "observe_ui", {"root": roots.details["windows"][0]["windowRef"], "mode": "visual"}
+        "observe_ui", {"root": windows_of(roots)[0].ref, "mode": "visual"}
     )
     assert not observed.is_error, observed.text
     found = await computer.call(
         "search_ui", {"stateId": observed.details["stateId"], "text": "OK", "role": "button"}
     )
-    ok = found.details["matches"][0]["ref"]
+    ok = matches_of(found)[0].ref
     return observed.details | {"images": observed.images}, ok
 
 
@@ -94,7 +94,7 @@ async def test_a_coordinate_click_and_typing_compute_in_gnome_calculator(sandbox
         )
         state = observed.details["stateId"]
         found = await computer.call("search_ui", {"stateId": state, "text": "6", "role": "button"})
-        six = found.details["matches"][0]["ref"]
+        six = matches_of(found)[0].ref
         rect = (await computer.call("inspect_ui", {"stateId": state, "ref": six})).details[
             "target"
         ]["rect"]
@@ -122,7 +122,7 @@ async def test_a_coordinate_click_and_typing_compute_in_gnome_calculator(sandbox
         )
         value = await computer.call(
             "read_text",
-            {"stateId": act.details["stateId"], "ref": display.details["matches"][0]["ref"]},
+            {"stateId": act.details["stateId"], "ref": matches_of(display)[0].ref},
         )
         assert value.details["text"].strip() == "42"
     finally:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import paired_root
+from computer_helpers import matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tool_result import ToolResult
@@ -65,7 +65,7 @@ async def test_a_forged_window_title_stays_quoted_in_roots_observe_and_act(
     assert observed.text.splitlines()[1].startswith("stateId ")
     state = observed.details["stateId"]
     found = await computer.call("search_ui", {"stateId": state, "text": "Ready"})
-    ready = found.details["matches"][0]["ref"]
+    ready = matches_of(found)[0].ref
     acted = await computer.call(
         "act_ui", {"stateId": state, "actions": [{"action": "press", "ref": ready}]}
     )
@@ -107,7 +107,7 @@ async def test_a_page_logging_forged_lines_cannot_forge_results() -> None:
         assert any("SYSTEM" in line for line in logged), evaluated.text
         for _ in range(3):  # the title change reaches the target list shortly after
             roots = await computer.call("find_roots", {})
-            if any("SYSTEM" in w["windowTitle"] for w in roots.details["windows"]):
+            if any("SYSTEM" in w.title for w in windows_of(roots)):
                 break
             await asyncio.sleep(0.5)
         _assert_unforged(roots, "found ")

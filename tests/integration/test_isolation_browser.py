@@ -14,9 +14,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive, paired_root
+from computer_helpers import assert_alive, paired_root, roots_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -43,7 +44,7 @@ async def test_a_killed_browser_drops_its_pages_and_the_desktop_is_still_listed(
     launched = await computer.call("launch_browser", {"url": "data:text/html,<p>hello</p>"})
     assert not launched.is_error, launched.text
     before = await computer.call("find_roots", {})
-    page = next(w for w in before.details["windows"] if w["kind"] == "browser_page")
+    page = next(w for w in windows_of(before) if w.kind == "browser_page")
     process = computer.backends.browser.browser_process
     assert process is not None
     os.kill(process.process.pid, signal.SIGKILL)
@@ -51,14 +52,14 @@ async def test_a_killed_browser_drops_its_pages_and_the_desktop_is_still_listed(
 
     after = await computer.call("find_roots", {})
     assert not after.is_error, after.text
-    kinds = {w["windowTitle"]: w["kind"] for w in after.details["windows"]}
+    kinds = {w.title: w.kind for w in windows_of(after)}
     assert kinds.get("Beside") == "dialog", after.text
     assert "browser_page" not in kinds.values(), after.text
-    (notice,) = [n for n in after.details["notices"] if "browser" in n]
+    (notice,) = [n for n in roots_of(after).notices if "browser" in n]
     assert "SIGKILL" in notice and "launch_browser" in notice, notice
     assert sum("SIGKILL" in line for line in after.text.splitlines()) == 1, after.text
 
-    seen = await computer.call("observe_ui", {"root": page["windowRef"]})
+    seen = await computer.call("observe_ui", {"root": page.ref})
     assert seen.is_error and seen.details["error"]["code"] == "target_gone", seen.text
     assert "SIGKILL" in seen.text and "internal" not in seen.text, seen.text
     state = launched.details["stateId"]
@@ -71,9 +72,9 @@ async def test_a_killed_browser_drops_its_pages_and_the_desktop_is_still_listed(
     again = await computer.call("launch_browser", {"url": "data:text/html,<p>again</p>"})
     assert not again.is_error, again.text
     listed = await computer.call("find_roots", {})
-    kinds = {w["windowTitle"]: w["kind"] for w in listed.details["windows"]}
+    kinds = {w.title: w.kind for w in windows_of(listed)}
     assert "browser_page" in kinds.values() and kinds.get("Beside") == "dialog", listed.text
-    assert not [n for n in listed.details["notices"] if "SIGKILL" in n], listed.text
+    assert not [n for n in roots_of(listed).notices if "SIGKILL" in n], listed.text
     assert_alive(app.pid)
     seen = await computer.call("observe_ui", {"root": paired_root_ref(listed, "Beside")})
     assert not seen.is_error, seen.text
@@ -91,20 +92,19 @@ async def test_a_stopped_browser_leaves_its_pages_out_with_a_notice(
     try:
         listed = await computer.call("find_roots", {})
         assert not listed.is_error, listed.text
-        kinds = {w["windowTitle"]: w["kind"] for w in listed.details["windows"]}
+        kinds = {w.title: w.kind for w in windows_of(listed)}
         assert kinds == {"Beside": "dialog"}, listed.text
-        (notice,) = [n for n in listed.details["notices"] if "not listed" in n]
+        (notice,) = [n for n in roots_of(listed).notices if "not listed" in n]
         assert "browser" in notice and "note: " in listed.text, listed.text
     finally:
         os.kill(process.process.pid, signal.SIGCONT)
     again = await computer.call("find_roots", {})
-    kinds = {w["windowTitle"]: w["kind"] for w in again.details["windows"]}
+    kinds = {w.title: w.kind for w in windows_of(again)}
     assert "browser_page" in kinds.values() and kinds.get("Beside") == "dialog", again.text
-    assert not again.details["notices"], again.text
+    assert not roots_of(again).notices, again.text
     assert process.alive
     assert_alive(app.pid)
 
 
-def paired_root_ref(listed: object, title: str) -> str:
-    windows = listed.details["windows"]  # type: ignore[attr-defined]
-    return str(next(w["windowRef"] for w in windows if w["windowTitle"] == title))
+def paired_root_ref(listed: ToolResult, title: str) -> str:
+    return next(w.ref for w in windows_of(listed) if w.title == title)

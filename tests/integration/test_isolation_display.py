@@ -14,7 +14,7 @@ import signal
 import time
 from typing import Any
 
-from computer_helpers import assert_alive, desktop_pids, entry_dialog, paired_root
+from computer_helpers import assert_alive, desktop_pids, entry_dialog, matches_of, paired_root
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
@@ -32,7 +32,7 @@ async def _dialog(sandbox: Sandbox) -> tuple[asyncio.subprocess.Process, Compute
     return (
         app,
         computer,
-        {"root": root, "state": state, "field": found.details["matches"][0]["ref"]},
+        {"root": root, "state": state, "field": matches_of(found)[0].ref},
     )
 
 

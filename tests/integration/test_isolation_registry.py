@@ -18,7 +18,16 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive, desktop_pids, entry_dialog, kill_and_wait, paired_root
+from computer_helpers import (
+    assert_alive,
+    desktop_pids,
+    entry_dialog,
+    executed,
+    kill_and_wait,
+    matches_of,
+    paired_root,
+    windows_of,
+)
 from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
@@ -44,7 +53,7 @@ async def _observed_field(computer: Computer, root: str) -> tuple[str, str]:
     assert not seen.is_error, seen.text
     state = seen.details["stateId"]
     found = await computer.call("search_ui", {"stateId": state, "role": "text"})
-    return state, found.details["matches"][0]["ref"]
+    return state, matches_of(found)[0].ref
 
 
 def _registry_pids(sandbox: Sandbox) -> list[int]:
@@ -66,8 +75,8 @@ async def test_a_restarted_registry_is_reattached_and_its_apps_relisted(
     # at once: the new registry may not have heard from the app yet, actui has
     listed = await computer.call("find_roots", {"pid": before.pid})
     assert not listed.is_error, listed.text
-    windows = listed.details["windows"]
-    assert [(w["kind"], w["accessibility"]) for w in windows] == [("dialog", "full")], listed.text
+    windows = windows_of(listed)
+    assert [(w.kind, w.root.accessibility) for w in windows] == [("dialog", "full")], listed.text
     assert "gone" not in listed.text, listed.text
     acted = await computer.call(
         "act_ui",
@@ -77,16 +86,16 @@ async def test_a_restarted_registry_is_reattached_and_its_apps_relisted(
             "expect": {"ref": field, "value": "kept"},
         },
     )
-    assert not acted.is_error and acted.details["outcome"] == "worked", acted.text
-    (step,) = acted.details["execution"]["steps"]
-    assert (step["delivery"], step["deliveryPolicy"]) == ("ax", "background"), step
+    assert not acted.is_error and executed(acted).outcome == "worked", acted.text
+    (step,) = executed(acted).steps
+    assert (step.delivery, step.policy) == ("ax", "background"), step
     assert _registry_pids(module_sandbox), "the bus started a registry again"
 
     await asyncio.sleep(1.0)  # GTK 3 has registered again by now; Qt 5 never does
     listed = await computer.call("find_roots", {"pid": qt.pid})
-    assert [w["accessibility"] for w in listed.details["windows"]] == ["full"], listed.text
+    assert [w.root.accessibility for w in windows_of(listed)] == ["full"], listed.text
     assert "not (yet) registered" in listed.text, listed.text
-    qt_seen = await computer.call("observe_ui", {"root": listed.details["windows"][0]["windowRef"]})
+    qt_seen = await computer.call("observe_ui", {"root": windows_of(listed)[0].ref})
     assert not qt_seen.is_error and 'menuitem "File"' in qt_seen.text, qt_seen.text
 
     after = await entry_dialog(module_sandbox, "After restart")
@@ -111,7 +120,7 @@ async def test_a_restarted_registry_is_reattached_and_its_apps_relisted(
     found = await computer.call(
         "search_ui", {"stateId": observed.details["stateId"], "text": "kept"}
     )
-    assert found.details["matches"], found.text
+    assert matches_of(found), found.text
     for app in (before, qt, after):
         assert_alive(app.pid)
 
@@ -174,9 +183,9 @@ async def test_a_registry_killed_during_a_listing_leaves_the_known_apps_listed(
     await kill_and_wait(registry)  # the bus answers the waiting call: no reply will come
     listed = await asyncio.wait_for(listing, 10)
     assert not listed.is_error, listed.text
-    assert [w["accessibility"] for w in listed.details["windows"]] == ["full"], listed.text
+    assert [w.root.accessibility for w in windows_of(listed)] == ["full"], listed.text
     assert "registry (org.a11y.atspi.Registry) is not running" in listed.text, listed.text
     assert "gone" not in listed.text, listed.text
     again = await computer.call("find_roots", {"pid": app.pid})  # the bus starts it again
-    assert [w["accessibility"] for w in again.details["windows"]] == ["full"], again.text
+    assert [w.root.accessibility for w in windows_of(again)] == ["full"], again.text
     assert_alive(app.pid)

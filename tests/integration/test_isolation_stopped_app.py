@@ -16,9 +16,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive, paired_root
+from computer_helpers import assert_alive, executed, matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -47,7 +48,7 @@ async def _timed_write(computer: Computer, root: str, text: str) -> float:
     seen = await computer.call("observe_ui", {"root": root})
     assert not seen.is_error, seen.text
     found = await computer.call("search_ui", {"stateId": seen.details["stateId"], "role": "text"})
-    field = found.details["matches"][0]["ref"]
+    field = matches_of(found)[0].ref
     started = time.monotonic()
     acted = await computer.call(
         "act_ui",
@@ -58,13 +59,12 @@ async def _timed_write(computer: Computer, root: str, text: str) -> float:
         },
     )
     took = time.monotonic() - started
-    assert not acted.is_error and acted.details["outcome"] == "worked", acted.text
+    assert not acted.is_error and executed(acted).outcome == "worked", acted.text
     return took
 
 
-def _accessibility(listed: object, pid: int) -> list[str]:
-    windows = listed.details["windows"]  # type: ignore[attr-defined]
-    return [w["accessibility"] for w in windows if w["pid"] == pid]
+def _accessibility(listed: ToolResult, pid: int) -> list[str]:
+    return [w.root.accessibility for w in windows_of(listed) if w.pid == pid]
 
 
 async def test_acting_on_one_app_while_another_is_stopped_takes_the_usual_time(

@@ -9,7 +9,7 @@ import signal
 import time
 
 from atspi_helpers import launch_app
-from computer_helpers import desktop_pids
+from computer_helpers import desktop_pids, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
@@ -20,7 +20,7 @@ async def test_a_wait_is_woken_when_the_accessibility_bus_dies(sandbox: Sandbox)
     computer = Computer(env=sandbox.env)
     try:
         listed = await computer.call("find_roots", {"pid": dialog.pid})
-        window = listed.details["windows"][0]["windowRef"]
+        window = windows_of(listed)[0].ref
         observed = await computer.call("observe_ui", {"root": window})
         assert not observed.is_error, observed.text
         state = observed.details["stateId"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, paired_root
+from computer_helpers import executed, matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution, StepTrace
@@ -43,7 +43,7 @@ class SaveAs:
 async def _refs(computer: Computer, state: str, **query: str) -> list[str]:
     found = await computer.call("search_ui", {"stateId": state, **query})
     assert not found.is_error, found.text
-    return [match["ref"] for match in found.details["matches"]]
+    return [match.ref for match in matches_of(found)]
 
 
 async def _shown(computer: Computer, state: str, refs: list[str]) -> str:
@@ -104,7 +104,7 @@ async def _saved(computer: Computer, path: Path, text: str) -> None:
         await asyncio.sleep(0.05)
     assert _content(path) == text
     roots = await computer.call("find_roots")
-    titles = [window["windowTitle"] for window in roots.details["windows"]]
+    titles = [window.title for window in windows_of(roots)]
     assert "Save As" not in titles and any(path.name in title for title in titles), titles
 
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import check_of, paired_root
+from computer_helpers import check_of, matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tool_result import ToolResult
@@ -34,8 +34,8 @@ class Login:
 
 async def _ref(computer: Computer, state: str, **query: str) -> str:
     found = await computer.call("search_ui", {"stateId": state, **query})
-    assert found.details["matches"], (query, found.text)
-    return str(found.details["matches"][0]["ref"])
+    assert matches_of(found), (query, found.text)
+    return str(matches_of(found)[0].ref)
 
 
 def _shown(result: ToolResult) -> str:
@@ -107,7 +107,7 @@ async def test_a_secret_written_once_arrives_once_and_is_echoed_nowhere(login: L
     assert SECRET not in _shown(acted)
     state = acted.details["stateId"]
     alive = await computer.call("find_roots", {"pid": login.process.pid})
-    assert alive.details["windows"], "the dialog must survive the writes"
+    assert windows_of(alive), "the dialog must survive the writes"
 
     pressed = await computer.call(
         "act_ui", {"stateId": state, "actions": [{"action": "press", "ref": login.ok}]}

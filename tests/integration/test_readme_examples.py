@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from computer_helpers import assert_alive
+from computer_helpers import assert_alive, matches_of, windows_of
 
 import actui
 from actui.backends.linux.sandbox import Sandbox
@@ -34,11 +34,11 @@ async def _display(sandbox: Sandbox) -> str:
     computer = Computer(env=sandbox.env)
     try:
         found = await computer.call("find_roots", {"text": "calculator"})
-        ref = found.details["windows"][0]["windowRef"]
+        ref = windows_of(found)[0].ref
         observed = await computer.call("observe_ui", {"root": ref, "mode": "semantic"})
         state = observed.details["stateId"]
         boxes = await computer.call("search_ui", {"stateId": state, "role": "textbox"})
-        box = boxes.details["matches"][0]["ref"]
+        box = matches_of(boxes)[0].ref
         read = await computer.call("read_text", {"stateId": state, "ref": box})
         return str(read.details["text"])
     finally:

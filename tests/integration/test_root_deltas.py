@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from atspi_helpers import root_of
-from computer_helpers import executed, paired_root
+from computer_helpers import executed, matches_of, paired_root, windows_of
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionRequest
@@ -36,7 +36,7 @@ async def _press_in(
     computer: Computer, state: str, outcome: str = "worked", **query: str
 ) -> ToolResult:
     found = await computer.call("search_ui", {"stateId": state, **query})
-    ref = found.details["matches"][0]["ref"]
+    ref = matches_of(found)[0].ref
     acted = await computer.call(
         "act_ui", {"stateId": state, "actions": [{"action": "press", "ref": ref}]}
     )
@@ -69,7 +69,7 @@ async def test_a_dialog_a_press_opens_is_a_delta_once_the_app_went_quiet(
         assert (delta.change, delta.kind, delta.pid) == ("appeared", "dialog", pid)
         assert "About" in delta.title
         listed = await computer.call("find_roots", {"pid": pid})
-        assert delta.ref in {w["windowRef"] for w in listed.details["windows"]}
+        assert delta.ref in {w.ref for w in windows_of(listed)}
 
 
 async def test_gtk4_whose_events_lag_settles_by_the_window(sandbox: Sandbox) -> None:
@@ -92,7 +92,7 @@ async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sand
                 "actions": [
                     {
                         "action": "setText",
-                        "ref": query.details["matches"][0]["ref"],
+                        "ref": matches_of(query)[0].ref,
                         "text": "mousepad",
                     }
                 ],
@@ -105,7 +105,7 @@ async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sand
             "act_ui",
             {
                 "stateId": state,
-                "actions": [{"action": "select", "ref": found.details["matches"][0]["ref"]}],
+                "actions": [{"action": "select", "ref": matches_of(found)[0].ref}],
             },
         )
         state = chosen.details["stateId"]
@@ -130,7 +130,7 @@ async def test_a_window_that_opens_after_the_settle_is_reported_by_the_next_call
         assert (news["change"], news["title"], news["pid"]) == ("appeared", "Details", pid)
         assert f'new root: window "Details" {news["ref"]}' in observed.text
         listed = await computer.call("find_roots", {"pid": pid})
-        assert news["ref"] in {w["windowRef"] for w in listed.details["windows"]}
+        assert news["ref"] in {w.ref for w in windows_of(listed)}
         again = await computer.call("observe_ui", {"root": window["windowRef"]})
         assert "windowChanges" not in again.details, "reported once"
 
@@ -148,7 +148,7 @@ async def test_acting_on_a_window_that_closed_keeps_the_apps_other_states_curren
         close = await computer.call(
             "search_ui", {"stateId": dialog, "text": "Close", "role": "button"}
         )
-        close_ref = close.details["matches"][0]["ref"]
+        close_ref = matches_of(close)[0].ref
         wire = computer.state(dialog).node(close_ref).wire
         assert wire is not None
 
@@ -162,7 +162,7 @@ async def test_acting_on_a_window_that_closed_keeps_the_apps_other_states_curren
         async with asyncio.timeout(10):
             while True:
                 listed = await computer.call("find_roots", {"pid": pid})
-                if delta.ref not in {w["windowRef"] for w in listed.details["windows"]}:
+                if delta.ref not in {w.ref for w in windows_of(listed)}:
                     break
                 await asyncio.sleep(0.05)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from computer_helpers import executed, paired_root
+from computer_helpers import executed, matches_of, paired_root
 
 from actui.backends.linux.backend import LinuxBackend
 from actui.backends.linux.sandbox import Sandbox
@@ -96,14 +96,14 @@ async def test_visual_observe_adds_picture_only_text_and_a_click_on_it_hits_the_
         state = observed.details["stateId"]
         # "Andrea" is drawn inside a combo box that exposes no name to AT-SPI.
         found = await computer.call("search_ui", {"stateId": state, "text": "Andrea"})
-        picture = [m for m in found.details["matches"] if m["role"] == "label"]
+        picture = [m for m in matches_of(found) if m.role == "label"]
         assert picture, found.text
-        inspected = await computer.call("inspect_ui", {"stateId": state, "ref": picture[0]["ref"]})
+        inspected = await computer.call("inspect_ui", {"stateId": state, "ref": picture[0].ref})
         assert (
             "picture-only" in inspected.text or inspected.details["target"]["rawRole"] == "ocr text"
         )
         act = await computer.call(
-            "act_ui", {"stateId": state, "actions": [{"action": "click", "ref": picture[0]["ref"]}]}
+            "act_ui", {"stateId": state, "actions": [{"action": "click", "ref": picture[0].ref}]}
         )
         assert not act.is_error, act.text
         step = executed(act).steps[0]

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_transaction import ModelApp
+from test_transaction import ModelApp, windows_of
 
 from actui.contract import TOOL_NAMES
 from actui.tools import Computer
@@ -28,7 +28,7 @@ def model() -> Iterator[tuple[asyncio.AbstractEventLoop, Computer, str]]:
     env = {"ACTUI_HEADLESS": "1", "ACTUI_BROWSER_USE": "0", "XDG_CONFIG_HOME": "/nonexistent"}
     computer = Computer(env=env, desktop=ModelApp())
     roots = loop.run_until_complete(computer.call("find_roots", {}))
-    ref = roots.details["windows"][0]["windowRef"]
+    ref = windows_of(roots)[0].ref
     observed = loop.run_until_complete(computer.call("observe_ui", {"root": ref}))
     yield loop, computer, observed.details["stateId"]
     loop.run_until_complete(computer.close())

@@ -24,7 +24,7 @@ from actui.backends.base import (
     TextSlice,
 )
 from actui.errors import ActuiError
-from actui.results import Execution, Verification
+from actui.results import Execution, Found, RootsFound, RootView, Verification
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 
@@ -89,7 +89,7 @@ async def _session(policy: str = "", headless: str = "0") -> tuple[Computer, Mod
         env["ACTUI_DELIVERY_POLICY"] = policy
     computer = Computer(env=env, desktop=app)
     roots = await computer.call("find_roots", {})
-    observed = await computer.call("observe_ui", {"root": roots.details["windows"][0]["windowRef"]})
+    observed = await computer.call("observe_ui", {"root": windows_of(roots)[0].ref})
     return computer, app, observed.details["stateId"]
 
 
@@ -101,6 +101,17 @@ async def _act(computer: Computer, state: str, **extra: Any) -> ToolResult:
 
 def _executed(result: ToolResult) -> Execution:
     assert isinstance(result.value, Execution), result.text
+    return result.value
+
+
+def windows_of(result: ToolResult) -> tuple[RootView, ...]:
+    """The roots a find_roots result lists, as results name them."""
+    assert isinstance(result.value, RootsFound), result.text
+    return tuple(found.view for found in result.value.roots)
+
+
+def _found(result: ToolResult) -> Found:
+    assert isinstance(result.value, Found), result.text
     return result.value
 
 
@@ -245,7 +256,7 @@ async def _dialog_session() -> tuple[Computer, DialogApp, str]:
     app = DialogApp()
     computer = Computer(env={"ACTUI_HEADLESS": "1", "XDG_CONFIG_HOME": "/nonexistent"}, desktop=app)
     roots = await computer.call("find_roots", {})
-    observed = await computer.call("observe_ui", {"root": roots.details["windows"][0]["windowRef"]})
+    observed = await computer.call("observe_ui", {"root": windows_of(roots)[0].ref})
     return computer, app, observed.details["stateId"]
 
 
@@ -340,10 +351,10 @@ async def test_a_read_failing_while_the_dialog_closes_is_the_dialog_closing() ->
     computer, _, state = await _dialog_session()
     await _act(computer, state, actions=[{"action": "press", "ref": "@e2"}])
     roots = await computer.call("find_roots", {})
-    dialog = next(w["windowRef"] for w in roots.details["windows"] if w["kind"] == "dialog")
+    dialog = next(w.ref for w in windows_of(roots) if w.kind == "dialog")
     state = (await computer.call("observe_ui", {"root": dialog})).details["stateId"]
     found = await computer.call("search_ui", {"stateId": state, "text": "Cancel"})
-    cancel = found.details["matches"][0]["ref"]
+    cancel = _found(found).result.matches[0].ref
     closed = await computer.call(
         "act_ui",
         {
