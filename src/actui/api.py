@@ -31,6 +31,7 @@ from typing import Any, Literal, TypeVar, overload
 from actui import contract
 from actui.backends.base import Backend, Outcome
 from actui.errors import ActuiError
+from actui.observations import ElementText
 from actui.outline.model import Node
 from actui.outline.search import SearchResult
 from actui.outline.search import search as search_outline
@@ -359,10 +360,12 @@ class Observation:
         offset = 0
         while True:
             args = {"stateId": self.state_id, "ref": ref, "offset": offset}
-            details = (await self.computer.run("read_text", args)).details
-            pages.append(str(details["text"]))
-            offset += int(details["limit"])
-            if not details["hasMore"] or not details["limit"]:
+            page = (await self.computer.run("read_text", args)).value
+            if not isinstance(page, ElementText):
+                raise TypeError(f"read_text of {ref} returned {type(page).__name__}")
+            pages.append(page.text)
+            offset += page.limit
+            if not page.has_more or not page.limit:
                 return "".join(pages)
 
     async def navigate(self, url: str) -> Observation:

@@ -8,12 +8,12 @@ OCR slot of a session. It must not take snapshots, save states or render text.
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from actui.backends.base import RootInfo
 from actui.errors import ActuiError
 from actui.ocr import recognize
 from actui.outline.model import Outline
+from actui.results import Wire
 from actui.runtime.store import State
 from actui.visual import add_visual_evidence
 
@@ -65,7 +65,7 @@ class Ocr:
     def __init__(self) -> None:
         self._slot = asyncio.Semaphore(1)
 
-    async def enrich(self, outline: Outline, png: bytes, details: dict[str, Any]) -> Outline:
+    async def enrich(self, outline: Outline, png: bytes, details: Wire) -> Outline:
         """``outline`` with the image's text folded in; OCR failing degrades the
         observation (``details["ocr"]`` says why), never fails it."""
         async with self._slot:

@@ -8,12 +8,12 @@ read runs in the state's lane at its epoch, so a write in between refuses it.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from actui import contract
 from actui.backends.base import TextSlice
 from actui.errors import InvalidParams, SecureTextUnreadable
 from actui.imaging import scale_of
+from actui.observations import ElementText, Expanded, Inspected, OutputPage
 from actui.observer import Observer
 from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.model import Node
@@ -24,7 +24,6 @@ from actui.reaching import Reached, has_unread, read_below, search_unread
 from actui.results import Found
 from actui.runtime.store import State
 from actui.tool_result import ToolResult
-from actui.views import node_json
 
 
 async def search_ui(observer: Observer, p: contract.SearchUi) -> ToolResult:
@@ -70,14 +69,8 @@ async def expand_ui(observer: Observer, p: contract.ExpandUi) -> ToolResult:
         lines.append(f"read on demand into stateId {state.state_id} (it was not shown):")
     fold = render_fold(state.outline, max_depth=p.depth, start=node.ref)
     lines.append(fold.text)
-    details: dict[str, Any] = {
-        "stateId": state.state_id,
-        "target": node_json(node),
-        "shown": fold.shown,
-    }
-    if state.state_id != base:
-        details["baseStateId"] = base
-    return ToolResult("\n".join(lines), details)
+    expanded = Expanded(state.state_id, node, fold.shown, base if state.state_id != base else None)
+    return ToolResult("\n".join(lines), expanded.to_wire(), value=expanded)
 
 
 async def _read_below(observer: Observer, state: State, ref: str) -> State:
@@ -112,7 +105,8 @@ async def inspect_ui(observer: Observer, p: contract.InspectUi) -> ToolResult:
         shown = node.value[:200]
         more = node.value_length > len(shown)
         lines.append("value: " + json.dumps(shown) + (" … (read_text for all)" if more else ""))
-    return ToolResult("\n".join(lines), {"stateId": state.state_id, "target": node_json(node)})
+    inspected = Inspected(state.state_id, node)
+    return ToolResult("\n".join(lines), inspected.to_wire(), value=inspected)
 
 
 def read_output(output: OutputStore, p: contract.ReadText) -> ToolResult:
@@ -124,17 +118,10 @@ def read_output(output: OutputStore, p: contract.ReadText) -> ToolResult:
             f"\n[{page.offset + page.limit} of {page.total_bytes} bytes; continue with "
             f'read_text({{ref:"{p.ref}", offset:{page.offset + page.limit}}})]'
         )
-    return ToolResult(
-        text,
-        {
-            "ref": p.ref,
-            "offset": page.offset,
-            "limit": page.limit,
-            "totalBytes": page.total_bytes,
-            "hasMore": page.has_more,
-            "complete": page.complete,
-        },
+    read = OutputPage(
+        p.ref, page.offset, page.limit, page.total_bytes, page.has_more, page.complete
     )
+    return ToolResult(text, read.to_wire(), value=read)
 
 
 async def read_element(observer: Observer, p: contract.ReadText) -> ToolResult:
@@ -161,26 +148,15 @@ async def read_element(observer: Observer, p: contract.ReadText) -> ToolResult:
         return await backend.read_text(root, wire, p.offset, ELEMENT_PAGE_CHARS)
 
     sliced = await observer.read_at(state, job)
-    text, total = sliced.text, sliced.total_chars
-    next_offset = p.offset + len(text)
-    has_more = next_offset < total
-    shown = text
-    if has_more:
+    read = ElementText(p.ref, p.offset, sliced.text, sliced.total_chars)
+    total, next_offset = read.total_chars, p.offset + read.limit
+    shown = read.text
+    if read.has_more:
         shown += (
             f"\n[characters {p.offset}-{next_offset} of {total}; continue with "
             f'read_text({{ref:"{p.ref}", stateId:"{state.state_id}", offset:{next_offset}}})]'
         )
-    return ToolResult(
-        shown,
-        {
-            "ref": p.ref,
-            "offset": p.offset,
-            "limit": len(text),
-            "totalChars": total,
-            "hasMore": has_more,
-            "text": text,
-        },
-    )
+    return ToolResult(shown, read.to_wire(), value=read)
 
 
 def _actions_text(node: Node) -> str:

@@ -29,7 +29,6 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any
 
 from actui.backends.base import Backend, RootInfo, RowQuery, Window
 from actui.conditions import UiCondition, anchor_node, evaluate, text_test
@@ -37,6 +36,7 @@ from actui.errors import CallTimeout
 from actui.outline.diff import stabilize
 from actui.outline.model import Node, Outline, grafted, opened, ref_number
 from actui.outline.search import rank_text
+from actui.results import Wire
 from actui.runtime.store import Intervals, State, StateMeta, new_state_id
 
 BUDGET_S = 8.0
@@ -149,7 +149,7 @@ class Coverage:
             f"{self.node.ref} there, or search for a longer text.{self.other_columns}"
         )
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> Wire:
         return {
             "ref": self.node.ref,
             "rows": self.total,
@@ -193,7 +193,7 @@ class Unopened:
             f"{state_id} continues, or expand_ui one of them."
         )
 
-    def json(self) -> dict[str, Any]:
+    def json(self) -> Wire:
         return {"hiddenRead": self.read, "hiddenNotRead": [n.ref for n in self.left]}
 
 

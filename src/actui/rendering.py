@@ -10,14 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any
 
 from actui.backends.base import RootInfo
 from actui.imaging import scale_of
 from actui.outline.diff import changes_json, compute_changes, diff_or_view
 from actui.outline.view import MIN_VIEW_TOKENS, PAGE_TOKENS, RECEIPT, WINDOW_TOKENS, render_view
 from actui.outline.windows import windows_json
-from actui.results import RootView
+from actui.results import RootView, Wire
 from actui.runtime.deltas import Announced
 from actui.runtime.store import State
 from actui.tokens import estimate_tokens
@@ -30,12 +29,12 @@ ConsoleFn = Callable[[RootInfo], tuple[str, ...]]
 """Drains a root's console messages (a page's; nothing for a desktop window)."""
 
 
-def observation_details(state: State, view: str) -> dict[str, Any]:
+def observation_details(state: State, view: str) -> Wire:
     """What a successor's structured content says beside its text: ids, the root,
     and the image's coordinate space when the state has an image (never the view
     text itself: the text carries it, and a model may be shown both)."""
     root = state.root
-    details: dict[str, Any] = {
+    details: Wire = {
         "stateId": state.state_id,
         "baseStateId": state.base_state_id,
         "view": view,
@@ -88,14 +87,14 @@ class Renderer:
         self._labels[ref] = label
         return f"{ref} {label}"
 
-    def window_news(self, pid: int, details: dict[str, Any]) -> list[str]:
+    def window_news(self, pid: int, details: Wire) -> list[str]:
         """Lines for ``pid``'s window changes no result has reported yet (and the details)."""
         news = self._announced.take(pid)
         if news:
             details["windowChanges"] = [d.to_wire() for d in news]
         return [f"meanwhile, {line}" for line in root_delta_lines(news)]
 
-    def console_lines(self, root: RootInfo, details: dict[str, Any]) -> list[str]:
+    def console_lines(self, root: RootInfo, details: Wire) -> list[str]:
         """Drain a page's console messages into the result (nothing for desktop roots)."""
         messages = list(self._console(root))
         if messages:
@@ -108,9 +107,7 @@ class Renderer:
             render_view(state.outline, state.state_id, view_budget(state, above), reason).text
         )
 
-    def diff_text(
-        self, base: State, successor: State, above: str = ""
-    ) -> tuple[str, str, dict[str, Any]]:
+    def diff_text(self, base: State, successor: State, above: str = "") -> tuple[str, str, Wire]:
         """The diff from ``base``, or the view when that is shorter or the diff asks for it,
         within what the result has left below the lines ``above``."""
         changes = compute_changes(base.outline, successor.outline)

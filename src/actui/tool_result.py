@@ -5,7 +5,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from actui.observations import ElementText, Expanded, Inspected, OutputPage, ToolError
 from actui.results import Execution, Found, RootsFound
+
+TypedResult = (
+    Execution | RootsFound | Found | Expanded | Inspected | OutputPage | ElementText | ToolError
+)
+"""The typed results tools build so far; ``details`` holds the wire form of each."""
 
 
 @dataclass
@@ -16,6 +22,7 @@ class ToolResult:
     details: dict[str, Any]
     images: list[tuple[bytes, str]] = field(default_factory=list)
     is_error: bool = False
-    value: Execution | RootsFound | Found | None = None
+    value: TypedResult | None = None
     """The typed result where a tool builds one (an act's execution, the roots or the
-    elements found); ``details`` holds its wire form."""
+    elements found, an element inspected or expanded, a page of text, an error);
+    ``details`` holds its wire form."""

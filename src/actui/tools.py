@@ -17,13 +17,13 @@ from actui.backends.base import Backend, ProcessExit
 from actui.backends.registry import Backends
 from actui.config import Config
 from actui.errors import ActuiError, BackendUnavailable, TargetGone, UnknownState
+from actui.observations import ToolError
 from actui.output import bound_details
 from actui.quoting import inline
 from actui.rendering import RESULT_BUDGET
 from actui.runtime.store import State
 from actui.session import Session
 from actui.tool_result import ToolResult
-from actui.views import exit_json
 
 log = logging.getLogger(__name__)
 
@@ -153,9 +153,12 @@ class Computer:
                 "The server is still running; retry or observe again.",
             )
 
-    def _error_result(self, tool: str, code: str, message: str) -> ToolResult:
+    def _error_result(
+        self, tool: str, code: str, message: str, ended: ProcessExit | None = None
+    ) -> ToolResult:
         text = self._session.output.bound_error(f"{tool} failed: {message}", RESULT_BUDGET.get())
-        return ToolResult(text, {"tool": tool, "error": {"code": code, "message": text}}, [], True)
+        error = ToolError(tool, code, text, ended)
+        return ToolResult(text, error.to_wire(), [], True, value=error)
 
     def _exited_result(self, tool: str, gone: str, ended: ProcessExit) -> ToolResult:
         """A root is gone because its application ended: say how, not just "gone".
@@ -165,9 +168,7 @@ class Computer:
         """
         why = f"the application (pid {ended.pid}) {ended.describe()}. "
         code = "app_exited" if ended.signal else TargetGone.code
-        result = self._error_result(tool, code, why + gone[:1].upper() + gone[1:])
-        result.details["exit"] = exit_json(ended)
-        return result
+        return self._error_result(tool, code, why + gone[:1].upper() + gone[1:], ended)
 
     # ------------------------------------------------------------ Python API
     # One typed method per tool; each accepts the contract's parameter model or

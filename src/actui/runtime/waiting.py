@@ -16,12 +16,13 @@ import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from actui.backends.base import Backend, RawNode, Rect, RootInfo, Snapshot
 from actui.conditions import Evaluation, UiCondition, evaluate
 from actui.outline.diff import stabilize
 from actui.outline.model import Outline, build_outline
+from actui.results import Wire
 
 SnapshotFn = Callable[[], Awaitable[tuple[Snapshot, int]]]
 """Takes a snapshot and says at which epoch of its resource it was taken."""
@@ -37,7 +38,7 @@ class ReadNote(Protocol):
 
     def note(self, state_id: str) -> str: ...
 
-    def json(self) -> dict[str, Any]: ...
+    def json(self) -> Wire: ...
 
 
 class Reader(Protocol):
