@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from actui.backends.linux.sandbox import Sandbox, tagged_pids
+from actui.observations import ElementText, Inspected, ToolError
+from actui.outline.model import Node
 from actui.outline.search import Match
 from actui.results import Execution, Found, RootsFound, RootView, VerificationStatus
 from actui.tool_result import ToolResult
@@ -63,6 +65,24 @@ def found_of(result: ToolResult) -> Found:
 def matches_of(result: ToolResult) -> tuple[Match, ...]:
     """The ranked matches of a search_ui result."""
     return found_of(result).result.matches
+
+
+def inspected_of(result: ToolResult) -> Node:
+    """The element an inspect_ui result describes, as the stored state holds it."""
+    assert isinstance(result.value, Inspected), result.text
+    return result.value.target
+
+
+def text_of(result: ToolResult) -> str:
+    """The page of live text a read_text result of an ``@e`` ref carries."""
+    assert isinstance(result.value, ElementText), result.text
+    return result.value.text
+
+
+def error_of(result: ToolResult) -> ToolError:
+    """A failed call's typed error (its code and the sentence the agent read)."""
+    assert result.is_error and isinstance(result.value, ToolError), result.text
+    return result.value
 
 
 def check_of(result: ToolResult) -> VerificationStatus | None:

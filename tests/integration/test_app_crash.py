@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import entry_dialog, matches_of, paired_root, windows_of
+from computer_helpers import entry_dialog, error_of, matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tool_result import ToolResult
@@ -102,7 +102,7 @@ async def test_sigkill_of_an_app_its_parent_has_not_reaped_is_read_from_proc(
     os.kill(pid, signal.SIGKILL)
     seen = await computer.call("observe_ui", {"root": root})
     assert seen.is_error
-    assert seen.details["error"]["code"] == "app_exited", seen.text
+    assert error_of(seen).code == "app_exited", seen.text
     assert seen.details["exit"]["signal"] == "SIGKILL" and "SIGKILL" in seen.text
     assert shell.returncode is None  # the parent lives on; only its child died
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, matches_of, paired_root, process_alive, windows_of
+from computer_helpers import executed, matches_of, paired_root, process_alive, text_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
@@ -59,7 +59,7 @@ async def _display(calc: Calc) -> str:
             continue  # the formula entry of the other mode, not the display
         text = await calc.computer.call("read_text", {"stateId": state, "ref": match.ref})
         assert not text.is_error, text.text
-        shown.append(text.details["text"].strip())
+        shown.append(text_of(text).strip())
     assert shown, found.text
     return shown[0]
 

@@ -20,7 +20,15 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive, call_alive, executed, matches_of, paired_root, windows_of
+from computer_helpers import (
+    assert_alive,
+    call_alive,
+    executed,
+    inspected_of,
+    matches_of,
+    paired_root,
+    windows_of,
+)
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
@@ -58,7 +66,7 @@ async def _document(computer: Computer, pid: int, state: str) -> str:
     for match in matches_of(found):
         ref = match.ref
         inspected = await call_alive(computer, pid, "inspect_ui", {"stateId": state, "ref": ref})
-        if "multi_line" in inspected.details["target"]["states"]:
+        if "multi_line" in inspected_of(inspected).states:
             documents.append(ref)
     assert len(documents) == 1, found.text
     return documents[0]

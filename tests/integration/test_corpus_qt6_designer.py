@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import call_alive, executed, matches_of, paired_root, windows_of
+from computer_helpers import call_alive, executed, inspected_of, matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution
@@ -74,7 +74,7 @@ async def test_a_form_created_from_the_new_form_dialog_is_saved_as_its_ui_file(
     assert all(w.root.toolkit.startswith("Qt 6") for w in windows_of(roots)), roots.text
     template = await designer.ref(state, "Dialog with Buttons Bottom", "cell")
     inspected = await designer.call("inspect_ui", {"stateId": state, "ref": template})
-    assert "selected" in inspected.details["target"]["states"]  # the default template
+    assert "selected" in inspected_of(inspected).states  # the default template
     created = await designer.act(
         state, {"action": "press", "ref": await designer.ref(state, "Create", "button")}
     )

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, matches_of, process_alive, windows_of
+from computer_helpers import executed, inspected_of, matches_of, process_alive, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import RootView
@@ -126,8 +126,9 @@ async def test_ocr_reads_the_message_and_a_click_on_yes_presses_it(desk: Desk) -
     found = await desk.computer.call("search_ui", {"stateId": state, "text": "Yes"})
     yes = next(m for m in matches_of(found) if m.label.strip() == "Yes")
     inspected = await desk.computer.call("inspect_ui", {"stateId": state, "ref": yes.ref})
-    rect = inspected.details["target"]["rect"]
-    x, y = rect["x"] + rect["w"] // 2, rect["y"] + rect["h"] // 2
+    rect = inspected_of(inspected).rect
+    assert rect is not None, inspected.text
+    x, y = rect.x + rect.w // 2, rect.y + rect.h // 2
     acted = await desk.computer.call(
         "act_ui", {"stateId": state, "actions": [{"action": "click", "x": x, "y": y}]}
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from computer_helpers import executed, matches_of, paired_root
+from computer_helpers import executed, matches_of, paired_root, text_of
 
 from actui.backends.cdp.launch import command_line, find_executable
 from actui.backends.linux.sandbox import Sandbox
@@ -69,6 +69,6 @@ async def test_typing_into_a_web_field_escalates_to_the_foreground_and_lands(
         read = await computer.call(
             "read_text", {"stateId": successor, "ref": matches_of(again)[0].ref}
         )
-        assert read.details["text"] == "hello web", read.text
+        assert text_of(read) == "hello web", read.text
     finally:
         await computer.close()

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, paired_root
+from computer_helpers import executed, paired_root, text_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
@@ -152,7 +152,7 @@ async def test_a_refused_background_insert_is_retried_in_the_foreground_and_stay
     assert trace.steps[0].policy == "foreground"
     assert trace.outcome == "didnt"
     read = await computer.call("read_text", {"stateId": acted["stateId"], "ref": view.ref})
-    assert read.details["text"] == "read only text\n"
+    assert text_of(read) == "read only text\n"
 
 
 async def test_a_check_box_without_actions_is_toggled_and_clicked_physically(

@@ -5,7 +5,15 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from computer_helpers import check_of, executed, matches_of, paired_root, windows_of
+from computer_helpers import (
+    check_of,
+    executed,
+    inspected_of,
+    matches_of,
+    paired_root,
+    text_of,
+    windows_of,
+)
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.record import InputMonitor
@@ -46,8 +54,9 @@ async def test_visual_observation_attaches_a_png_and_a_coordinate_click_presses_
         assert mime == "image/png" and png.startswith(b"\x89PNG\r\n\x1a\n")
         assert details["capture"]["width"] == details["image"]["width"]
         inspected = await computer.call("inspect_ui", {"stateId": details["stateId"], "ref": ok})
-        rect = inspected.details["target"]["rect"]
-        x, y = rect["x"] + rect["w"] / 2, rect["y"] + rect["h"] / 2
+        rect = inspected_of(inspected).rect
+        assert rect is not None, inspected.text
+        x, y = rect.x + rect.w / 2, rect.y + rect.h / 2
         act = await computer.call(
             "act_ui",
             {"stateId": details["stateId"], "actions": [{"action": "click", "x": x, "y": y}]},
@@ -124,6 +133,6 @@ async def test_a_coordinate_click_and_typing_compute_in_gnome_calculator(sandbox
             "read_text",
             {"stateId": act.details["stateId"], "ref": matches_of(display)[0].ref},
         )
-        assert value.details["text"].strip() == "42"
+        assert text_of(value).strip() == "42"
     finally:
         await computer.close()

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, matches_of, paired_root, windows_of
+from computer_helpers import executed, inspected_of, matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution, StepTrace
@@ -52,7 +52,7 @@ async def _shown(computer: Computer, state: str, refs: list[str]) -> str:
     shown = []
     for ref in refs:
         inspected = await computer.call("inspect_ui", {"stateId": state, "ref": ref})
-        if "showing" in inspected.details["target"]["states"]:
+        if "showing" in inspected_of(inspected).states:
             shown.append(ref)
     assert len(shown) == 1, shown
     return shown[0]

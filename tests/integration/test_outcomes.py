@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import check_of, matches_of, paired_root, windows_of
+from computer_helpers import check_of, error_of, matches_of, paired_root, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tool_result import ToolResult
@@ -75,7 +75,7 @@ async def _refused(login: Login, expect: dict[str, Any], field: str) -> None:
         "act_ui", {"stateId": login.state, "actions": [step], "expect": expect}
     )
     assert result.is_error, result.text
-    assert result.details["error"]["code"] == "invalid_params"
+    assert error_of(result).code == "invalid_params"
     assert result.text.startswith(f"act_ui failed: {field}: "), result.text
     assert SECRET not in _shown(result)
 
@@ -141,7 +141,7 @@ async def test_gone_is_success_when_the_window_itself_closes(module_sandbox: San
         appeared = await computer.call(
             "wait_for", {"stateId": state, "text": "Going away soon", "timeoutMs": 500}
         )
-        assert appeared.is_error and appeared.details["error"]["code"] == "target_gone"
+        assert appeared.is_error and error_of(appeared).code == "target_gone"
         listed = await computer.call("find_roots", {})
         assert not listed.is_error
     finally:

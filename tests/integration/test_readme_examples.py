@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from computer_helpers import assert_alive, matches_of, windows_of
+from computer_helpers import assert_alive, matches_of, text_of, windows_of
 
 import actui
 from actui.backends.linux.sandbox import Sandbox
@@ -40,7 +40,7 @@ async def _display(sandbox: Sandbox) -> str:
         boxes = await computer.call("search_ui", {"stateId": state, "role": "textbox"})
         box = matches_of(boxes)[0].ref
         read = await computer.call("read_text", {"stateId": state, "ref": box})
-        return str(read.details["text"])
+        return text_of(read)
     finally:
         await computer.close()
 

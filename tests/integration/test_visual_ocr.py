@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from computer_helpers import executed, matches_of, paired_root
+from computer_helpers import executed, inspected_of, matches_of, paired_root
 
 from actui.backends.linux.backend import LinuxBackend
 from actui.backends.linux.sandbox import Sandbox
@@ -99,9 +99,7 @@ async def test_visual_observe_adds_picture_only_text_and_a_click_on_it_hits_the_
         picture = [m for m in matches_of(found) if m.role == "label"]
         assert picture, found.text
         inspected = await computer.call("inspect_ui", {"stateId": state, "ref": picture[0].ref})
-        assert (
-            "picture-only" in inspected.text or inspected.details["target"]["rawRole"] == "ocr text"
-        )
+        assert "picture-only" in inspected.text or inspected_of(inspected).raw_role == "ocr text"
         act = await computer.call(
             "act_ui", {"stateId": state, "actions": [{"action": "click", "ref": picture[0].ref}]}
         )

@@ -7,6 +7,7 @@ from dataclasses import fields
 from test_transaction import ModelApp
 
 from actui import contract
+from actui.observations import ToolError
 from actui.observer import Observer
 from actui.output import OutputStore
 from actui.rendering import Renderer
@@ -50,5 +51,6 @@ async def test_an_unknown_tool_is_refused_by_the_contract_before_any_handler() -
         result = await computer.call("observe_everything", {})
     finally:
         await computer.close()
-    assert result.is_error and result.details["error"]["code"] == "invalid_params"
+    assert result.is_error and isinstance(result.value, ToolError), result.text
+    assert result.value.code == "invalid_params"
     assert "unknown tool 'observe_everything'" in result.text

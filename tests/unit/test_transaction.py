@@ -24,6 +24,7 @@ from actui.backends.base import (
     TextSlice,
 )
 from actui.errors import ActuiError
+from actui.observations import ToolError
 from actui.results import Execution, Found, RootsFound, RootView, Verification
 from actui.tool_result import ToolResult
 from actui.tools import Computer
@@ -115,6 +116,11 @@ def _found(result: ToolResult) -> Found:
     return result.value
 
 
+def _error(result: ToolResult) -> ToolError:
+    assert result.is_error and isinstance(result.value, ToolError), result.text
+    return result.value
+
+
 def _check(result: ToolResult) -> Verification:
     verification = _executed(result).verification
     assert verification is not None, result.text
@@ -131,7 +137,7 @@ async def test_a_require_that_does_not_hold_sends_nothing_and_keeps_the_state_cu
             "actions": [{"action": "setText", "ref": "@e2", "text": "x"}],
         },
     )
-    assert gated.is_error and gated.details["error"]["code"] == "precondition_failed"
+    assert _error(gated).code == "precondition_failed"
     assert app.requests == [] and app.text == "start"
     done = await _act(computer, state, actions=[{"action": "setText", "ref": "@e2", "text": "y"}])
     assert _executed(done).outcome == "worked" and app.text == "y"
