@@ -22,12 +22,12 @@ from actui.backends.base import (
     DeliveryPolicy,
     Refused,
 )
-from actui.contract import ActionStep
+from actui.contract import ActionStep, chord_names
 from actui.errors import ActuiError, InvalidParams
 from actui.outline.model import Node
 from actui.results import BackgroundAttempt, EscalationReason, StepError, StepTrace
 from actui.runtime.store import State
-from actui.sentences import refusal
+from actui.sentences import blocked, refusal
 
 _KEYBOARD = ("typeText", "keypress")
 _POINTER = ("click", "drag", "moveMouse", "scroll")
@@ -191,7 +191,7 @@ def prepare(
         target=target,
         point=point,
         text=step.text or "",
-        keys=tuple(step.keys or ()),
+        keys=chord_names(step.keys or ()),
         button=step.button or "left",
         click_count=step.clickCount or 1,
         scroll=(_clamp_scroll(step.scrollX), _clamp_scroll(step.scrollY)),
@@ -289,7 +289,7 @@ async def deliver(
         outcome=answer.outcome,
         delivery=answer.delivery,
         mechanism=answer.mechanism,
-        reason=answer.reason,
+        reason=blocked(answer.reason, answer.blocked),
         evidence=dict(answer.evidence),
     )
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import copy
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -194,7 +194,55 @@ class ActionStep(Params):
             for point in self.path:
                 if set(point) != {"x", "y"}:
                     raise ValueError("each path point is an object {x, y}")
+        if self.keys is not None:
+            check_chord(self.keys)
         return self
+
+
+MODIFIER_KEYS = frozenset(
+    {"ctrl", "control", "shift", "alt", "option", "meta", "super", "cmd", "command", "win"}
+)
+"""The modifier names (any case) a chord holds around its one main key."""
+
+
+def chord_names(keys: Sequence[str]) -> tuple[str, ...]:
+    """A chord's key names one by one: ``"ctrl+a"`` is ``ctrl``, ``a``; ``"+"`` and a
+    trailing ``"++"`` name the plus key; an empty name marks a stray ``+``."""
+    names: list[str] = []
+    for key in keys:
+        if len(key) <= 1 or "+" not in key:
+            names.append(key)
+        elif key.endswith("++"):
+            names += [*key[:-2].split("+"), "+"]
+        else:
+            names += key.split("+")
+    return tuple(names)
+
+
+def _is_modifier(name: str) -> bool:
+    return len(name) > 1 and name.strip().lower() in MODIFIER_KEYS
+
+
+def check_chord(keys: Sequence[str]) -> None:
+    """One chord: at least one key, no empty name, at most one key besides modifiers.
+
+    Whether a backend's keyboard has the main key is the backend's to say
+    (``UnknownKey``): the names differ per platform, the shape of a chord does not.
+    """
+    names = chord_names(keys)
+    if not names:
+        raise FieldRule("keys", "must name at least one key.", 'Example: ["ctrl", "a"].')
+    if "" in names:
+        raise FieldRule(
+            "keys", f"{list(keys)!r} has an empty key name.", 'Join names with +, e.g. "ctrl+s".'
+        )
+    main = [name for name in names if not _is_modifier(name)]
+    if len(main) > 1:
+        raise FieldRule(
+            "keys",
+            f"a chord has one main key; got {main[0]!r} and {main[1]!r}.",
+            "Send the keys as separate keypress steps.",
+        )
 
 
 @dataclass(frozen=True)

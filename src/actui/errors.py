@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from actui import sentences
 from actui.backends.base import Refused
-from actui.sentences import Instead, Then
+from actui.sentences import Instead, Lacks, Then
 
 
 class ActuiError(Exception):
@@ -244,6 +244,33 @@ class UnsupportedAction(ActuiError):
     @property
     def message(self) -> str:
         return sentences.unsupported(self.what, self.why, self.instead)
+
+
+class Undeliverable(UnsupportedAction):
+    """A step reached a backend without what its delivery there ``lacks``: the
+    element to act on (a page's element without a DOM node) or a point on screen
+    (physical input to an element whose place the state does not know)."""
+
+    def __init__(self, kind: str, lacks: Lacks) -> None:
+        super().__init__(kind, sentences.lacking(lacks), instead="ref")
+        self.kind = kind
+        self.lacks = lacks
+
+
+class UnknownKey(ActuiError):
+    """A chord names a key this backend's keyboard does not have; ``known`` are
+    examples of the names it does know (modifiers and single characters aside)."""
+
+    code = "unknown_key"
+
+    def __init__(self, key: str, known: tuple[str, ...]) -> None:
+        super().__init__(f"unknown key {key!r}")
+        self.key = key
+        self.known = known
+
+    @property
+    def message(self) -> str:
+        return sentences.unknown_key(self.key, self.known)
 
 
 class PreconditionFailed(ActuiError):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from actui.backends.base import Refused
+from actui.backends.base import Blocked, Refused
 
 Then = Literal["", "find_roots", "observe_ui", "launch_browser"]
 """The tool whose call brings an agent back to something that exists."""
@@ -19,6 +19,8 @@ Instead = Literal[
     "", "ref", "keys", "text_field", "visual", "parent", "click_dialog", "click_first"
 ]
 """What to do instead of an unsupported step."""
+Lacks = Literal["target", "point"]
+"""What a step needs that its request to a backend did not carry."""
 
 _INSTEAD: dict[Instead, str] = {
     "": "",
@@ -49,6 +51,28 @@ def unsupported(what: str, why: str, instead: Instead) -> str:
 def advised(fact: str, instead: Instead) -> str:
     """A fact that stood in the way, and what to do instead."""
     return _sentence(fact, _INSTEAD[instead])
+
+
+def lacking(lacks: Lacks) -> str:
+    """Why a step that came without its element or its point cannot be delivered."""
+    if lacks == "target":
+        return "needs an element to act on here, and this one has none a backend can address"
+    return "needs a point on screen here, and the state does not know where the element is"
+
+
+def unknown_key(key: str, known: tuple[str, ...]) -> str:
+    """A key name this keyboard does not have, and the names it does."""
+    return (
+        f"the key {key!r} is not on this keyboard; name a single character or one of "
+        f"{', '.join(known)}, with ctrl, shift, alt or meta held around it."
+    )
+
+
+def blocked(reason: str, blocked_by: Blocked) -> str:
+    """A step's reason, with what to do when something held it back before it was sent."""
+    if blocked_by == "disabled":
+        return f"{reason}; observe again to see what it is waiting for"
+    return reason
 
 
 def display_gone(display: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -9,10 +10,22 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pydantic import ValidationError
 
-from actui.contract import STEP_RULES, TOOL_NAMES, TOOLS, ActionStep, export_schemas, input_schema
+from actui.backends.cdp.input import parse_chord
+from actui.backends.x11.keys import chord_keysyms
+from actui.contract import (
+    MODIFIER_KEYS,
+    STEP_RULES,
+    TOOL_NAMES,
+    TOOLS,
+    ActionStep,
+    chord_names,
+    export_schemas,
+    input_schema,
+)
 from actui.contract import validate as validate_call
-from actui.errors import InvalidParams
+from actui.errors import InvalidParams, UnknownKey, UnsupportedAction
 from actui.tool_docs import STEP_DOCS, markdown_reference
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
@@ -81,6 +94,38 @@ def test_every_step_kind_is_documented_with_an_example_the_contract_accepts() ->
             {"stateId": "s", "actions": [{"action": "press", "ref": "@e1"}] * 21},
             "actions",
         ),
+        (
+            "act_ui",
+            {"stateId": "s", "actions": [{"action": "drag", "path": [{"x": 1, "y": 2}]}]},
+            "actions[0].path",
+        ),
+        (
+            "act_ui",
+            {"stateId": "s", "actions": [{"action": "setValue", "ref": "@e1"}]},
+            "actions[0]",
+        ),
+        ("act_ui", {"stateId": "s", "actions": [{"action": "setText", "text": "a"}]}, "actions[0]"),
+        ("act_ui", {"stateId": "s", "actions": [{"action": "moveMouse"}]}, "actions[0]"),
+        (
+            "act_ui",
+            {"stateId": "s", "actions": [{"action": "keypress", "keys": []}]},
+            "actions[0].keys",
+        ),
+        (
+            "act_ui",
+            {"stateId": "s", "actions": [{"action": "keypress", "keys": ["ctrl+"]}]},
+            "actions[0].keys",
+        ),
+        (
+            "act_ui",
+            {"stateId": "s", "actions": [{"action": "keypress", "keys": ["a", "b"]}]},
+            "actions[0].keys",
+        ),
+        (
+            "act_ui",
+            {"stateId": "s", "actions": [{"action": "keypress", "keys": ["ctrl+a+b"]}]},
+            "actions[0].keys",
+        ),
         ("read_text", {"ref": "@x1"}, "ref"),
         ("evaluate_browser", {"stateId": "s", "expression": ""}, "expression"),
     ],
@@ -114,3 +159,54 @@ def test_any_arguments_validate_or_fail_with_a_named_field(
 def test_expand_depth_is_clamped_not_rejected() -> None:
     assert validate_call("expand_ui", {"stateId": "s", "ref": "@e1", "depth": 99}).depth == 8  # type: ignore[attr-defined]
     assert validate_call("expand_ui", {"stateId": "s", "ref": "@e1", "depth": 0}).depth == 1  # type: ignore[attr-defined]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                "ctrl",
+                "Shift",
+                "alt+",
+                "+",
+                "++",
+                "a",
+                "Z",
+                "é",
+                "\x07",
+                "enter",
+                "F30",
+                "hyper",
+                "ctrl+s",
+                "win",
+                "",
+                " ",
+            ]
+        ),
+        max_size=4,
+    )
+)
+def test_a_chord_the_contract_accepts_reaches_each_keyboard_or_is_an_unknown_key(
+    keys: list[str],
+) -> None:
+    """The chord's shape is refused once, in the contract, naming ``keys``; what is left
+    for a backend is only whether its keyboard has the key."""
+    try:
+        step = ActionStep(action="keypress", keys=keys)
+    except ValidationError:
+        with pytest.raises(InvalidParams) as refused:
+            validate_call(
+                "act_ui", {"stateId": "s", "actions": [{"action": "keypress", "keys": keys}]}
+            )
+        assert refused.value.field.startswith("actions[0]")
+        return
+    names = chord_names(step.keys or ())
+    assert "" not in names and sum(not _modifier(n) for n in names) <= 1
+    for keyboard in (chord_keysyms, parse_chord):
+        with contextlib.suppress(UnknownKey, UnsupportedAction):
+            keyboard(names)
+
+
+def _modifier(name: str) -> bool:
+    return len(name) > 1 and name.strip().lower() in MODIFIER_KEYS

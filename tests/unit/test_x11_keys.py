@@ -13,7 +13,8 @@ from actui.backends.x11.keys import (
     keysym_for_name,
     plan_typing,
 )
-from actui.errors import InvalidParams
+from actui.contract import chord_names
+from actui.errors import UnknownKey, UnsupportedAction
 
 # A small US-like keymap: keycode 10 = 1/!, 24 = q/Q, 38 = a/A, 50 = Shift_L, 36 = Return.
 ROWS = {10: (0x31, 0x21), 24: (0x71, 0x51), 38: (0x61, 0x41), 50: (0xFFE1, 0), 36: (0xFF0D, 0)}
@@ -39,21 +40,22 @@ def test_f12_is_0xffc9() -> None:
 
 def test_function_keys_go_up_to_f35_only() -> None:
     assert keysym_for_name("f35") == 0xFFBE + 34
-    with pytest.raises(InvalidParams):
+    with pytest.raises(UnknownKey):
         keysym_for_name("f36")
 
 
 def test_contract_key_names_map_to_x_keysyms() -> None:
     assert chord_keysyms(["ctrl", "shift", "t"]) == [0xFFE3, 0xFFE1, ord("t")]
-    assert chord_keysyms(["Ctrl+A"]) == [0xFFE3, ord("a")]
+    assert chord_keysyms(chord_names(["Ctrl+A"])) == [0xFFE3, ord("a")]
     assert keysym_for_name("esc") == keysym_for_name("escape") == 0xFF1B
     assert keysym_for_name("pagedown") == 0xFF56
 
 
-def test_unknown_key_names_are_rejected_naming_the_field() -> None:
-    with pytest.raises(InvalidParams) as raised:
-        chord_keysyms(["hyperdrive"])
-    assert raised.value.field == "keys"
+def test_a_key_the_x_keyboard_lacks_is_an_unknown_key_naming_it() -> None:
+    with pytest.raises(UnknownKey) as raised:
+        chord_keysyms(["ctrl", "hyperdrive"])
+    assert raised.value.key == "hyperdrive"
+    assert "f1–f35" in raised.value.message
 
 
 def test_latin1_characters_are_their_code_point_and_others_unicode_keysyms() -> None:
@@ -65,8 +67,9 @@ def test_latin1_characters_are_their_code_point_and_others_unicode_keysyms() -> 
 
 
 def test_control_characters_cannot_be_typed() -> None:
-    with pytest.raises(InvalidParams):
+    with pytest.raises(UnsupportedAction) as raised:
         keysym_for_char("\x07")
+    assert raised.value.what == "the control character U+0007"
 
 
 def test_shifted_characters_use_the_base_key_with_shift() -> None:

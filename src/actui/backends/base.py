@@ -22,6 +22,10 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 Outcome = Literal["worked", "didnt", "unknown"]
+Blocked = Literal["", "disabled"]
+"""What held a step back before anything was sent: its target stayed ``disabled``."""
+JsonObject = dict[str, object]
+"""A JSON object as it crosses a public signature (schemas, wire bodies): the one alias."""
 DeliveryPolicy = Literal["ax_only", "background", "default", "foreground"]
 POLL_INTERVAL_S = 0.15
 """The polling fallback's interval, for toolkits that emit no usable events."""
@@ -255,6 +259,9 @@ class ActionResult:
     mechanism: str = ""
     evidence: Mapping[str, object] = field(default_factory=dict)
     reason: str = ""
+    blocked: Blocked = ""
+    """Set when nothing was sent because the target was not ready (what to do next is
+    worded above the seam from it)."""
 
 
 Needs = Literal["physical", "pixels", "activation"]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Collection, Mapping
+from dataclasses import replace
 from typing import Any
 
 from dbus_fast import Variant
@@ -249,14 +250,15 @@ class ActionDelivery:
         # at-spi2-atk answers DoAction with true before running it, and GTK then
         # ignores a disabled widget: acting anyway would report an effect that
         # never came, so nothing is sent.
-        return self._result(
+        disabled = self._result(
             request,
             "didnt",
             "none",
             {"states": sorted(basics.states - NOISE), "waitedS": ENABLE_WAIT_S},
             f"the {basics.role} is disabled (it stayed insensitive for {ENABLE_WAIT_S:g} s), "
-            "so nothing was sent; observe again to see what it is waiting for",
+            "so nothing was sent",
         )
+        return replace(disabled, blocked="disabled")
 
     async def _observable(self, at: Address) -> dict[str, Any]:
         """What a press might change: the element's states and name, the app's windows."""

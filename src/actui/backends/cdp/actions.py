@@ -18,7 +18,7 @@ from actui.backends.cdp.dialog import ACCEPT_ID, DISMISS_ID, PROMPT_ID
 from actui.backends.cdp.input import key_events, mouse_events, parse_chord
 from actui.backends.cdp.page import Element, PageSession
 from actui.backends.evidence import SETTLE_S, explain, judge, settle, verdict
-from actui.errors import DialogOpen, InvalidParams, UnsupportedAction
+from actui.errors import DialogOpen, Undeliverable, UnsupportedAction
 
 PAGE_KINDS = ("m", "n", "i", "d")
 """Change kinds that show a page reacted: mutation, navigation, input/change, dialog."""
@@ -207,7 +207,7 @@ async def _write_text(session: PageSession, request: ActionRequest) -> ActionRes
     replace = request.kind == "setText"
     if request.target is None:
         if replace:
-            raise InvalidParams("ref", "setText needs a target element.")
+            raise Undeliverable(request.kind, "target")
         return await _type_into_focus(session, request)
     el = await session.element(request.target)
     await el.channel.send("DOM.focus", {"backendNodeId": el.node})
@@ -367,8 +367,6 @@ async def _scroll(session: PageSession, request: ActionRequest) -> ActionResult:
 
 
 async def _drag(session: PageSession, request: ActionRequest) -> ActionResult:
-    if len(request.path) < 2:
-        raise InvalidParams("path", "a drag needs at least two points.")
     watch = _Watch(session)
     (x0, y0), *rest = request.path
     events: list[dict[str, object]] = [
@@ -399,8 +397,6 @@ async def _set_value(session: PageSession, request: ActionRequest) -> ActionResu
     arrow keys until ``aria-valuenow`` matches (at most ``MAX_VALUE_KEYS``).
     """
     el = await session.element(_require_target(request))
-    if request.value is None:
-        raise InvalidParams("value", "setValue needs a number.")
     object_id = await dom.resolve(el.channel, el.node)
     done = await dom.call(el.channel, object_id, dom.SET_NUMBER, request.value)
     if done.get("native"):
@@ -503,13 +499,13 @@ async def _expand(session: PageSession, request: ActionRequest) -> ActionResult:
 
 def _require_target(request: ActionRequest) -> str:
     if request.target is None:
-        raise InvalidParams("ref", f"{request.kind} needs a target element.")
+        raise Undeliverable(request.kind, "target")
     return request.target
 
 
 def _require_point(request: ActionRequest) -> tuple[int, int]:
     if request.point is None:
-        raise InvalidParams("x", f"{request.kind} needs a target element or a point.")
+        raise Undeliverable(request.kind, "point")
     return request.point
 
 

@@ -43,10 +43,10 @@ from actui.errors import (
     BackendUnavailable,
     CallTimeout,
     DialogOpen,
-    InvalidParams,
     SecureTextUnreadable,
     StepTimeout,
     TargetGone,
+    UnsupportedAction,
 )
 
 _SNAPSHOT_TIMEOUT_S = 15.0
@@ -562,5 +562,5 @@ def _root_info(target_id: str, title: str, url: str) -> RootInfo:
 def _target_id(root: RootInfo) -> str:
     prefix, _, target = root.native_id.partition(":")
     if prefix != "cdp" or not target:
-        raise InvalidParams("root", f"{root.native_id} is not a browser page.")
+        raise UnsupportedAction(root.native_id, "is not a browser page")
     return target

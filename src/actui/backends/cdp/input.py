@@ -12,7 +12,7 @@ import string
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from actui.errors import InvalidParams
+from actui.errors import UnknownKey
 
 # CDP modifier bits.
 ALT, CTRL, META, SHIFT = 1, 2, 4, 8
@@ -37,6 +37,7 @@ _MODIFIERS: dict[str, tuple[int, KeyDef]] = {
     "super": (META, KeyDef("Meta", "MetaLeft", 91, location=1)),
     "cmd": (META, KeyDef("Meta", "MetaLeft", 91, location=1)),
     "command": (META, KeyDef("Meta", "MetaLeft", 91, location=1)),
+    "win": (META, KeyDef("Meta", "MetaLeft", 91, location=1)),
     "shift": (SHIFT, KeyDef("Shift", "ShiftLeft", 16, location=1)),
 }
 
@@ -100,15 +101,13 @@ class Chord:
     main: KeyDef | None
 
 
-def parse_chord(keys: Sequence[str]) -> Chord:
-    """``("ctrl", "a")``, ``("ctrl+shift+Tab",)`` or ``("Enter",)`` → one chord.
+def parse_chord(names: Sequence[str]) -> Chord:
+    """``("ctrl", "a")``, ``("ctrl", "shift", "Tab")`` or ``("Enter",)`` → one chord.
 
-    At most one non-modifier key; an uppercase letter or shifted symbol
-    implies Shift. Unknown names raise :class:`InvalidParams` on ``keys``.
+    The names come split and checked by the contract (one main key at most); an
+    uppercase letter or shifted symbol implies Shift. A name this keyboard has
+    no key for raises :class:`UnknownKey`.
     """
-    names = [part for item in keys for part in _split(item)]
-    if not names:
-        raise InvalidParams("keys", "must name at least one key.", 'Example: ["ctrl", "a"].')
     modifiers: list[KeyDef] = []
     mask = 0
     main: KeyDef | None = None
@@ -120,10 +119,6 @@ def parse_chord(keys: Sequence[str]) -> Chord:
                 modifiers.append(definition)
                 mask |= bit
             continue
-        if main is not None:
-            raise InvalidParams(
-                "keys", f"a chord has one main key; got {main.key!r} and {name!r}.", ""
-            )
         main, shift = _main_key(name)
         if shift and not mask & SHIFT:
             modifiers.append(_MODIFIERS["shift"][1])
@@ -131,12 +126,13 @@ def parse_chord(keys: Sequence[str]) -> Chord:
     return Chord(tuple(modifiers), mask, main)
 
 
-def _split(item: str) -> list[str]:
-    if len(item) <= 1 or "+" not in item:
-        return [item] if item else []
-    if item.endswith("++"):
-        return [*_split(item[:-2]), "+"]
-    return [part for part in item.split("+") if part]
+KNOWN_EXAMPLES = (
+    "Enter, Tab, Escape, Backspace, Delete, Space",
+    "ArrowUp/ArrowDown/ArrowLeft/ArrowRight",
+    "Home, End, PageUp, PageDown",
+    "F1–F24",
+)
+"""The key names an unknown key's error offers (single characters: the US layout's)."""
 
 
 def _main_key(name: str) -> tuple[KeyDef, bool]:
@@ -145,12 +141,7 @@ def _main_key(name: str) -> tuple[KeyDef, bool]:
     named = _NAMED.get(name.lower().replace("_", "").replace(" ", ""))
     if named is not None:
         return named, False
-    raise InvalidParams(
-        "keys",
-        f"unknown key {name!r}.",
-        "Use a single character or a name such as Enter, Tab, Escape, Backspace, Delete, "
-        "ArrowUp, Home, End, PageUp, PageDown, F1–F24, with ctrl/shift/alt/meta.",
-    )
+    raise UnknownKey(name, KNOWN_EXAMPLES)
 
 
 def key_events(chord: Chord) -> list[dict[str, object]]:

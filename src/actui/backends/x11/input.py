@@ -42,7 +42,7 @@ from actui.errors import (
     CallTimeout,
     CoordinateBlocked,
     ForegroundRequired,
-    InvalidParams,
+    Undeliverable,
     UnsupportedAction,
     refusal_error,
 )
@@ -183,8 +183,6 @@ def _operate(sender: _Sender, request: ActionRequest) -> dict[str, object]:
         clicks = sender.scroll(point, request.scroll)
         return {"point": list(point), "wheelClicks": list(clicks)}
     if kind == "drag":
-        if len(request.path) < 2:
-            raise InvalidParams("path", "a drag needs at least 2 points.")
         sender.drag(request.path)
         return {"path": [list(p) for p in request.path]}
     if kind == "keypress":
@@ -203,7 +201,7 @@ def _operate(sender: _Sender, request: ActionRequest) -> dict[str, object]:
 
 def _required_point(request: ActionRequest) -> tuple[int, int]:
     if request.point is None:
-        raise InvalidParams("point", f"{request.kind} needs screen coordinates (x, y).")
+        raise Undeliverable(request.kind, "point")
     return request.point
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from actui.errors import InvalidParams, UnsupportedAction
+from actui.errors import UnknownKey, UnsupportedAction
 
 XK_SHIFT_L = 0xFFE1
 XK_RETURN = 0xFF0D
@@ -66,7 +66,9 @@ def keysym_for_char(char: str) -> int:
         return XK_TAB
     code = ord(char)
     if code < 0x20 or 0x7F <= code < 0xA0:
-        raise InvalidParams("text", f"control character U+{code:04X} cannot be typed.")
+        raise UnsupportedAction(
+            f"the control character U+{code:04X}", "has no key to type it", instead="text_field"
+        )
     if code <= 0xFF:
         return code
     return UNICODE_KEYSYM_BASE + code
@@ -83,20 +85,21 @@ def keysym_for_name(name: str) -> int:
             return XK_F1 + number - 1
     if len(lowered) == 1:
         return keysym_for_char(lowered)
-    raise InvalidParams(
-        "keys",
-        f"unknown key name {name!r}.",
-        "Use enter, tab, escape, backspace, delete, space, arrow names, home, end, "
-        "pageup, pagedown, ctrl, shift, alt, meta, f1–f35 or a single character.",
-    )
+    raise UnknownKey(name, KNOWN_EXAMPLES)
 
 
-def chord_keysyms(keys: Sequence[str]) -> list[int]:
-    """The keysyms of a chord, pressed in order; ``"ctrl+a"`` is split on ``+``."""
-    names = [part for key in keys for part in (key.split("+") if len(key) > 1 else [key])]
-    if not names or any(part == "" for part in names):
-        raise InvalidParams("keys", f"{list(keys)!r} is not a chord of key names.")
-    return [keysym_for_name(part) for part in names]
+KNOWN_EXAMPLES = (
+    "enter, tab, escape, backspace, delete, space",
+    "left/up/right/down",
+    "home, end, pageup, pagedown",
+    "f1–f35",
+)
+"""The key names an unknown key's error offers."""
+
+
+def chord_keysyms(names: Sequence[str]) -> list[int]:
+    """The keysyms of a chord's key names (the contract split them), pressed in order."""
+    return [keysym_for_name(name) for name in names]
 
 
 @dataclass(frozen=True)
