@@ -30,7 +30,7 @@ from pydantic import (
     model_validator,
 )
 
-from actui.backends.base import ActionKind
+from actui.backends.base import ActionKind, JsonObject
 from actui.conditions import check_condition
 from actui.errors import FieldRule, InvalidParams
 from actui.result_schemas import output_schema
@@ -465,7 +465,7 @@ def _is_string_choice(schema: Any) -> bool:
     return isinstance(schema, dict) and ("enum" in schema or "const" in schema)
 
 
-def input_schema(name: str) -> dict[str, Any]:
+def input_schema(name: str) -> JsonObject:
     """The JSON Schema of a tool's arguments (no tuple-style arrays, no $refs)."""
     raw = SPECS[name].params.model_json_schema(by_alias=True)
     schema = _simplify(raw, raw.get("$defs", {}))
@@ -477,9 +477,9 @@ def input_schema(name: str) -> dict[str, Any]:
     return schema
 
 
-def export_schemas(fmt: Literal["mcp", "openai", "anthropic"]) -> list[dict[str, Any]]:
+def export_schemas(fmt: Literal["mcp", "openai", "anthropic"]) -> list[JsonObject]:
     """Tool definitions in the shape each client family expects."""
-    out: list[dict[str, Any]] = []
+    out: list[JsonObject] = []
     for spec in TOOLS:
         schema = input_schema(spec.name)
         if fmt == "mcp":
@@ -524,7 +524,7 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     return path or "arguments"
 
 
-def validate(name: str, arguments: Mapping[str, Any] | None) -> Params:
+def validate(name: str, arguments: Mapping[str, object] | None) -> Params:
     """Check a tool call's arguments; raise InvalidParams naming the first bad field."""
     spec = SPECS.get(name)
     if spec is None:
@@ -537,7 +537,7 @@ def validate(name: str, arguments: Mapping[str, Any] | None) -> Params:
         raise _invalid(name, exc) from None
 
 
-def validate_step(fields: Mapping[str, Any]) -> ActionStep:
+def validate_step(fields: Mapping[str, object]) -> ActionStep:
     """One ``act_ui`` step on its own (the Python API builds them one by one); an
     InvalidParams names the bad field as ``actions[0].<field>``."""
     try:

@@ -20,6 +20,7 @@ import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from actui.backends.base import JsonObject
 from actui.backends.registry import PrivateDesktop as Sandbox
 
 PHRASE = "actui was here"
@@ -35,7 +36,7 @@ class Agent:
     def text(result: types.CallToolResult) -> str:
         return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def call(self, tool: str, arguments: JsonObject) -> types.CallToolResult:
         print(f"\n>>> {tool} {json.dumps(arguments, ensure_ascii=False)}")
         result = await self.session.call_tool(tool, arguments, read_timeout_seconds=60)
         print(self.text(result))
@@ -43,14 +44,15 @@ class Agent:
             print("(the tool reported an error)")
         return result
 
-    async def details(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def details(self, tool: str, arguments: JsonObject) -> JsonObject:
+        """The result's ``structuredContent`` (its shape: ``actui.result_schemas``)."""
         result = await self.call(tool, arguments)
         if result.is_error or not isinstance(result.structured_content, dict):
             raise RuntimeError(f"{tool} failed: {self.text(result)}")
         return result.structured_content
 
     async def find_ref(self, state: str, text: str, role: str) -> str:
-        found = await self.details("search_ui", {"stateId": state, "text": text, "role": role})
+        found: Any = await self.details("search_ui", {"stateId": state, "text": text, "role": role})
         matches = found["matches"]
         if not matches:
             raise RuntimeError(f"no {role} {text!r} found")
@@ -58,19 +60,21 @@ class Agent:
 
 
 async def _calculator(agent: Agent) -> bool:
-    roots = await agent.details("find_roots", {"text": "calculator"})
+    # the wire's JSON, read as any MCP client reads it (untyped)
+    roots: Any = await agent.details("find_roots", {"text": "calculator"})
     root = roots["windows"][0]["windowRef"]
-    state = (await agent.details("observe_ui", {"root": root, "mode": "semantic"}))["stateId"]
-    steps = [
+    observed: Any = await agent.details("observe_ui", {"root": root, "mode": "semantic"})
+    state = observed["stateId"]
+    steps: list[object] = [
         {"action": "press", "ref": await agent.find_ref(state, key, "button")}
         for key in ("1", "2", "+", "3", "0", "=")
     ]
-    act = await agent.details(
+    act: Any = await agent.details(
         "act_ui", {"stateId": state, "actions": steps, "expect": {"text": "42", "timeoutMs": 5000}}
     )
     verification = act["execution"]["verification"] or {}
     new_state = act["stateId"]
-    display = await agent.details("search_ui", {"stateId": new_state, "text": "42"})
+    display: Any = await agent.details("search_ui", {"stateId": new_state, "text": "42"})
     shown = [m["label"] for m in display["matches"]]
     ok = act["outcome"] == "worked" and verification.get("status") == "verified"
     print(
@@ -81,13 +85,14 @@ async def _calculator(agent: Agent) -> bool:
 
 
 async def _zenity(agent: Agent) -> bool:
-    roots = await agent.details("find_roots", {"text": "actui demo"})
+    roots: Any = await agent.details("find_roots", {"text": "actui demo"})
     root = roots["windows"][0]["windowRef"]
-    state = (await agent.details("observe_ui", {"root": root, "mode": "semantic"}))["stateId"]
-    found = await agent.details("search_ui", {"stateId": state, "role": "textbox"})
+    observed: Any = await agent.details("observe_ui", {"root": root, "mode": "semantic"})
+    state = observed["stateId"]
+    found: Any = await agent.details("search_ui", {"stateId": state, "role": "textbox"})
     entry = found["matches"][0]["ref"]
     ok_button = await agent.find_ref(state, "OK", "button")
-    act = await agent.details(
+    act: Any = await agent.details(
         "act_ui",
         {
             "stateId": state,

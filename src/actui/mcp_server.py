@@ -66,13 +66,7 @@ def _catalog(structured: bool) -> list[types.Tool]:
     """The tools as MCP lists them; without structured content, without output schemas
     (a client refuses a result that lacks the structured content its tool's schema promises)."""
     return [
-        types.Tool(
-            name=spec["name"],
-            description=spec["description"],
-            input_schema=spec["inputSchema"],
-            output_schema=spec["outputSchema"] if structured else None,
-            annotations=types.ToolAnnotations.model_validate(spec["annotations"]),
-        )
+        types.Tool.model_validate(spec if structured else {**spec, "outputSchema": None})
         for spec in contract.export_schemas("mcp")
     ]
 

@@ -11,9 +11,11 @@ pay for every catalog token on every turn, people read this page once.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from actui.backends.base import JsonObject
 from actui.contract import STEP_RULES, TOOLS, input_schema
 from actui.reaching import BUDGET_S, MAX_CELLS, READ_AFTER_S, READ_EVERY_S
 from actui.result_schemas import output_schema
@@ -22,7 +24,7 @@ from actui.result_schemas import output_schema
 @dataclass(frozen=True)
 class StepDoc:
     meaning: str
-    example: dict[str, Any]
+    example: JsonObject
 
 
 STEP_DOCS: dict[str, StepDoc] = {
@@ -123,18 +125,22 @@ def markdown_reference() -> str:
     for spec in TOOLS:
         schema = input_schema(spec.name)
         out += ["", f"## `{spec.name}`", "", spec.description, ""]
-        out += _table(schema, set(schema.get("required", ())))
+        out += _table(schema)
         if spec.name in ("wait_for", "act_ui"):
             out += ["", READS_ON_DEMAND]
         result = output_schema(spec.name)
         out += ["", "Result (`structuredContent`):", ""]
-        out += _table(result, set(result.get("required", ())), "key")
+        out += _table(result, column="key")
         if spec.name == "act_ui":
             out += ["", *_step_kinds()]
     return "\n".join(out) + "\n"
 
 
-def _table(schema: dict[str, Any], required: set[str], column: str = "parameter") -> list[str]:
+def _table(
+    schema: Mapping[str, Any], required: Collection[str] = (), column: str = "parameter"
+) -> list[str]:
+    """A schema's properties as a table; ``required`` adds to those the schema requires."""
+    required = {*required, *schema.get("required", ())}
     out = [f"| {column} | type | required | notes |", "| --- | --- | --- | --- |"]
     for name, prop in schema.get("properties", {}).items():
         kind = prop.get("type", "object" if "properties" in prop else "any")
@@ -155,7 +161,7 @@ def _table(schema: dict[str, Any], required: set[str], column: str = "parameter"
 
 def _step_kinds() -> list[str]:
     """Each step kind: what it does, its target, its other fields, an example."""
-    step = input_schema_of_step()
+    step: Mapping[str, Any] = input_schema_of_step()
     fields = [name for name in step["properties"] if name != "action"]
     out = [
         "### Steps",
@@ -196,7 +202,8 @@ def _target(target: str, allowed: frozenset[str]) -> str:
     }[target]
 
 
-def input_schema_of_step() -> dict[str, Any]:
+def input_schema_of_step() -> JsonObject:
     """The schema of one ``actions`` entry, as agents get it inside ``act_ui``'s."""
-    items: dict[str, Any] = input_schema("act_ui")["properties"]["actions"]["items"]
+    schema: Any = input_schema("act_ui")  # the contract's own JSON Schema: its shape is known
+    items: JsonObject = schema["properties"]["actions"]["items"]
     return items

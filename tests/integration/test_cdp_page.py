@@ -182,7 +182,7 @@ async def test_enter_submits_the_form(browser: CdpBackend, page: RootInfo) -> No
 async def test_keypress_chord_selects_all_and_replaces(browser: CdpBackend, page: RootInfo) -> None:
     name = find(await look(browser, page), "textbox", "Name")
     await act(browser, page, "keypress", name, keys=("ctrl", "a"))
-    await act(browser, page, "keypress", keys=("shift+z",))
+    await act(browser, page, "keypress", keys=("shift", "z"))
     assert await js(browser, page, "document.getElementById('name').value") == '"Z"'
 
 

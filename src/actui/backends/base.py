@@ -227,7 +227,9 @@ class ActionRequest:
     ``target`` is the element's ``native_id`` for semantic delivery, or None
     for coordinate / current-focus delivery (``point`` in screen pixels). With
     both, physical input lands on ``point`` and is aimed at ``target``: it
-    waits for that element to be enabled, as a person would.
+    waits for that element to be enabled, as a person would. ``keys`` are one
+    chord's key names one by one, split and shape-checked by the contract
+    (``"ctrl+a"`` arrives as ``ctrl``, ``a``); whether a key exists is the backend's.
     """
 
     kind: ActionKind

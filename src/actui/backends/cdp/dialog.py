@@ -11,8 +11,8 @@ send commands.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from actui.backends.base import RawNode, Rect
 from actui.errors import DialogOpen
@@ -38,7 +38,7 @@ class Dialog:
     prompt_text: str = ""
 
     @classmethod
-    def from_event(cls, params: dict[str, Any]) -> Dialog:
+    def from_event(cls, params: Mapping[str, object]) -> Dialog:
         kind = str(params.get("type") or "alert")
         message = str(params.get("message") or "")[:MESSAGE_CAP]
         return cls(
