@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from actui.backends.base import (
+    NO_PHYSICAL_INPUT,
     ActionKind,
     ActionRequest,
     ActionResult,
@@ -85,47 +86,59 @@ def can_retry_in_foreground(kind: str, outcome: str, headless: bool) -> bool:
     return not headless and outcome == "didnt" and kind in _KEYBOARD
 
 
-def _screen_point(state: State, x: float, y: float, field: str) -> tuple[int, int]:
-    """Map image pixels of the state to screen pixels, rejecting points outside."""
+def _on_screen(state: State, x: float, y: float) -> tuple[int, int] | None:
+    """Image pixels of the state on screen; None without geometry or outside the image."""
     size = state.image_size
     frame = state.root.frame
     if size is None or frame is None or frame.empty:
+        return None
+    width, height = size
+    if not (0 <= x < width and 0 <= y < height):
+        return None
+    return (frame.x + round(x * frame.w / width), frame.y + round(y * frame.h / height))
+
+
+def _screen_point(state: State, x: float, y: float, field: str) -> tuple[int, int]:
+    """Map image pixels of the state to screen pixels, rejecting points outside."""
+    point = _on_screen(state, x, y)
+    if point is not None:
+        return point
+    if state.image_size is None or state.root.frame is None or state.root.frame.empty:
         raise InvalidParams(
             field,
             "this state has no image or window geometry, so coordinates cannot be used.",
             "Use an @e ref, or observe with mode 'visual' to get an image first.",
         )
-    width, height = size
-    if not (0 <= x < width and 0 <= y < height):
-        raise InvalidParams(
-            field,
-            f"point ({x:g}, {y:g}) lies outside the state's image of {width}x{height} pixels.",
-            "Use coordinates inside the image.",
-        )
-    return (frame.x + round(x * frame.w / width), frame.y + round(y * frame.h / height))
+    width, height = state.image_size
+    raise InvalidParams(
+        field,
+        f"point ({x:g}, {y:g}) lies outside the state's image of {width}x{height} pixels.",
+        "Use coordinates inside the image.",
+    )
 
 
-def _node_point(state: State, node: Node, field: str) -> tuple[int, int]:
-    """The element's centre on screen; a state without an image keeps rects at scale 1."""
+def _center_if_known(state: State, node: Node) -> tuple[int, int] | None:
+    """The element's centre on screen, or None when the state cannot place it; a state
+    without an image keeps rects at scale 1."""
     if node.rect is None or node.rect.empty:
-        raise InvalidParams(
-            field, f"{node.ref} has no on-screen rectangle.", "Act on it by ref semantically."
-        )
+        return None
     cx, cy = node.rect.center
     frame = state.root.frame
     if state.image_size is None and frame is not None and not frame.empty:
         return (frame.x + round(cx), frame.y + round(cy))
-    return _screen_point(state, cx, cy, field)
+    return _on_screen(state, cx, cy)
 
 
-def _center_if_known(state: State, node: Node) -> tuple[int, int] | None:
-    """The node's center on screen, or None when the state cannot place it."""
+def _node_point(state: State, node: Node, field: str) -> tuple[int, int]:
+    """The element's centre on screen, or the InvalidParams saying why it has none."""
+    point = _center_if_known(state, node)
+    if point is not None:
+        return point
     if node.rect is None or node.rect.empty:
-        return None
-    try:
-        return _node_point(state, node, "ref")
-    except InvalidParams:
-        return None
+        raise InvalidParams(
+            field, f"{node.ref} has no on-screen rectangle.", "Act on it by ref semantically."
+        )
+    return _screen_point(state, *node.rect.center, field)
 
 
 def prepare(
@@ -253,6 +266,10 @@ async def deliver(
 ) -> StepTrace:
     """Deliver one step background-first and return its trace.
 
+    The first attempt is chosen from what the backend declares it can deliver
+    semantically (:class:`SemanticReach`): under a policy that sends no physical
+    input, a step it rules out is answered by that declaration without a round
+    trip, and goes on to the foreground retry as a refusal the backend sent would.
     Errors become a ``didnt`` step with an ``error``: the transaction stops
     there, and nothing falls through to physical input, which could repeat an
     action the semantic call did perform. A refusal the foreground cannot
@@ -268,8 +285,16 @@ async def deliver(
         escalated=False,
         policy=initial,
     )
+    first = _with_policy(request, initial)
+    # a step the backend declares out of its semantic reach is not sent to be refused:
+    # the declared refusal is its answer, escalated (or not) exactly as a sent one
+    ruled_out = (
+        backend.semantic_reach(request.root).refusal(first)
+        if initial in NO_PHYSICAL_INPUT
+        else None
+    )
     try:
-        answer = await backend.act(_with_policy(request, initial))
+        answer = ruled_out if ruled_out is not None else await backend.act(first)
         again = escalation(prepared, answer, initial, headless)
         if again is not None:
             step = replace(

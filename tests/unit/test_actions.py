@@ -20,6 +20,7 @@ from actui.actions import (
     reconcile,
 )
 from actui.backends.base import (
+    ActionKind,
     ActionRequest,
     ActionResult,
     Backend,
@@ -29,6 +30,7 @@ from actui.backends.base import (
     Rect,
     Refused,
     RootInfo,
+    SemanticReach,
     Snapshot,
     TextSlice,
 )
@@ -515,3 +517,84 @@ def test_a_refusal_is_sent_again_once_in_the_foreground_only_where_the_policy_al
     elif first != "foreground":
         assert trace.outcome == "didnt" and trace.error is not None
         assert trace.error.code == refusal(Refused("it needs input", needs, first))[0]
+
+
+class DeclaringBackend(ScriptedBackend):
+    """A scripted backend that declares what it delivers semantically."""
+
+    def __init__(
+        self, reach: SemanticReach, answer: Callable[[ActionRequest], ActionResult | Refused]
+    ) -> None:
+        super().__init__(answer)
+        self.reach = reach
+
+    def semantic_reach(self, root: RootInfo) -> SemanticReach:
+        return self.reach
+
+
+KEYS_ONLY_PHYSICALLY = SemanticReach(kinds=frozenset({"press", "setText"}), elements_only=True)
+
+
+@pytest.mark.parametrize("policy", ["background", "ax_only", "default", "foreground"])
+@pytest.mark.parametrize("headless", [False, True])
+async def test_a_step_out_of_the_declared_reach_is_not_sent_to_be_refused_and_traces_the_same(
+    policy: DeliveryPolicy, headless: bool
+) -> None:
+    """Declaring a kind out of reach gives the trace a refusal answered on the wire gives,
+    without the round trip; the foreground retry and its honesty rules are unchanged."""
+
+    def answer(request: ActionRequest) -> ActionResult | Refused:
+        if request.policy in ("ax_only", "background"):
+            refused = KEYS_ONLY_PHYSICALLY.refusal(request)
+            assert refused is not None
+            return refused
+        return _result("unknown", request.policy)
+
+    prepared = prepare(
+        ActionStep(action="keypress", ref="@e2", keys=["a"]),
+        0,
+        _state(),
+        headless=headless,
+        focus_established=False,
+    )
+    answering = ScriptedBackend(answer)
+    declaring = DeclaringBackend(KEYS_ONLY_PHYSICALLY, answer)
+    sent = await deliver(answering, prepared, headless=headless, policy=policy)
+    declared = await deliver(declaring, prepared, headless=headless, policy=policy)
+    assert declared == sent
+    assert all(r.policy not in ("ax_only", "background") for r in declaring.requests)
+    skipped = [r for r in answering.requests if r.policy in ("ax_only", "background")]
+    assert len(declaring.requests) == len(answering.requests) - len(skipped)
+    if not headless and policy == "background":
+        assert declared.escalated and declared.escalation_reason == "foreground_required"
+        assert [r.policy for r in declaring.requests] == ["foreground"]
+    if headless:
+        assert declaring.requests == [] and declared.outcome == "didnt"
+
+
+@given(
+    st.sampled_from(sorted(get_args(ActionKind))),
+    st.booleans(),
+    st.booleans(),
+    st.sampled_from(["left", "right"]),
+    st.integers(1, 3),
+)
+def test_an_element_only_reach_refuses_exactly_what_has_no_semantic_form(
+    kind: ActionKind, target: bool, point: bool, button: str, count: int
+) -> None:
+    request = ActionRequest(
+        kind=kind,
+        root=ROOT,
+        policy="background",
+        target="el" if target else None,
+        point=(1, 2) if point else None,
+        button=button,  # type: ignore[arg-type]
+        click_count=count,
+    )
+    refused = KEYS_ONLY_PHYSICALLY.refusal(request)
+    plain_click = not point and button == "left" and count == 1
+    reachable = kind in KEYS_ONLY_PHYSICALLY.kinds and target
+    assert (refused is None) == (reachable and (kind != "click" or plain_click))
+    assert SemanticReach().refusal(request) is None, "by default the backend answers each"
+    bare = SemanticReach(unreachable="no tree").refusal(request)
+    assert bare == Refused("no tree", "pixels", "background")

@@ -19,7 +19,7 @@ import abc
 import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, get_args
 
 Outcome = Literal["worked", "didnt", "unknown"]
 Blocked = Literal["", "disabled"]
@@ -285,6 +285,47 @@ class Refused:
     policy: DeliveryPolicy
 
 
+ACTION_KINDS: frozenset[ActionKind] = frozenset(get_args(ActionKind))
+NO_PHYSICAL_INPUT: tuple[DeliveryPolicy, ...] = ("ax_only", "background")
+"""The policies under which a step goes only as what it means, never as pointer or keys."""
+
+
+@dataclass(frozen=True)
+class SemanticReach:
+    """The steps a backend delivers to a root without physical input, declared up front.
+
+    ``actui.actions`` reads it before sending anything: a step this rules out
+    under a policy of :data:`NO_PHYSICAL_INPUT` is not sent, and its
+    :meth:`refusal` is the answer, so choosing the delivery never waits on a
+    round trip that could only say no. A backend gates its own semantic path
+    with the same declaration, so the two cannot drift. What only a reading can
+    show (an element without an editable text interface) is still answered by
+    the backend as :class:`Refused`.
+    """
+
+    kinds: frozenset[ActionKind] = ACTION_KINDS
+    """The kinds with a semantic form here (the default: all, the backend answers each)."""
+    elements_only: bool = False
+    """Only on an element: a step without one, or a click at a point or with another
+    button or count, is pointer or keyboard input."""
+    unreachable: str = ""
+    """Why no step reaches this root semantically (its window has no accessibility tree):
+    each then needs physical input at a point of its pixels."""
+
+    def refusal(self, request: ActionRequest) -> Refused | None:
+        """The answer to ``request`` if it has no semantic form here, else None."""
+        if self.unreachable:
+            return Refused(self.unreachable, "pixels", request.policy)
+        if request.kind not in self.kinds or (self.elements_only and request.target is None):
+            return Refused(f"{request.kind} without an element target", "physical", request.policy)
+        plain = request.point is None and request.button == "left" and request.click_count == 1
+        if self.elements_only and request.kind == "click" and not plain:
+            return Refused(
+                "a click at a point or with another button or count", "physical", request.policy
+            )
+        return None
+
+
 @dataclass(frozen=True)
 class Image:
     """A root's pixels as PNG. ``scale`` is image pixels per screen pixel."""
@@ -355,6 +396,11 @@ class Backend(abc.ABC):
         :class:`Refused` when nothing was sent because the step needs input
         the request's policy forbids.
         """
+
+    def semantic_reach(self, root: RootInfo) -> SemanticReach:
+        """What this backend delivers to ``root`` without physical input (default: it
+        answers each step itself)."""
+        return SemanticReach()
 
     @abc.abstractmethod
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:

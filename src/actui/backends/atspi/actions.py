@@ -52,7 +52,14 @@ from actui.backends.atspi.reader import (
 )
 from actui.backends.atspi.scrollbars import scroll_bars, wheel_target
 from actui.backends.atspi.toolkits import insert_length
-from actui.backends.base import ActionRequest, ActionResult, Outcome, Refused
+from actui.backends.base import (
+    ACTION_KINDS,
+    ActionRequest,
+    ActionResult,
+    Outcome,
+    Refused,
+    SemanticReach,
+)
 from actui.backends.evidence import explain, judge, read_back, settle, settle_window, verdict
 from actui.errors import ActuiError, CallTimeout, StepTimeout, TargetGone
 
@@ -106,6 +113,11 @@ def _cap(text: str) -> str:
     return text if len(text) <= EVIDENCE_CAP else text[:EVIDENCE_CAP] + "…"
 
 
+REACH = SemanticReach(kinds=ACTION_KINDS - {"keypress", "drag", "moveMouse"}, elements_only=True)
+"""What AT-SPI delivers without physical input: every kind but keys, drags and pointer
+moves, on an element (a click only as a plain left click); the table in ``act`` runs them."""
+
+
 def refuse_physical(request: ActionRequest, why: str) -> Refused:
     """The answer for a step that needs pointer or keyboard input: nothing is sent."""
     return Refused(why, "physical", request.policy)
@@ -137,12 +149,6 @@ class ActionDelivery:
 
     async def act(self, request: ActionRequest) -> ActionResult | Refused:
         kind = request.kind
-        semantic_click = (
-            kind == "click"
-            and request.point is None
-            and request.button == "left"
-            and request.click_count == 1
-        )
         steps: Mapping[str, Step] = {
             "press": self._press,
             "click": self._click,
@@ -155,11 +161,11 @@ class ActionDelivery:
             "scroll": self._scroll,
             "expand": self._expand,
             "collapse": self._expand,
-        }  # the kinds AT-SPI can deliver semantically; keys, drags and moves it cannot
-        if request.target is None or kind not in steps:
-            return refuse_physical(request, f"{kind} without an element target")
-        if kind == "click" and not semantic_click:
-            return refuse_physical(request, "a click at a point or with another button or count")
+        }  # REACH's kinds
+        refused = REACH.refusal(request)
+        if refused is not None:
+            return refused
+        assert request.target is not None, "REACH takes elements only"
         at = Address.parse(request.target)
         try:
             async with asyncio.timeout(request.timeout_s):

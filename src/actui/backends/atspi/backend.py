@@ -17,7 +17,7 @@ import contextlib
 import time
 from collections.abc import Mapping
 
-from actui.backends.atspi.actions import ENABLE_WAIT_S, ActionDelivery
+from actui.backends.atspi.actions import ENABLE_WAIT_S, REACH, ActionDelivery
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
 from actui.backends.atspi.changes import ChangeCounters
@@ -38,6 +38,7 @@ from actui.backends.base import (
     Refused,
     RootInfo,
     RowQuery,
+    SemanticReach,
     Snapshot,
     TextSlice,
 )
@@ -213,6 +214,9 @@ class AtspiBackend(Backend):
         ):
             return None
         return SETTLE_QUIET_S
+
+    def semantic_reach(self, root: RootInfo) -> SemanticReach:
+        return REACH
 
     async def act(self, request: ActionRequest) -> ActionResult | Refused:
         try:

@@ -34,6 +34,7 @@ from pathlib import Path
 from actui.backends.arrival import ArrivingText
 from actui.backends.atspi.backend import AtspiBackend
 from actui.backends.base import (
+    NO_PHYSICAL_INPUT,
     ActionRequest,
     ActionResult,
     Backend,
@@ -43,6 +44,7 @@ from actui.backends.base import (
     Refused,
     RootInfo,
     RowQuery,
+    SemanticReach,
     Snapshot,
     TextSlice,
 )
@@ -62,12 +64,12 @@ from actui.errors import (
     UnsupportedAction,
 )
 
-_PHYSICAL_POLICIES = ("foreground", "default")
 UNPAIRED_GRACE_S = 1.5
 """How long a window of an accessible application may stay unpaired before it is listed
 on its own: its toolkit exposes a new window within milliseconds, or never."""
 _ENTER = (["return"], ["enter"])
 _KEYBOARD = ("typeText", "keypress", "setText")
+_WINDOW_ONLY = SemanticReach(unreachable="this window has no accessibility tree")
 
 
 class LinuxBackend(Backend):
@@ -216,15 +218,19 @@ class LinuxBackend(Backend):
             shot = await x11.capture(root.window_id, max_dimension=max_dimension)
         return Image(shot.png, shot.width, shot.height, shot.scale, shot.source, shot.warnings)
 
+    def semantic_reach(self, root: RootInfo) -> SemanticReach:
+        return _WINDOW_ONLY if is_window_only(root) else self.atspi.semantic_reach(root)
+
     async def act(self, request: ActionRequest) -> ActionResult | Refused:
         with self._on_display():
             return await self._act(request)
 
     async def _act(self, request: ActionRequest) -> ActionResult | Refused:
         bare = is_window_only(request.root)
-        if request.policy not in _PHYSICAL_POLICIES:
-            if bare:
-                return Refused("this window has no accessibility tree", "pixels", request.policy)
+        if request.policy in NO_PHYSICAL_INPUT:
+            refused = self.semantic_reach(request.root).refusal(request)
+            if refused is not None:
+                return refused
             result = await self.atspi.act(request)
             if (
                 isinstance(result, ActionResult)
