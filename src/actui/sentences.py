@@ -68,11 +68,17 @@ def unknown_key(key: str, known: tuple[str, ...]) -> str:
     )
 
 
+_UNBLOCK: dict[Blocked, str] = {
+    "": "",
+    "disabled": "observe again to see what it is waiting for",
+    "menu_closed": "open its menu first, then press it",
+    "modal_dialog": "close it with a click",
+}
+
+
 def blocked(reason: str, blocked_by: Blocked) -> str:
-    """A step's reason, with what to do when something held it back before it was sent."""
-    if blocked_by == "disabled":
-        return f"{reason}; observe again to see what it is waiting for"
-    return reason
+    """A step's reason, with what to do about what stands in its way."""
+    return f"{reason}; {_UNBLOCK[blocked_by]}" if blocked_by else reason
 
 
 def display_gone(display: str) -> str:

@@ -77,6 +77,7 @@ async def test_a_menu_item_opening_a_dialog_is_refused_before_anything_is_sent(
     started = time.perf_counter()
     result = await editor.step("press", _menu_item(snapshot, "Save As..."))
     assert (result.outcome, result.mechanism) == ("didnt", "none"), result
-    assert "open its menu first" in result.reason
+    assert result.blocked == "menu_closed", "the advice to open the menu is the boundary's"
+    assert "menu is closed" in result.reason
     assert time.perf_counter() - started < 5
     assert (await snap(editor.backend, editor.root)).tree.children, "the app still answers"

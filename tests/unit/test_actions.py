@@ -24,6 +24,7 @@ from actui.backends.base import (
     ActionRequest,
     ActionResult,
     Backend,
+    Blocked,
     DeliveryPolicy,
     Needs,
     RawNode,
@@ -598,3 +599,28 @@ def test_an_element_only_reach_refuses_exactly_what_has_no_semantic_form(
     assert SemanticReach().refusal(request) is None, "by default the backend answers each"
     bare = SemanticReach(unreachable="no tree").refusal(request)
     assert bare == Refused("no tree", "pixels", "background")
+
+
+@pytest.mark.parametrize(
+    ("blocked", "advice"),
+    [
+        ("disabled", "observe again"),
+        ("menu_closed", "open its menu first"),
+        ("modal_dialog", "close it with a click"),
+    ],
+)
+async def test_what_blocked_a_step_is_data_the_trace_words_as_advice(
+    blocked: Blocked, advice: str
+) -> None:
+    """Backends say what stood in the way; the advice is written above the seam, once."""
+    fact = "the button is disabled (it stayed insensitive for 1 s), so nothing was sent"
+    backend = ScriptedBackend(
+        lambda r: ActionResult("didnt", "ax", r.policy, reason=fact, blocked=blocked)
+    )
+    prepared = prepare(
+        ActionStep(action="press", ref="@e3"), 0, _state(), headless=True, focus_established=False
+    )
+    trace = await deliver(backend, prepared, headless=True, policy="background")
+    assert trace.reason.startswith(fact) and advice in trace.reason.removeprefix(fact)
+    plain = ScriptedBackend(lambda r: ActionResult("didnt", "ax", r.policy, reason=fact))
+    assert (await deliver(plain, prepared, headless=True, policy="background")).reason == fact

@@ -22,8 +22,10 @@ from dataclasses import dataclass, field
 from typing import Literal, get_args
 
 Outcome = Literal["worked", "didnt", "unknown"]
-Blocked = Literal["", "disabled"]
-"""What held a step back before anything was sent: its target stayed ``disabled``."""
+Blocked = Literal["", "disabled", "menu_closed", "modal_dialog"]
+"""What stands in the way: the target stayed ``disabled``, or is in a closed menu
+(``menu_closed``), and nothing was sent; or the step opened a ``modal_dialog`` that
+blocks the application's accessibility until it is closed."""
 JsonObject = dict[str, object]
 """A JSON object as it crosses a public signature (schemas, wire bodies): the one alias."""
 DeliveryPolicy = Literal["ax_only", "background", "default", "foreground"]
@@ -262,8 +264,8 @@ class ActionResult:
     evidence: Mapping[str, object] = field(default_factory=dict)
     reason: str = ""
     blocked: Blocked = ""
-    """Set when nothing was sent because the target was not ready (what to do next is
-    worded above the seam from it)."""
+    """What stands in the way of this step or the next (what to do about it is worded
+    above the seam, from this)."""
 
 
 Needs = Literal["physical", "pixels", "activation"]

@@ -92,7 +92,7 @@ MODAL_REASON = (
     "the application stopped answering accessibility calls right after the action, "
     "typically because it opened a modal dialog that blocks its accessibility until it "
     "closes; only pointer input can reach that dialog now (a key press would deadlock "
-    "the application), so close it with a click"
+    "the application)"
 )
 HELD_CALL_REASON = (
     "this command opens a dialog, and the toolkit would run that dialog inside the "
@@ -308,12 +308,13 @@ class ActionDelivery:
         """DoAction ``index``; ``worked`` once the element, its app's windows or events show it."""
         if action_may_hold_call(request.root.toolkit, basics.name):
             if "showing" not in basics.states:
-                return self._sent_nothing(
+                closed = self._sent_nothing(
                     request,
                     basics,
                     f"the {basics.role} is not on screen (its menu is closed) and "
-                    f"{HELD_CALL_REASON}, so nothing was sent; open its menu first, then press it",
+                    f"{HELD_CALL_REASON}, so nothing was sent",
                 )
+                return replace(closed, blocked="menu_closed")
             return refuse_physical(request, HELD_CALL_REASON)
         mechanism = f"Action.DoAction({actions[index]})"
         before = await self._observable(at)
@@ -337,7 +338,8 @@ class ActionDelivery:
                 self._stuck[request.root.pid] = at.bus
                 blocked = {"events": list(watch.seen), "answering": False}
                 unread = verdict(effect=False, unchanged=False, readable=False)
-                return self._result(request, unread, mechanism, blocked, MODAL_REASON)
+                modal = self._result(request, unread, mechanism, blocked, MODAL_REASON)
+                return replace(modal, blocked="modal_dialog")
         evidence: dict[str, object] = {"events": list(watch.seen)}
         for key in ("states", "name", "windows", "target"):
             if before.get(key) != after.get(key):
