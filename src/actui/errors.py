@@ -211,6 +211,20 @@ class BusGone(BackendUnavailable):
         return sentences.bus_gone()
 
 
+class BrowserSilent(BackendUnavailable):
+    """The browser started never answered on its debugging pipe within ``within_s``;
+    ``exit_status`` is how it ended (None: it was still running, and was stopped)."""
+
+    def __init__(self, within_s: float, exit_status: int | None) -> None:
+        super().__init__(f"Chromium did not answer within {within_s:.0f} s")
+        self.within_s = within_s
+        self.exit_status = exit_status
+
+    @property
+    def message(self) -> str:
+        return sentences.browser_silent(self.within_s, self.exit_status)
+
+
 class CallTimeout(ActuiError):
     code = "timeout"
 

@@ -81,6 +81,15 @@ def blocked(reason: str, blocked_by: Blocked) -> str:
     return f"{reason}; {_UNBLOCK[blocked_by]}" if blocked_by else reason
 
 
+def browser_silent(within_s: float, exit_status: int | None) -> str:
+    """A browser that never answered: how it ended, and what to check."""
+    status = "it did not answer" if exit_status is None else f"it exited with status {exit_status}"
+    return (
+        f"Chromium did not answer on its debugging pipe within {within_s:.0f} s ({status}); "
+        "it was stopped. Check that the executable runs (try it with --headless=new)."
+    )
+
+
 def display_gone(display: str) -> str:
     """The display is gone with its applications: only a new desktop helps."""
     return (

@@ -8,7 +8,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.base import DeliveryPolicy, Needs, Refused
-from actui.errors import CoordinateBlocked, StepTimeout, TargetGone, UnsupportedAction
+from actui.errors import (
+    BrowserSilent,
+    CoordinateBlocked,
+    StepTimeout,
+    TargetGone,
+    UnsupportedAction,
+)
 from actui.sentences import Instead, Then, refusal
 
 facts = st.text(st.characters(categories=("L", "N", "Zs")), min_size=1, max_size=20)
@@ -67,3 +73,12 @@ def test_blocked_input_keeps_its_fact_and_adds_advice_only_when_given(
     blocked = CoordinateBlocked(why, instead=instead)
     assert blocked.code == "coordinate_blocked" and blocked.message.startswith(why)
     assert (blocked.message == why) == (not instead)
+
+
+def test_a_browser_that_never_answered_says_how_it_ended_from_its_data() -> None:
+    running = BrowserSilent(20, None)
+    exited = BrowserSilent(20, 127)
+    assert running.code == exited.code == "backend_unavailable"
+    assert "(it did not answer)" in running.message
+    assert "(it exited with status 127)" in exited.message
+    assert exited.message.endswith("(try it with --headless=new).")

@@ -41,6 +41,7 @@ from actui.backends.cdp.page import FrameTarget, PageSession, exception_text
 from actui.errors import (
     ActuiError,
     BackendUnavailable,
+    BrowserSilent,
     CallTimeout,
     DialogOpen,
     SecureTextUnreadable,
@@ -493,13 +494,7 @@ async def _answering(conn: CdpConnection, browser: BrowserProcess) -> None:
     except (TargetGone, CallTimeout):
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(browser.process.wait(), 1.0)
-        code = browser.process.returncode
-        status = "it did not answer" if code is None else f"it exited with status {code}"
-        raise BackendUnavailable(
-            f"Chromium did not answer on its debugging pipe within {READY_DEADLINE_S:.0f} s "
-            f"({status}); it was stopped. Check that the executable runs "
-            "(try it with --headless=new)."
-        ) from None
+        raise BrowserSilent(READY_DEADLINE_S, browser.process.returncode) from None
 
 
 def _graft(node: RawNode, subtrees: Mapping[str, RawNode]) -> RawNode:
