@@ -248,6 +248,7 @@ class PageSession:
         :class:`PageNavigated`: its value is lost and its effects are unknown.
         """
         for _ in range(2):
+            self.check_alive()
             context = await self._document_context(timeout_s)
             try:
                 return await self._evaluate_in(context, params, timeout_s)
@@ -426,6 +427,7 @@ class PageSession:
             return
         elif method in ("Inspector.detached", "Inspector.targetCrashed", "actui.closed"):
             self._gone_reason = str(params.get("reason") or method)
+            self._context_known.set()  # no document will come: wake who waits for one
             self._bump("n")
 
 
