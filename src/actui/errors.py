@@ -173,6 +173,20 @@ class DialogOpen(ActuiError):
         )
 
 
+class PageNavigated(ActuiError):
+    """A page's document was replaced while a script ran in it, so its value was lost."""
+
+    code = "page_navigated"
+
+    def __init__(self, page: str) -> None:
+        super().__init__(f"{page} navigated while the expression ran")
+        self.page = page
+
+    @property
+    def message(self) -> str:
+        return sentences.page_navigated(self.page)
+
+
 class SecureTextUnreadable(ActuiError):
     code = "secure_text_unreadable"
 

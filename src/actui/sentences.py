@@ -110,6 +110,15 @@ def bus_gone() -> str:
     )
 
 
+def page_navigated(page: str) -> str:
+    """A script's document went away under it: its value is lost, its effects may not be."""
+    return (
+        f"{page} moved to another document while the expression ran, so its value was "
+        "lost and it may have run in part. Evaluate again once the new document has "
+        "loaded (wait_for or observe_ui shows it)."
+    )
+
+
 def step_timeout(kind: str, within_s: float, sent: bool) -> str:
     """A step that ran out of time: whether it may have acted decides what to do next."""
     if not sent:

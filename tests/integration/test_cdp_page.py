@@ -15,7 +15,7 @@ import pytest_asyncio
 
 from actui.backends.base import ActionKind, ActionRequest, ActionResult, RawNode, RootInfo, Snapshot
 from actui.backends.cdp import CdpBackend
-from actui.errors import SecureTextUnreadable
+from actui.errors import PageNavigated, SecureTextUnreadable
 
 pytestmark = [
     pytest.mark.asyncio(loop_scope="module"),
@@ -302,6 +302,26 @@ async def test_evaluate_returns_json_and_reports_exceptions(
     bad = await browser.evaluate(page, "console.log('before'); throw new Error('kaboom')")
     assert bad.exception is not None and "kaboom" in bad.exception
     assert any("before" in line for line in bad.console)
+
+
+async def test_evaluating_while_the_page_navigates_says_the_value_was_lost(
+    browser: CdpBackend, page: RootInfo
+) -> None:
+    await js(browser, page, "window.before = 1")
+    started = time.monotonic()
+    with pytest.raises(PageNavigated) as lost:
+        await browser.evaluate(
+            page, "setTimeout(() => location.reload(), 50); new Promise(() => {})"
+        )
+    assert "may have run in part" in lost.value.message
+    assert time.monotonic() - started < 2.0  # not the evaluation's 5 s timeout
+    for _ in range(40):
+        if await js(browser, page, "document.readyState") == '"complete"':
+            break
+        await asyncio.sleep(0.05)
+    assert await js(browser, page, "[document.title, typeof window.before]") == (
+        '["actui form", "undefined"]'
+    )
 
 
 async def test_console_drains_page_messages(browser: CdpBackend, page: RootInfo) -> None:

@@ -450,17 +450,20 @@ class CdpBackend(BrowserBackend):
     ) -> EvalResult:
         """Run ``expression`` (promises awaited) and return its JSON value or its exception."""
         session = await self._session(root)
-        reply = await session.conn.send(
-            "Runtime.evaluate",
-            {
-                "expression": expression,
-                "returnByValue": True,
-                "awaitPromise": True,
-                "userGesture": True,
-                "timeout": int(timeout_s * 1000),
-            },
-            timeout_s=timeout_s + 1.0,
-        )
+        try:
+            reply = await session.evaluate(
+                {
+                    "expression": expression,
+                    "returnByValue": True,
+                    "awaitPromise": True,
+                    "userGesture": True,
+                    "timeout": int(timeout_s * 1000),
+                },
+                timeout_s,
+            )
+        except CdpCommandError:
+            session.check_alive()
+            raise
         console = session.drain_console()
         if "exceptionDetails" in reply:
             return EvalResult("null", exception_text(reply["exceptionDetails"]), console)

@@ -168,6 +168,20 @@ class CdpCommandError(ActuiError):
         self.method = method
         self.cdp_code = int(error.get("code", 0))
 
+    @property
+    def context_lost(self) -> bool:
+        """The page's document (its JavaScript context) went away while the command ran."""
+        return any(sign in self.message for sign in _CONTEXT_LOST)
+
+    @property
+    def context_unknown(self) -> bool:
+        """The command named a context already gone, so it never ran."""
+        return "Cannot find context with specified id" in self.message
+
+
+_CONTEXT_LOST = ("Inspected target navigated or closed", "Execution context was destroyed")
+"""How Chromium words a command whose document was replaced while it ran."""
+
 
 class CdpConnection:
     """The browser's connection, alive until closed; target sessions ride on it.

@@ -31,7 +31,10 @@ from actui.backends.cdp.connection import (
     Sender,
 )
 from actui.backends.cdp.dialog import Dialog, refuses
-from actui.errors import TargetGone
+from actui.errors import PageNavigated, TargetGone
+
+_LAST_WORD_S = 0.5
+"""How long an evaluation whose document went may still send its error reply."""
 
 CONSOLE_CAP = 20
 DIALOG_CLOSE_TIMEOUT_S = 3.0
@@ -106,6 +109,11 @@ class PageSession:
         self._changed = asyncio.Event()
         self._console: collections.deque[str] = collections.deque(maxlen=CONSOLE_CAP)
         self._loads: list[asyncio.Future[None]] = []
+        self._context: int | None = None
+        """The main frame's default JavaScript context, while its document lives."""
+        self._context_known = asyncio.Event()
+        self._context_ends: dict[int, list[asyncio.Future[None]]] = {}
+        """Evaluations running in each context, woken when it is destroyed."""
         self._gone_reason = ""
         self.dialog: Dialog | None = None
         """The JavaScript dialog blocking the page, if one is open."""
@@ -230,6 +238,62 @@ class PageSession:
         self._loads.append(future)
         return future
 
+    async def evaluate(self, params: JsonObject, timeout_s: float) -> JsonObject:
+        """``Runtime.evaluate`` in the main frame's current document.
+
+        The command names the document's context, so Chromium cannot run it in the
+        next one. A command that reached a context already destroyed never ran, and
+        is sent once more to the new one; a document replaced while the script ran
+        (Chromium then drops an awaited promise without an answer) raises
+        :class:`PageNavigated`: its value is lost and its effects are unknown.
+        """
+        for _ in range(2):
+            self.check_alive()
+            context = await self._document_context(timeout_s)
+            try:
+                return await self._evaluate_in(context, params, timeout_s)
+            except CdpCommandError as exc:
+                if not exc.context_unknown:
+                    raise
+        raise PageNavigated(f"The page cdp:{self.target_id}")
+
+    async def _document_context(self, timeout_s: float) -> int | None:
+        """The main frame's default JavaScript context, waiting while a new document
+        has none yet (None: none came within ``timeout_s``; let Chromium pick)."""
+        if self._context is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._context_known.wait(), timeout_s)
+        return self._context
+
+    async def _evaluate_in(
+        self, context: int | None, params: JsonObject, timeout_s: float
+    ) -> JsonObject:
+        ended: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        if context is not None:
+            self._context_ends.setdefault(context, []).append(ended)
+            params = {**params, "contextId": context}
+        answer = asyncio.ensure_future(
+            self.conn.send("Runtime.evaluate", params, timeout_s=timeout_s + 1.0)
+        )
+        try:
+            await asyncio.wait((answer, ended), return_when=asyncio.FIRST_COMPLETED)
+            if not answer.done():  # the document went first; an error reply may follow
+                await asyncio.wait((answer,), timeout=_LAST_WORD_S)
+        finally:
+            ended.cancel()
+            if not answer.done():
+                answer.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await answer
+        if answer.cancelled():
+            raise PageNavigated(f"The page cdp:{self.target_id}")
+        try:
+            return answer.result()
+        except CdpCommandError as exc:
+            if exc.context_lost:
+                raise PageNavigated(f"The page cdp:{self.target_id}") from None
+            raise
+
     async def answer_dialog(self, accept: bool) -> bool:
         """Press OK (``accept``) or Cancel on the open dialog; True once it closed."""
         dialog = self.dialog
@@ -288,6 +352,32 @@ class PageSession:
         self.counts[kind] += 1
         self._changed.set()
 
+    def _context_event(self, method: str, params: JsonObject) -> None:
+        """Follow the main frame's default context: created with each document, destroyed
+        (or all cleared) when the document goes."""
+        if method == "Runtime.executionContextCreated":
+            context = params.get("context") or {}
+            aux = context.get("auxData") or {}
+            if aux.get("isDefault") and aux.get("frameId") == self.target_id:
+                self._context = int(context["id"])
+                self._context_known.set()
+            return
+        if method == "Runtime.executionContextDestroyed":
+            gone = [int(params.get("executionContextId", -1))]
+        elif method == "Runtime.executionContextsCleared":
+            gone = list(self._context_ends)
+            self._context = None
+        else:
+            return
+        if self._context in gone:
+            self._context = None
+        if self._context is None:
+            self._context_known.clear()
+        for context in gone:
+            for future in self._context_ends.pop(context, []):
+                if not future.done():
+                    future.set_result(None)
+
     def _dialog_opened(self, params: JsonObject) -> None:
         dialog = self.dialog = Dialog.from_event(params)
         self._console.append(f"dialog: {dialog.kind} {dialog.message!r}"[:_CONSOLE_TEXT_CAP])
@@ -326,6 +416,9 @@ class PageSession:
                 for future in loads:
                     if not future.done():
                         future.set_result(None)
+        elif method.startswith("Runtime.executionContext"):
+            if not session_id:
+                self._context_event(method, params)
         elif method == "Runtime.consoleAPICalled":
             self._console.append(_console_line(params))
         elif method == "Runtime.exceptionThrown":
@@ -334,6 +427,7 @@ class PageSession:
             return
         elif method in ("Inspector.detached", "Inspector.targetCrashed", "actui.closed"):
             self._gone_reason = str(params.get("reason") or method)
+            self._context_known.set()  # no document will come: wake who waits for one
             self._bump("n")
 
 
