@@ -61,6 +61,8 @@ class Watch:
         self.flushes: list[float] = []
         self.snapshot_began = self.snapshot_ended = 0.0
         self.cpu: dict[str, float] = {}
+        self.tasks = 0
+        """Tasks the walk's task groups started."""
         """The wave of the latest reply settled so far."""
 
     def cpu_of(self, module: Any, name: str) -> None:
@@ -108,6 +110,14 @@ class Watch:
                 watch.flushes.append(time.perf_counter() - began)
 
         Outbox._flush = flushed  # type: ignore[method-assign]
+        spawn = asyncio.TaskGroup.create_task
+
+        def spawned(group: asyncio.TaskGroup, *args: Any, **kwargs: Any) -> Any:
+            if watch.on:
+                watch.tasks += 1
+            return spawn(group, *args, **kwargs)
+
+        asyncio.TaskGroup.create_task = spawned  # type: ignore[method-assign]
         snapshot = SnapshotReader.snapshot
 
         async def timed(reader: SnapshotReader, *args: Any, **kwargs: Any) -> Any:
@@ -232,6 +242,7 @@ async def child(pid: int, top: int) -> None:
         "after_snapshot_ms": (end - watch.snapshot_ended) * 1000,
         "machine_busy": busy / max(1, busy + idle),
         "cpu_in": {k: round(v, 2) for k, v in watch.cpu.items()},
+        "walk_tasks": watch.tasks,
         "writes": len(watch.flushes),
         "writes_ms": sum(watch.flushes) * 1000,
     }
