@@ -21,7 +21,9 @@ text only where it is not already the name (``reader.name_is_text``).
 call where it is complete (GTK 3 and Chromium, after ``RegisterEvent``; GTK 3
 omits transient tree cells and gives scroll bars no index, so a node whose
 cached children fall short of its child count or lack their indices is walked
-live, except a scroll pane's bars, whose place is known: ``_in_order``).
+live, except a scroll pane's bars, whose place is known: ``_in_order``). An element
+the cache lists whole and that needs no call (``reader.uncalled_details``) is settled
+when admitted, without a task (``_from_cache``).
 Where the live ``mirror`` applies, the cache is not asked at all: clean
 nodes are taken from the mirror without a task or a call (their extents too,
 unless their subtree moved), and only dirty or new ones are read; a root
