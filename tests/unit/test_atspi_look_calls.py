@@ -1,5 +1,5 @@
 """Which calls a cold look leaves out: GTK 3 buttons' action names, the child lists of
-scroll panes the cache already orders."""
+scroll panes the cache already orders, the details of elements settled without a task."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.caps import PRESS_ROLES, derive_caps
-from actui.backends.atspi.reader import Basics
+from actui.backends.atspi.reader import Basics, Details, uncalled_details
 from actui.backends.atspi.snapshot import _Plan, index_cache
 from actui.backends.atspi.tables import ROLE_NAMES, STATE_NAMES
 from actui.backends.base import RootInfo
@@ -86,3 +86,40 @@ def test_a_gtk3_scroll_panes_bars_follow_its_child_horizontal_first() -> None:
     assert pane(("horizontal",), ("vertical",)) == ("/view", "/bar0", "/bar1")
     assert pane(("vertical",), ("vertical",)) == ()  # which goes first is not known
     assert pane((), ("horizontal",)) == ()
+
+
+def _element(role: str, *interfaces: str, name: str = "") -> Basics:
+    return Basics(role, name, "", frozenset({"showing"}), frozenset(interfaces), 0)
+
+
+def test_elements_that_need_no_call_are_settled_as_a_read_would_leave_them() -> None:
+    hidden_panel = _element("panel", "Component")
+    assert uncalled_details(
+        hidden_panel, want_rect=False, want_actions=False, value_is_name=False
+    ) == Details(None, None, 0, None)
+    label = _element("label", "Component", "Text", name="Volume")
+    assert uncalled_details(label, want_rect=False, want_actions=False, value_is_name=True) == (
+        Details(None, "Volume", 6, None)
+    )
+    # action names wanted but no Action interface: none to read, caps from an empty list
+    image = _element("image", "Component")
+    assert uncalled_details(
+        image, want_rect=False, want_actions=True, value_is_name=False
+    ) == Details(None, None, 0, ())
+    # a password's text is never read, so it needs no call for it
+    secret = _element("password text", "Text", "EditableText")
+    assert uncalled_details(
+        secret, want_rect=False, want_actions=False, value_is_name=False
+    ) == Details(None, None, 0, None)
+
+
+def test_elements_with_something_to_read_are_left_to_their_visit() -> None:
+    def needs(basics: Basics, **wanted: bool) -> bool:
+        flags = {"want_rect": False, "want_actions": False, "value_is_name": False, **wanted}
+        return uncalled_details(basics, **flags) is None
+
+    assert needs(_element("push button", "Component"), want_rect=True)
+    assert needs(_element("push button", "Action"), want_actions=True)
+    assert needs(_element("text", "Text", "EditableText"))
+    assert needs(_element("slider", "Value"))
+    assert not needs(_element("slider", "Value", "Text"), value_is_name=True)

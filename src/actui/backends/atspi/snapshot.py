@@ -21,7 +21,9 @@ text only where it is not already the name (``reader.name_is_text``).
 call where it is complete (GTK 3 and Chromium, after ``RegisterEvent``; GTK 3
 omits transient tree cells and gives scroll bars no index, so a node whose
 cached children fall short of its child count or lack their indices is walked
-live, except a scroll pane's bars, whose place is known: ``_in_order``).
+live, except a scroll pane's bars, whose place is known: ``_in_order``). An element
+the cache lists whole and that needs no call (``reader.uncalled_details``) is settled
+when admitted, without a task (``_from_cache``).
 Where the live ``mirror`` applies, the cache is not asked at all: clean
 nodes are taken from the mirror without a task or a call (their extents too,
 unless their subtree moved), and only dirty or new ones are read; a root
@@ -76,6 +78,7 @@ from actui.backends.atspi.reader import (
     read_unseen,
     request_children,
     short_interfaces,
+    uncalled_details,
 )
 from actui.backends.atspi.tables import role_name, state_names
 from actui.backends.atspi.viewport import CellHint, Viewed, answers, is_windowed, read_window
@@ -352,6 +355,19 @@ class _Plan:
             return False
         return shown and not (self.press_by_role and basics.role in PRESS_ROLES)
 
+    def uncalled(self, basics: Basics, shown: bool) -> Details | None:
+        """The element's details when reading them needs no call (``reader.uncalled_details``)."""
+        return uncalled_details(
+            basics,
+            want_rect=shown,
+            want_actions=self.wants_actions(basics, shown),
+            value_is_name=self.value_is_name(basics),
+        )
+
+    def cache_visit_needs_mirror(self, at: Address) -> bool:
+        """Whether the mirror knows ``at``: its record decides what is read (``_visit``)."""
+        return self.reuse is not None and self.reuse.clean(at) is not None
+
     def value_is_name(self, basics: Basics) -> bool:
         return self.is_gtk and name_is_text(basics)
 
@@ -609,7 +625,8 @@ class SnapshotReader:
                     visit.children.append(len(visits))
                     moved = visit.moved or reuse is None or reuse.moves(child)
                     visits.append(_Visit(child, visit.depth + 1, admitted, moved=moved))
-                    if not self._from_mirror(visits, len(visits) - 1, plan, max_depth):
+                    settled = self._from_mirror(visits, len(visits) - 1, plan, max_depth)
+                    if not settled and not _from_cache(visits, len(visits) - 1, plan, max_depth):
                         group.create_task(
                             self._visit(visits, len(visits) - 1, plan, max_depth, admit, stop)
                         )
@@ -870,6 +887,37 @@ def _prefetch(
         fresh = [child for child in entry.children if child not in seen]
         seen.update(fresh)
         below.extend((child, depth + 1) for child in fresh)
+
+
+def _from_cache(visits: list[_Visit], index: int, plan: _Plan, max_depth: int) -> bool:
+    """Settle a node the cache lists whole and that needs no call at once, without a task
+    (a hidden panel, a label named after its text: over a third of a cold
+    gtk3-widget-factory look's elements); False when it needs reads (:meth:`_visit`)."""
+    visit = visits[index]
+    entry = plan.cache.get(visit.at) if plan.cache is not None else None
+    if entry is None or plan.rect_follows_parent or plan.cache_visit_needs_mirror(visit.at):
+        return False
+    parent = visits[visit.parent]
+    basics = entry.basics
+    if parent.cell_hints or is_windowed(basics) or _uncounted(basics):
+        return False
+    if plan.may_be_closed(basics, entry):
+        return False  # its first items are asked whether they show
+    shown = plan.wants_rect(basics, parent)
+    details = plan.uncalled(basics, shown)
+    if details is None or plan.wants_labels(basics, shown):
+        return False
+    closed = plan.closed_menu(basics, entry)
+    wants_children = _wants_children(visit, basics, max_depth, closed=closed)
+    listed = _listed_children(entry, None, wants_children)
+    if listed is None:
+        return False  # its child list is asked (or was, by ``_prefetch``)
+    visit.basics, visit.details, visit.shown = basics, details, shown
+    visit.child_addresses = listed
+    visit.children_known = True
+    visit.children_read = wants_children or basics.child_count == 0
+    visit.settled.set()
+    return True
 
 
 PROBED_ITEMS = 3
