@@ -230,13 +230,9 @@ class BrowserSilent(BackendUnavailable):
     ``exit_status`` is how it ended (None: it was still running, and was stopped)."""
 
     def __init__(self, within_s: float, exit_status: int | None) -> None:
-        super().__init__(f"Chromium did not answer within {within_s:.0f} s")
+        super().__init__(sentences.browser_silent(within_s, exit_status))
         self.within_s = within_s
         self.exit_status = exit_status
-
-    @property
-    def message(self) -> str:
-        return sentences.browser_silent(self.within_s, self.exit_status)
 
 
 class CallTimeout(ActuiError):

@@ -82,3 +82,4 @@ def test_a_browser_that_never_answered_says_how_it_ended_from_its_data() -> None
     assert "(it did not answer)" in running.message
     assert "(it exited with status 127)" in exited.message
     assert exited.message.endswith("(try it with --headless=new).")
+    assert str(exited) == exited.message, "what the exception says is the sentence"
