@@ -483,6 +483,26 @@ def test_a_removed_subtree_is_one_line_naming_the_refs_gone_with_it() -> None:
     assert len([c for c in changes_json(changes) if c["change"] == "removed"]) == 6
 
 
+def test_a_caption_that_becomes_a_line_again_is_added_before_what_it_now_holds() -> None:
+    """A label repeating its parent's name is no line of a view; once it holds a button it
+    is one, and an agent that read the base needs it to place the button."""
+
+    def page(saving: bool) -> RawNode:
+        held = (raw("push button", "Save", wire="/s"),) if saving else ()
+        caption = raw("label", "File", *held, wire="/c")
+        return raw("frame", "Form", raw("list item", "File", caption, wire="/i"), wire="/f")
+
+    base = outline_of(page(False))
+    successor = successor_of(base, page(True))
+    refs = {n.role: n.ref for n in successor}
+    assert 'label "File"' not in render_view(base, "s1", 1000).text, "no line in the base"
+    diff = render_changes(compute_changes(base, successor), successor, "s1", "s2")
+    assert diff.splitlines()[1:] == [
+        f'+ {refs["label"]} under {refs["listitem"]} label "File"',
+        f'+   {refs["button"]} button "Save" {{-press,-focus}}',
+    ]
+
+
 def _kept(text: str, page: Page | None = None) -> list[tuple[str, str, str, str | None]]:
     """What an agent keeps of a result (``page_model``): its lines in reading order."""
     page = page or Page()

@@ -222,6 +222,10 @@ class Changes:
     full_view_reason: str | None
     identity_confidence: float
     change_ratio: float
+    surfaced: tuple[str, ...] = ()
+    """Elements a view of the base drew no line for (a caption that repeated its parent)
+    that a view of the successor draws: the agent has never read them, so the diff adds
+    their lines as it does an added element's."""
 
     @property
     def count(self) -> int:
@@ -301,7 +305,22 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
         full_view_reason=_full_view_reason(base, successor, count, confidence),
         identity_confidence=confidence,
         change_ratio=count / max(1, len(base), len(successor)),
+        surfaced=_surfaced(base, successor) if added or updated else (),
     )
+
+
+def _surfaced(base: Outline, successor: Outline) -> tuple[str, ...]:
+    """Elements of both outlines that only a view of the successor draws a line for.
+
+    A caption that repeats its parent is dissolved into the parent's line; once it
+    gains a child, an action or a mark, or the parent is renamed, it is a line again,
+    although the element itself may not have changed at all.
+    """
+    hidden = [ref for ref in drawn(base).dissolved if ref in successor.nodes]
+    if not hidden:
+        return ()
+    still = drawn(successor).dissolved
+    return tuple(ref for ref in hidden if ref not in still and not is_layout(successor.nodes[ref]))
 
 
 def _left_unread(base: Outline, successor: Outline, node: Node) -> bool:
@@ -396,7 +415,7 @@ def _added_lines(
     (``under @e2 after @e9``) unless it goes right where an indented line of the fragment
     above puts it: first under the line one indent up, or after the last line at its indent
     below that one. A paragraph with a piece kept reads as ``~``, whole."""
-    added = {a.ref for a in changes.added}
+    added = {a.ref for a in changes.added} | set(changes.surfaced)
     lines: list[str] = []
     path: list[str] = []  # the keys of the fragment's lines, one per indent, down to the last
     last_under: dict[str, str] = {}
@@ -537,15 +556,16 @@ def diff_or_view(
     """Refs a paragraph's line told: its pieces get no lines of their own."""
     layout = 0
     fresh: list[tuple[Node, Place | None]] = []
-    for a in changes.added:
-        node, place = successor.nodes[a.ref], drawn_now.places.get(a.ref)
-        if a.ref in drawn_now.dissolved or (place is None and is_layout(node)):
+    for ref in (*(a.ref for a in changes.added), *changes.surfaced):
+        node, place = successor.nodes[ref], drawn_now.places.get(ref)
+        if ref in drawn_now.dissolved or (place is None and is_layout(node)):
             layout += 1
-        elif place is not None and place.paragraph and a.ref != place.unit[0].ref:
+        elif place is not None and place.paragraph and ref != place.unit[0].ref:
             continue  # its paragraph's first piece stands for it
         else:
             fresh.append((node, place))
     lines.extend(_added_lines(fresh, changes, successor, said))
+    said.update(changes.surfaced)  # a line that surfaced says its fields already
     ambiguous = _ambiguous(changes, successor)
     moved = sum(1 for u in changes.updated if not _printable(u))
     left = _focus_left(changes.updated)
