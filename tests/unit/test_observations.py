@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from actui.backends.base import ProcessExit
 from actui.observations import ElementText, Expanded, Inspected, OutputPage, ToolError
 from actui.outline.model import Node
-from actui.views import exit_json, node_json
+from actui.results import exit_json
+from actui.views import node_json
 
 NODE = Node(ref="@e3", wire="w3", role="button", raw_role="push button", name="7")
 
