@@ -1,8 +1,10 @@
 """Typed results and their parts, each turned into wire JSON by one ``to_wire()``.
 
-A root as results name it, a root delta, one step's trace, the verification
-of ``expect`` and a transaction's execution. They are built where the facts
-are known (``actions.deliver``, ``transaction``, ``runtime.deltas``), read by
+A root as results name it, a root delta, a saved state as a result returns
+it (``Observation``), one step's trace, the verification of ``expect`` and a
+transaction's execution with its successor. They are built where the facts
+are known (``actions.deliver``, ``transaction``, ``runtime.deltas``,
+``rendering.observation``), read by
 attribute there and in the Python API (``actui.api``), and become the wire's
 dicts only at the edge, key for key in the order agents have always received
 (``tests/integration/test_golden_act.py`` holds that order;
