@@ -31,7 +31,8 @@ from typing import Any, Literal, TypeVar, overload
 from actui import contract
 from actui.backends.base import Backend, Outcome
 from actui.errors import ActuiError
-from actui.observations import ElementText
+from actui.observations import ElementText, Observed, PageShown, WindowClosed
+from actui.observations import Waited as Waiting
 from actui.outline.model import Node
 from actui.outline.search import SearchResult
 from actui.outline.search import search as search_outline
@@ -57,6 +58,8 @@ Step = contract.ActionStep
 """One step of an act, checked by the contract when it is made."""
 Button = Literal["left", "right", "middle"]
 T = TypeVar("T")
+Shows = Observed | Waiting | PageShown | Execution
+"""The results that carry a saved state (an act's only when it has a successor)."""
 
 
 class OutcomeError(ActuiError):
@@ -92,7 +95,7 @@ class NoMatch(LookupError):
 
 
 def _typed(result: ToolResult, kind: type[T]) -> T:
-    """The typed value a tool's result carries (every tool that has one sets it)."""
+    """The typed value a tool's result carries, as the kind its tool returns."""
     if not isinstance(result.value, kind):
         raise TypeError(f"{kind.__name__} expected, the result carries {result.value!r}")
     return result.value
@@ -349,9 +352,11 @@ class Observation:
         result = await self.computer.run(
             "wait_for", {"stateId": self.state_id, **condition.to_wire()}
         )
-        details = result.details
-        state = self.computer._observed(result) if details.get("stateId") else None
-        return Waited(bool(details["found"]), bool(details["timedOut"]), state, result.text)
+        waited = result.value
+        if not isinstance(waited, (Waiting, WindowClosed)):
+            raise TypeError(f"a wait expected, the result carries {waited!r}")
+        state = self.computer._observed(result) if isinstance(waited, Waiting) else None
+        return Waited(waited.found, waited.timed_out, state, result.text)
 
     async def read_text(self, element: Element | str) -> str:
         """An element's whole live text, read in pages."""
@@ -378,9 +383,11 @@ class Observation:
         result = await self.computer.run(
             "evaluate_browser", {"stateId": self.state_id, "expression": expression}
         )
-        raw = result.details.get("value")
-        value = json.loads(raw) if isinstance(raw, str) else None
-        return Evaluated(value, result.details.get("exception"), self.computer._observed(result))
+        evaluated = _typed(result, PageShown).evaluation
+        raw = evaluated.value if evaluated is not None else None
+        value = json.loads(raw) if raw is not None else None
+        exception = evaluated.exception if evaluated is not None else None
+        return Evaluated(value, exception, self.computer._observed(result))
 
 
 @dataclass(frozen=True)
@@ -528,15 +535,19 @@ class Computer:
 
     def _observed(self, result: ToolResult) -> Observation:
         """The state a successful result saved, with its text and images."""
-        state = self.tools.state(str(result.details["stateId"]))
+        value = result.value
+        seen = value.observation if isinstance(value, Shows) else None
+        if seen is None:
+            raise TypeError(f"a saved state expected, the result carries {value!r}")
+        state = self.tools.state(seen.state_id)
         return Observation(state, result.text, tuple(data for data, _ in result.images), self)
 
     def _done(self, result: ToolResult) -> Done:
         """An act's result, typed."""
-        error = result.details.get("error")
+        execution = _typed(result, Execution)
         return Done(
-            execution=_typed(result, Execution),
-            state=self._observed(result) if result.details.get("stateId") else None,
-            error=StepError(str(error["code"]), str(error["message"])) if error else None,
+            execution=execution,
+            state=self._observed(result) if execution.observation is not None else None,
+            error=execution.error,
             text=result.text,
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from actui import contract
 from actui.backends.base import RootInfo
@@ -18,10 +18,12 @@ from actui.backends.browsing import BrowserBackend, EvalResult
 from actui.config import Config
 from actui.errors import BackendUnavailable, InvalidParams
 from actui.imaging import scale_of
+from actui.observations import Evaluation, PageShown
 from actui.observer import Observer
 from actui.observing import Looker
 from actui.quoting import inline, quote
-from actui.rendering import Renderer, observation_details
+from actui.rendering import Renderer, observation
+from actui.results import Shown
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State
 from actui.runtime.waiting import observed_outline
@@ -112,7 +114,12 @@ async def _page_write(
 
 
 async def _page_successor(
-    parts: Parts, state: State, root: RootInfo, tool: str, extra_text: list[str]
+    parts: Parts,
+    state: State,
+    root: RootInfo,
+    tool: str,
+    extra_text: list[str],
+    evaluation: Evaluation | None = None,
 ) -> ToolResult:
     observer, renderer = parts.observer, parts.renderer
     browser = parts.browsers.browser
@@ -120,17 +127,16 @@ async def _page_successor(
     snapshot, epoch = await observer.snapshot_at_epoch(root, state.resource_key)
     outline = observed_outline(snapshot, None if navigated else state.outline, scale_of(state))
     successor = observer.save(snapshot, outline, epoch, base=state)
-    details = observation_details(successor, "full")
     head = page_header(tool, renderer.named(successor.root_ref, snapshot.root))
-    above = "\n".join([head, *extra_text, *renderer.console_lines(root, details)])
+    console, messages = renderer.console_lines(root)
+    above = "\n".join([head, *extra_text, *console])
     if navigated:
         body = renderer.fold_text(successor, "navigated to a new document", above)
-        extra: dict[str, Any] = {"viewReason": "navigated"}
+        shown = Shown("full", reason="navigated")
     else:
-        body, view, extra = renderer.diff_text(state, successor, above)
-        details["view"] = view
-    details.update(extra)
-    return ToolResult(f"{above}\n{body}", details)
+        body, shown = renderer.diff_text(state, successor, above)
+    page = PageShown(observation(successor, shown), messages, evaluation)
+    return ToolResult(f"{above}\n{body}", page)
 
 
 async def navigate_browser(parts: Parts, p: contract.NavigateBrowser) -> ToolResult:
@@ -161,12 +167,10 @@ async def evaluate_browser(parts: Parts, p: contract.EvaluateBrowser) -> ToolRes
         lines = ["value: " + inline(result.value_json)]
     lines += [console_line(line) for line in result.console]
     await _quiet(browser, root)
-    outcome = await _page_successor(parts, state, root, "evaluate_browser", lines)
     value = result.value_json if result.exception is None else None
+    size = None
     if value is not None and len(value.encode()) > MAX_VALUE_BYTES:
         # The text carries it, bounded and continued by an @o ref; details stay small.
-        outcome.details["valueBytes"] = len(value.encode())
-        value = None
-    outcome.details["value"] = value
-    outcome.details["exception"] = result.exception
-    return outcome
+        size, value = len(value.encode()), None
+    evaluation = Evaluation(value, result.exception, size)
+    return await _page_successor(parts, state, root, "evaluate_browser", lines, evaluation)

@@ -101,7 +101,7 @@ async def find_roots(
     notices = (*backends.notices(), *([unlisted] if unlisted else []))
     result = RootsFound(tuple(found), len(scored), notices, cfg.browser_use, cfg.headless)
     text = "\n".join([*lines, *(f"note: {inline(n)}" for n in notices)])
-    return ToolResult(text, result.to_wire(), value=result)
+    return ToolResult(text, result)
 
 
 async def observe_ui(looker: Looker, p: contract.ObserveUi) -> ToolResult:

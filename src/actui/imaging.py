@@ -8,6 +8,7 @@ OCR slot of a session. It must not take snapshots, save states or render text.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 
 from actui.backends.base import RootInfo
 from actui.errors import ActuiError
@@ -59,26 +60,35 @@ def scale_of(state: State) -> float:
     return state.meta.scale
 
 
+@dataclass(frozen=True)
+class OcrReport:
+    """What OCR made of an observation's image: the lines read and the elements only the
+    picture showed, or the error that left the outline as it was."""
+
+    lines: int = 0
+    picture_only: int = 0
+    error: str | None = None
+
+    def to_wire(self) -> Wire:
+        if self.error is not None:
+            return {"engine": "tesseract", "error": self.error}
+        return {"engine": "tesseract", "lines": self.lines, "pictureOnly": self.picture_only}
+
+
 class Ocr:
     """Text evidence read from an image, one recognition at a time (two cores)."""
 
     def __init__(self) -> None:
         self._slot = asyncio.Semaphore(1)
 
-    async def enrich(self, outline: Outline, png: bytes, details: Wire) -> Outline:
+    async def enrich(self, outline: Outline, png: bytes) -> tuple[Outline, OcrReport]:
         """``outline`` with the image's text folded in; OCR failing degrades the
-        observation (``details["ocr"]`` says why), never fails it."""
+        observation (the report says why), never fails it."""
         async with self._slot:
             try:
                 secrets = [n.rect for n in outline if n.secure and n.rect is not None]
                 boxes = await recognize(png, blank=secrets)
             except ActuiError as exc:
-                details["ocr"] = {"engine": "tesseract", "error": exc.message}
-                return outline
+                return outline, OcrReport(error=exc.message)
         enriched = add_visual_evidence(outline, boxes)
-        details["ocr"] = {
-            "engine": "tesseract",
-            "lines": len(boxes),
-            "pictureOnly": len(enriched) - len(outline),
-        }
-        return enriched
+        return enriched, OcrReport(lines=len(boxes), picture_only=len(enriched) - len(outline))

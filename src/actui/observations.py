@@ -1,21 +1,188 @@
-"""Typed results of the questions asked about a saved state, and of a failed call.
+"""Typed results of observing a root, of the questions asked about a saved state,
+and of a failed call.
 
-``expand_ui``, ``inspect_ui`` and ``read_text`` answer from a stored state (or an
-``@o`` output page); a failed call carries its error code. Each is built where
-its facts are known (``actui.queries``, ``actui.tools``), read by attribute in
-the Python API, and turned into the wire's dict only by ``to_wire()``, key for
-key in the order agents have always received (``actui.result_schemas``
+``observe_ui`` and ``launch_browser`` return a fresh observation, ``wait_for``
+and the page writes (``navigate_browser``, ``evaluate_browser``) a successor;
+``expand_ui``, ``inspect_ui`` and ``read_text`` answer from a stored state (or
+an ``@o`` output page); a failed call carries its error code. Each is built
+where its facts are known (``actui.observing``, ``actui.waits``,
+``actui.browser_tools``, ``actui.queries``, ``actui.tools``), read by attribute
+in the Python API, and turned into the wire's dict only by ``to_wire()``, key
+for key in the order agents have always received (``actui.result_schemas``
 describes the shapes to MCP clients).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Literal
 
-from actui.backends.base import ProcessExit
+from actui.backends.base import Accessibility, ProcessExit
+from actui.conditions import UiCondition, condition_json
+from actui.imaging import OcrReport
 from actui.outline.model import Node
-from actui.results import Wire
-from actui.views import exit_json, node_json
+from actui.results import Observation, RootDelta, Wire, exit_json, news_wire
+from actui.views import node_json
+
+
+@dataclass(frozen=True)
+class Image:
+    """The screenshot attached to an observation, and why it was attached."""
+
+    reason: str
+    width: int
+    height: int
+    source: str
+    warnings: tuple[str, ...] = ()
+
+    def to_wire(self) -> Wire:
+        return {
+            "imageReason": self.reason,
+            "image": {
+                "width": self.width,
+                "height": self.height,
+                "source": self.source,
+                "warnings": list(self.warnings),
+            },
+        }
+
+
+@dataclass(frozen=True)
+class Observed:
+    """``observe_ui`` and ``launch_browser``: a fresh state of a root, shown in full.
+
+    ``accessibility`` is said when the root's tree cannot be read in full (the
+    text says what to do instead); ``partial`` when the read stopped early.
+    """
+
+    observation: Observation
+    timings_ms: Mapping[str, float]
+    source: str
+    window_changes: tuple[RootDelta, ...] = ()
+    partial: str = ""
+    accessibility: Accessibility | None = None
+    console: tuple[str, ...] = ()
+    image: Image | None = None
+    ocr: OcrReport | None = None
+
+    def to_wire(self) -> Wire:
+        out: Wire = {"ocr": self.ocr.to_wire()} if self.ocr is not None else {}
+        out.update(self.observation.to_wire())
+        out.update(timingsMs=dict(self.timings_ms), source=self.source)
+        out.update(news_wire(self.window_changes))
+        if self.partial:
+            out["partial"] = self.partial
+        if self.accessibility is not None:
+            out["accessibility"] = self.accessibility
+        if self.console:
+            out["console"] = list(self.console)
+        if self.image is not None:
+            out.update(self.image.to_wire())
+        return out
+
+
+@dataclass(frozen=True)
+class Waited:
+    """``wait_for``: whether the condition came true in time, how it was watched, and
+    the successor it was last checked on (a diff from the state waited on)."""
+
+    observation: Observation
+    condition: UiCondition
+    found: bool
+    elapsed_ms: int
+    checks: int
+    waited_by: Literal["events", "polling"]
+    matches: tuple[str, ...] = ()
+    window_changes: tuple[RootDelta, ...] = ()
+    unread: tuple[Wire, ...] = ()
+    """What the last check read on demand into the successor."""
+
+    @property
+    def gone(self) -> bool:
+        return self.found and self.condition.until == "absent"
+
+    @property
+    def timed_out(self) -> bool:
+        return not self.found
+
+    def to_wire(self) -> Wire:
+        out = self.observation.to_wire()
+        out.update(
+            found=self.found,
+            gone=self.gone,
+            timedOut=self.timed_out,
+            elapsedMs=self.elapsed_ms,
+            checks=self.checks,
+            waitedBy=self.waited_by,
+            condition=condition_json(self.condition),
+            matches=list(self.matches),
+        )
+        out.update(news_wire(self.window_changes))
+        out.update(self.observation.shown.to_wire())
+        if self.unread:
+            out["unread"] = list(self.unread)
+        return out
+
+
+@dataclass(frozen=True)
+class WindowClosed:
+    """``wait_for`` an absence that came true because the window closed: no successor."""
+
+    condition: UiCondition
+    elapsed_ms: int
+    reason: str
+    window_changes: tuple[RootDelta, ...] = ()
+
+    found = True
+    gone = True
+    timed_out = False
+
+    def to_wire(self) -> Wire:
+        return {
+            "found": True,
+            "gone": True,
+            "timedOut": False,
+            "windowClosed": True,
+            "elapsedMs": self.elapsed_ms,
+            "condition": condition_json(self.condition),
+            "reason": self.reason,
+            **news_wire(self.window_changes),
+        }
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """A script's JSON value (None when it threw, or when it is too large for structured
+    content: ``value_bytes`` then says how large, and the text carries it bounded)."""
+
+    value: str | None
+    exception: str | None
+    value_bytes: int | None = None
+
+    def to_wire(self) -> Wire:
+        out: Wire = {} if self.value_bytes is None else {"valueBytes": self.value_bytes}
+        out.update(value=self.value, exception=self.exception)
+        return out
+
+
+@dataclass(frozen=True)
+class PageShown:
+    """``navigate_browser`` and ``evaluate_browser``: the page's successor (a diff, or a
+    view of the new document), its console, and a script's value."""
+
+    observation: Observation
+    console: tuple[str, ...] = ()
+    evaluation: Evaluation | None = None
+
+    def to_wire(self) -> Wire:
+        out = self.observation.to_wire()
+        if self.console:
+            out["console"] = list(self.console)
+        out.update(self.observation.shown.to_wire())
+        if self.evaluation is not None:
+            out.update(self.evaluation.to_wire())
+        return out
 
 
 @dataclass(frozen=True)

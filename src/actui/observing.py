@@ -9,12 +9,12 @@ the renderer (header, news, the first view, the image's note).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from actui.backends.base import RootInfo
 from actui.imaging import IMAGE_MAX, IMAGE_NOTES, Ocr, image_geometry, image_reason
+from actui.observations import Image, Observed
 from actui.observer import Observer
-from actui.rendering import Renderer, observation_details
+from actui.rendering import FIRST_VIEW, Renderer, observation
 from actui.runtime.store import ObserveMode
 from actui.runtime.waiting import observed_outline
 from actui.tool_result import ToolResult
@@ -36,40 +36,42 @@ class Looker:
         snapshot, epoch = await observer.snapshot_at_epoch(root, key)
         scale, _ = image_geometry(snapshot.root, mode)
         outline = observed_outline(snapshot, None, scale)
-        details: dict[str, Any] = {}
         reason = image_reason(outline, mode)
         image = None
         if reason is not None:
             image = await observer.backend_for(root).capture(root, max_dimension=IMAGE_MAX[mode])
+        ocr = None
         if image is not None and mode == "visual":
-            outline = await self.ocr.enrich(outline, image.png, details)
+            outline, ocr = await self.ocr.enrich(outline, image.png)
         state = observer.save(snapshot, outline, epoch, mode=mode)
         head = observation_header(tool, mode, renderer.named(state.root_ref, root))
-        details.update(observation_details(state, "full"))
-        details["timingsMs"] = dict(snapshot.timings_ms)
-        details["source"] = snapshot.source
-        news = renderer.window_news(root.pid, details)
+        news, changes = renderer.window_news(root.pid)
         if snapshot.partial:
             news.append(
                 f"partial: {snapshot.partial}. What was read is shown; elements marked "
                 "truncated were not read further. Observe again to read more."
             )
-            details["partial"] = snapshot.partial
         note = reach_note(snapshot.root, mode)
         if note is not None:
             news.append(note)
-            details["accessibility"] = snapshot.root.accessibility
-        above = "\n".join([head, *news, *renderer.console_lines(root, details)])
+        console, messages = renderer.console_lines(root)
+        above = "\n".join([head, *news, *console])
         text = above + "\n" + renderer.fold_text(state, above=above)
         images: list[tuple[bytes, str]] = []
+        shown = None
         if image is not None and reason is not None:
             images.append((image.png, "image/png"))
-            details["imageReason"] = reason
-            details["image"] = {
-                "width": image.width,
-                "height": image.height,
-                "source": image.source,
-                "warnings": list(image.warnings),
-            }
+            shown = Image(reason, image.width, image.height, image.source, tuple(image.warnings))
             text += "\n" + IMAGE_NOTES[reason]
-        return ToolResult(text, details, images)
+        observed = Observed(
+            observation(state, FIRST_VIEW),
+            timings_ms=dict(snapshot.timings_ms),
+            source=snapshot.source,
+            window_changes=changes,
+            partial=snapshot.partial,
+            accessibility=snapshot.root.accessibility if note is not None else None,
+            console=messages,
+            image=shown,
+            ocr=ocr,
+        )
+        return ToolResult(text, observed, images)

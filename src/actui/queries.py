@@ -40,7 +40,7 @@ async def search_ui(observer: Observer, p: contract.SearchUi) -> ToolResult:
     if reached:
         lines.append(f"read on demand into stateId {state.state_id}:")
         lines += [c.note(state.state_id) for c in reached]
-    return ToolResult("\n".join(lines), found.to_wire(), value=found)
+    return ToolResult("\n".join(lines), found)
 
 
 async def _search_unread(
@@ -70,7 +70,7 @@ async def expand_ui(observer: Observer, p: contract.ExpandUi) -> ToolResult:
     fold = render_fold(state.outline, max_depth=p.depth, start=node.ref)
     lines.append(fold.text)
     expanded = Expanded(state.state_id, node, fold.shown, base if state.state_id != base else None)
-    return ToolResult("\n".join(lines), expanded.to_wire(), value=expanded)
+    return ToolResult("\n".join(lines), expanded)
 
 
 async def _read_below(observer: Observer, state: State, ref: str) -> State:
@@ -106,7 +106,7 @@ async def inspect_ui(observer: Observer, p: contract.InspectUi) -> ToolResult:
         more = node.value_length > len(shown)
         lines.append("value: " + json.dumps(shown) + (" … (read_text for all)" if more else ""))
     inspected = Inspected(state.state_id, node)
-    return ToolResult("\n".join(lines), inspected.to_wire(), value=inspected)
+    return ToolResult("\n".join(lines), inspected)
 
 
 def read_output(output: OutputStore, p: contract.ReadText) -> ToolResult:
@@ -121,7 +121,7 @@ def read_output(output: OutputStore, p: contract.ReadText) -> ToolResult:
     read = OutputPage(
         p.ref, page.offset, page.limit, page.total_bytes, page.has_more, page.complete
     )
-    return ToolResult(text, read.to_wire(), value=read)
+    return ToolResult(text, read)
 
 
 async def read_element(observer: Observer, p: contract.ReadText) -> ToolResult:
@@ -156,7 +156,7 @@ async def read_element(observer: Observer, p: contract.ReadText) -> ToolResult:
             f"\n[characters {p.offset}-{next_offset} of {total}; continue with "
             f'read_text({{ref:"{p.ref}", stateId:"{state.state_id}", offset:{next_offset}}})]'
         )
-    return ToolResult(shown, read.to_wire(), value=read)
+    return ToolResult(shown, read)
 
 
 def _actions_text(node: Node) -> str:

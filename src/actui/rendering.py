@@ -15,8 +15,8 @@ from actui.backends.base import RootInfo
 from actui.imaging import scale_of
 from actui.outline.diff import changes_json, compute_changes, diff_or_view
 from actui.outline.view import MIN_VIEW_TOKENS, PAGE_TOKENS, RECEIPT, WINDOW_TOKENS, render_view
-from actui.outline.windows import windows_json
-from actui.results import RootView, Wire
+from actui.outline.windows import windowed
+from actui.results import Capture, Observation, RootDelta, RootView, Shown
 from actui.runtime.deltas import Announced
 from actui.runtime.store import State
 from actui.tokens import estimate_tokens
@@ -29,30 +29,27 @@ ConsoleFn = Callable[[RootInfo], tuple[str, ...]]
 """Drains a root's console messages (a page's; nothing for a desktop window)."""
 
 
-def observation_details(state: State, view: str) -> Wire:
-    """What a successor's structured content says beside its text: ids, the root,
-    and the image's coordinate space when the state has an image (never the view
-    text itself: the text carries it, and a model may be shown both)."""
-    root = state.root
-    details: Wire = {
-        "stateId": state.state_id,
-        "baseStateId": state.base_state_id,
-        "view": view,
-        "target": RootView(state.root_ref, root).to_wire(),
-        "nodeCount": len(state.outline),
-        **windows_json(state.outline),
-        "status": "ok",
-    }
+def observation(state: State, shown: Shown) -> Observation:
+    """A saved state as its result returns it: ids, the root, and the image's coordinate
+    space when the state has an image (never the view text itself: the text carries it,
+    and a model may be shown both)."""
+    capture = None
     if state.image_size:
-        details["capture"] = {
-            "stateId": state.state_id,
-            "width": state.image_size[0],
-            "height": state.image_size[1],
-            "scaleFactor": scale_of(state),
-            "coordinateSpace": "window-relative-screenshot-pixels",
-            "timestamp": state.captured_at,
-        }
-    return details
+        width, height = state.image_size
+        capture = Capture(state.state_id, width, height, scale_of(state), state.captured_at)
+    return Observation(
+        state_id=state.state_id,
+        base_state_id=state.base_state_id,
+        target=RootView(state.root_ref, state.root),
+        node_count=len(state.outline),
+        shown=shown,
+        windows=windowed(state.outline),
+        capture=capture,
+    )
+
+
+FIRST_VIEW = Shown("full")
+"""How a fresh observation is shown: its first view."""
 
 
 def view_budget(state: State, above: str) -> int:
@@ -87,19 +84,16 @@ class Renderer:
         self._labels[ref] = label
         return f"{ref} {label}"
 
-    def window_news(self, pid: int, details: Wire) -> list[str]:
-        """Lines for ``pid``'s window changes no result has reported yet (and the details)."""
-        news = self._announced.take(pid)
-        if news:
-            details["windowChanges"] = [d.to_wire() for d in news]
-        return [f"meanwhile, {line}" for line in root_delta_lines(news)]
+    def window_news(self, pid: int) -> tuple[list[str], tuple[RootDelta, ...]]:
+        """``pid``'s window changes no result has reported yet, and their lines."""
+        news = tuple(self._announced.take(pid))
+        return [f"meanwhile, {line}" for line in root_delta_lines(news)], news
 
-    def console_lines(self, root: RootInfo, details: Wire) -> list[str]:
-        """Drain a page's console messages into the result (nothing for desktop roots)."""
-        messages = list(self._console(root))
-        if messages:
-            details["console"] = messages
-        return [console_line(m) for m in messages]
+    def console_lines(self, root: RootInfo) -> tuple[list[str], tuple[str, ...]]:
+        """A page's console messages drained for this result, and their lines (nothing
+        for desktop roots)."""
+        messages = tuple(self._console(root))
+        return [console_line(m) for m in messages], messages
 
     def fold_text(self, state: State, reason: str | None = None, above: str = "") -> str:
         """The first view of ``state`` (``outline.view``), within what the result has left."""
@@ -107,7 +101,7 @@ class Renderer:
             render_view(state.outline, state.state_id, view_budget(state, above), reason).text
         )
 
-    def diff_text(self, base: State, successor: State, above: str = "") -> tuple[str, str, Wire]:
+    def diff_text(self, base: State, successor: State, above: str = "") -> tuple[str, Shown]:
         """The diff from ``base``, or the view when that is shorter or the diff asks for it,
         within what the result has left below the lines ``above``."""
         changes = compute_changes(base.outline, successor.outline)
@@ -116,8 +110,8 @@ class Renderer:
             changes, successor.outline, base.state_id, successor.state_id, budget
         )
         if reason is not None:
-            return self._receipt_once(text), "full", {"viewReason": reason}
-        return text, "diff", {"changes": changes_json(changes)}
+            return self._receipt_once(text), Shown("full", reason=reason)
+        return text, Shown("diff", changes=tuple(changes_json(changes)))
 
     def _receipt_once(self, view: str) -> str:
         """``view`` without its last line on how to open a fold when an earlier view of

@@ -1,8 +1,10 @@
 """Typed results and their parts, each turned into wire JSON by one ``to_wire()``.
 
-A root as results name it, a root delta, one step's trace, the verification
-of ``expect`` and a transaction's execution. They are built where the facts
-are known (``actions.deliver``, ``transaction``, ``runtime.deltas``), read by
+A root as results name it, a root delta, a saved state as a result returns
+it (``Observation``), one step's trace, the verification of ``expect`` and a
+transaction's execution with its successor. They are built where the facts
+are known (``actions.deliver``, ``transaction``, ``runtime.deltas``,
+``rendering.observation``), read by
 attribute there and in the Python API (``actui.api``), and become the wire's
 dicts only at the edge, key for key in the order agents have always received
 (``tests/integration/test_golden_act.py`` holds that order;
@@ -15,9 +17,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, cast, get_args
 
-from actui.backends.base import DeliveryPolicy, Outcome, RootInfo, RootKind
+from actui.backends.base import DeliveryPolicy, Outcome, ProcessExit, RootInfo, RootKind
 from actui.conditions import UiCondition, condition_json
 from actui.outline.search import Match, SearchResult
+from actui.outline.windows import Windowed
 from actui.quoting import clip
 
 Wire = dict[str, object]
@@ -39,6 +42,10 @@ def as_outcome(value: str) -> Outcome:
 
 
 SettledBy = Literal["events", "window", "launch", "none"]
+ViewKind = Literal["full", "diff"]
+Ended = Literal["target_closed", "app_exited", "post_action_observation_failed"]
+"""Why an act has no successor: its window closed, its application was killed, or the
+window could not be read after the steps (docs/design-notes.md §4)."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +154,82 @@ class RootDelta:
             "pid": self.pid,
             "isModal": self.is_modal,
         }
+
+
+@dataclass(frozen=True)
+class Capture:
+    """The coordinate space of a state's image: x/y of a step are in these pixels."""
+
+    state_id: str
+    width: int
+    height: int
+    scale_factor: float
+    timestamp: float
+
+    def to_wire(self) -> Wire:
+        return {
+            "stateId": self.state_id,
+            "width": self.width,
+            "height": self.height,
+            "scaleFactor": self.scale_factor,
+            "coordinateSpace": "window-relative-screenshot-pixels",
+            "timestamp": self.timestamp,
+        }
+
+
+@dataclass(frozen=True)
+class Shown:
+    """How a result showed its state: the first view, a view where a diff was asked
+    (``reason`` says why), or a diff with its ``changes``."""
+
+    view: ViewKind
+    changes: tuple[Mapping[str, object], ...] = ()
+    reason: str | None = None
+
+    def to_wire(self) -> Wire:
+        """What the result says of the view after its own keys (nothing for a first view)."""
+        if self.view == "diff":
+            return {"changes": [dict(change) for change in self.changes]}
+        return {} if self.reason is None else {"viewReason": self.reason}
+
+
+@dataclass(frozen=True)
+class Observation:
+    """A saved state as a result returns it: its ids, its root, its size, the windowed
+    containers it holds, its image's coordinate space, and how it was shown (the view
+    text itself travels only in the result's text)."""
+
+    state_id: str
+    base_state_id: str | None
+    target: RootView
+    node_count: int
+    shown: Shown
+    windows: tuple[Windowed, ...] = ()
+    capture: Capture | None = None
+
+    @property
+    def view(self) -> ViewKind:
+        return self.shown.view
+
+    def to_wire(self) -> Wire:
+        out: Wire = {
+            "stateId": self.state_id,
+            "baseStateId": self.base_state_id,
+            "view": self.view,
+            "target": self.target.to_wire(),
+            "nodeCount": self.node_count,
+        }
+        if self.windows:
+            out["windows"] = [w.to_wire() for w in self.windows]
+        out["status"] = "ok"
+        if self.capture is not None:
+            out["capture"] = self.capture.to_wire()
+        return out
+
+
+def news_wire(window_changes: tuple[RootDelta, ...]) -> Wire:
+    """``windowChanges`` of a result, when it reports any."""
+    return {"windowChanges": [d.to_wire() for d in window_changes]} if window_changes else {}
 
 
 @dataclass(frozen=True)
@@ -275,9 +358,29 @@ class Verification:
         return out
 
 
+def exit_json(ended: ProcessExit) -> Wire:
+    return {"pid": ended.pid, "code": ended.code, "signal": ended.signal, "log": ended.log or None}
+
+
+@dataclass(frozen=True)
+class NoSuccessor:
+    """Why an act left no successor state, and the state it acted on.
+
+    The steps were delivered: the agent must not repeat them (docs/design-notes.md §4).
+    """
+
+    status: Ended
+    base_state_id: str
+    target: RootView
+    message: str
+    exit: ProcessExit | None = None
+    """How the application ended, when it did."""
+
+
 @dataclass(frozen=True)
 class Execution:
-    """What a transaction did: its steps, where it stopped, the check, the root deltas.
+    """What a transaction did: its steps, where it stopped, the check, the root deltas,
+    and what came after: the successor state, or why there is none.
 
     ``outcome`` is the reconciled outcome of the whole transaction
     (``actions.reconcile``); ``stopped_at`` the index of the step that
@@ -290,6 +393,22 @@ class Execution:
     verification: Verification | None
     root_deltas: tuple[RootDelta, ...]
     settled_by: SettledBy
+    after: Observation | NoSuccessor | None = None
+    """The successor (``observation``) or why there is none (``ended``); None only while
+    the transaction's text is written, before the successor is shown."""
+    window_changes: tuple[RootDelta, ...] = ()
+    """Other windows' changes since the last result, reported with the successor."""
+    error: StepError | None = None
+    """``postcondition_failed`` with what the UI shows instead, or why there is no successor."""
+
+    @property
+    def observation(self) -> Observation | None:
+        """The successor state: its id, its root and how it was shown."""
+        return self.after if isinstance(self.after, Observation) else None
+
+    @property
+    def ended(self) -> NoSuccessor | None:
+        return self.after if isinstance(self.after, NoSuccessor) else None
 
     @property
     def escalated(self) -> StepTrace | None:
@@ -302,6 +421,33 @@ class Execution:
         return next((s for s in reversed(self.steps) if s.delivery is not None), None)
 
     def to_wire(self) -> Wire:
+        error = {"error": self.error.to_wire()} if self.error is not None else {}
+        ran: Wire = {"execution": self._trace_wire(), "outcome": self.outcome}
+        if isinstance(self.after, NoSuccessor):
+            ended = self.after
+            out: Wire = {
+                "status": ended.status,
+                "baseStateId": ended.base_state_id,
+                "target": ended.target.to_wire(),
+                **ran,
+                **error,
+            }
+            if ended.exit is not None:
+                out["exit"] = exit_json(ended.exit)
+            return out
+        if self.after is None:
+            return {**ran, **error}
+        successor = self.after
+        return {
+            **successor.to_wire(),
+            **news_wire(self.window_changes),
+            **ran,
+            **error,
+            **successor.shown.to_wire(),
+        }
+
+    def _trace_wire(self) -> Wire:
+        """The ``execution`` object: the steps and what they add up to."""
         steps = self.steps
         out: Wire = {
             "outcome": self.outcome,

@@ -1,28 +1,62 @@
-"""What a tool call returns: the text the model reads, images, and the structured details."""
+"""What a tool call returns: the text the model reads, images, and the typed result.
+
+The structured details a client receives are the typed result's wire form
+(``details``), so the two never disagree.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
-from actui.observations import ElementText, Expanded, Inspected, OutputPage, ToolError
-from actui.results import Execution, Found, RootsFound
+from actui.observations import (
+    ElementText,
+    Expanded,
+    Inspected,
+    Observed,
+    OutputPage,
+    PageShown,
+    ToolError,
+    Waited,
+    WindowClosed,
+)
+from actui.output import bound_details
+from actui.results import Execution, Found, RootsFound, Wire
 
 TypedResult = (
-    Execution | RootsFound | Found | Expanded | Inspected | OutputPage | ElementText | ToolError
+    Execution
+    | RootsFound
+    | Found
+    | Observed
+    | Waited
+    | WindowClosed
+    | PageShown
+    | Expanded
+    | Inspected
+    | OutputPage
+    | ElementText
+    | ToolError
 )
-"""The typed results tools build so far; ``details`` holds the wire form of each."""
+"""Every tool's typed result; ``ToolResult.details`` is its wire form."""
 
 
 @dataclass
 class ToolResult:
-    """What a tool returns: model-visible text, images, and structured details."""
+    """What a tool returns: model-visible text, the typed result, and images."""
 
     text: str
-    details: dict[str, Any]
+    value: TypedResult
+    """What the call found or did (an error is a :class:`ToolError`), read by attribute."""
     images: list[tuple[bytes, str]] = field(default_factory=list)
     is_error: bool = False
-    value: TypedResult | None = None
-    """The typed result where a tool builds one (an act's execution, the roots or the
-    elements found, an element inspected or expanded, a page of text, an error);
-    ``details`` holds its wire form."""
+    tool: str = ""
+    """The tool that ran, named in ``details`` once the call has run it."""
+
+    @property
+    def details(self) -> Wire:
+        """The structured content: the value's wire form, with the tool's name, and no
+        string longer than the output's field cap (``output.bound_details``)."""
+        wire = self.value.to_wire()
+        if self.tool:
+            wire = {**wire, "tool": self.tool}
+        bounded: Wire = bound_details(wire)
+        return bounded

@@ -18,7 +18,6 @@ from actui.backends.registry import Backends
 from actui.config import Config
 from actui.errors import ActuiError, BackendUnavailable, TargetGone, UnknownState
 from actui.observations import ToolError
-from actui.output import bound_details
 from actui.quoting import inline
 from actui.rendering import RESULT_BUDGET
 from actui.runtime.store import State
@@ -126,8 +125,7 @@ class Computer:
         if isinstance(params, contract.ToolParams):  # "300" is 300 once validated
             RESULT_BUDGET.set(params.maxTokens)
         result = await HANDLERS[tool](session, params)
-        result.details["tool"] = tool
-        result.details = bound_details(result.details)
+        result.tool = tool
         result.text = session.output.bound(result.text, tool=tool, max_tokens=RESULT_BUDGET.get())
         return result
 
@@ -158,7 +156,7 @@ class Computer:
     ) -> ToolResult:
         text = self._session.output.bound_error(f"{tool} failed: {message}", RESULT_BUDGET.get())
         error = ToolError(tool, code, text, ended)
-        return ToolResult(text, error.to_wire(), [], True, value=error)
+        return ToolResult(text, error, is_error=True)
 
     def _exited_result(self, tool: str, gone: str, ended: ProcessExit) -> ToolResult:
         """A root is gone because its application ended: say how, not just "gone".

@@ -34,10 +34,12 @@ from actui.imaging import scale_of
 from actui.observer import Observer
 from actui.outline.model import Outline
 from actui.quoting import inline, quote
-from actui.rendering import Renderer, observation_details
+from actui.rendering import Renderer, observation
 from actui.results import (
     TITLE_CAP,
+    Ended,
     Execution,
+    NoSuccessor,
     RootDelta,
     RootView,
     SettledBy,
@@ -54,11 +56,7 @@ from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State
 from actui.runtime.waiting import WaitResult, observed_outline
 from actui.tool_result import ToolResult
-from actui.views import (
-    exit_json,
-    root_delta_lines,
-    trace_summary,
-)
+from actui.views import root_delta_lines, trace_summary
 
 CLOSING_S = 1.0
 CLOSING_POLL_S = 0.05
@@ -381,31 +379,33 @@ class Transaction:
         met = verification.where if verification else None
         if met is not None and met.held and met.ref != ref_for(root):
             check += f" in {met.ref} {met.kind} {quote(met.title, TITLE_CAP)}"
-        details = observation_details(successor, "diff")
+        news, changes = renderer.window_news(root.pid)
         head = [
             f"act_ui {renderer.named(ref_for(root), root)}: {_ran(self.steps, self.p.actions)}"
             f"outcome {outcome}{check}",
             *trace_summary(execution),
-            *renderer.window_news(root.pid, details),
+            *news,
             *root_delta_lines(deltas),
         ]
         # the deltas told the agent about these processes' windows
         told = {root.pid} | {d.pid for d in deltas}
         self.parts.told(self.after, told)
-        details.update(execution=execution.to_wire(), outcome=outcome)
+        error = None
         if verification and verification.status == "failed" and self.expect is not None:
             shown = verification.closest
             message = f"postcondition_failed: expected {describe(self.expect)}" + (
                 "; the UI shows instead: " + "; ".join(shown) if shown else ""
             )
             head.append(message)
-            details["error"] = {"code": "postcondition_failed", "message": message}
+            error = StepError("postcondition_failed", message)
         above = "\n".join(head)
-        body, view, extra = renderer.diff_text(state, successor, above)
-        details.update(extra, view=view)
-        return ToolResult(f"{above}\n{body}", details, value=execution)
+        body, view = renderer.diff_text(state, successor, above)
+        execution = replace(
+            execution, after=observation(successor, view), window_changes=changes, error=error
+        )
+        return ToolResult(f"{above}\n{body}", execution)
 
-    async def _terminal(self, outcome: str, exc: ActuiError, status: str) -> ToolResult:
+    async def _terminal(self, outcome: str, exc: ActuiError, status: Ended) -> ToolResult:
         """No successor: the window closed, or the result could not be observed.
 
         See docs/design-notes.md §4.
@@ -434,18 +434,10 @@ class Transaction:
                 *root_delta_lines(deltas),
             ]
         )
+        target = RootView(state.root_ref, state.root)
+        gone = NoSuccessor(status, state.state_id, target, exc.message, ended)
         return ToolResult(
-            text,
-            {
-                "status": status,
-                "baseStateId": state.state_id,
-                "target": RootView(state.root_ref, state.root).to_wire(),
-                "execution": execution.to_wire(),
-                "outcome": outcome,
-                "error": {"code": status, "message": exc.message},
-                **({"exit": exit_json(ended)} if ended is not None else {}),
-            },
-            value=execution,
+            text, replace(execution, after=gone, error=StepError(status, exc.message))
         )
 
     async def _closing_deltas(self) -> list[RootDelta]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from actui.backends.base import ProcessExit, RootInfo
+from actui.backends.base import RootInfo
 from actui.outline.fold import INSPECT_LABEL_CAP
 from actui.outline.model import Node
 from actui.outline.windows import window_json
@@ -91,10 +91,6 @@ def reach_note(root: RootInfo, mode: str) -> str | None:
     if note is None or (mode == "visual" and root.accessibility == "none"):
         return None
     return note
-
-
-def exit_json(ended: ProcessExit) -> Wire:
-    return {"pid": ended.pid, "code": ended.code, "signal": ended.signal, "log": ended.log or None}
 
 
 def trace_summary(execution: Execution) -> list[str]:

@@ -9,7 +9,6 @@ come true with no successor.
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from actui import contract
 from actui.backends.base import RootInfo
@@ -17,14 +16,14 @@ from actui.conditions import (
     UiCondition,
     check_scope,
     closest,
-    condition_json,
     condition_of,
     describe,
 )
 from actui.errors import TargetGone
+from actui.observations import Waited, WindowClosed
 from actui.observer import Observer
 from actui.quoting import inline, quote
-from actui.rendering import Renderer, observation_details
+from actui.rendering import Renderer, observation
 from actui.results import TITLE_CAP
 from actui.tool_result import ToolResult
 
@@ -53,25 +52,24 @@ async def wait_for(observer: Observer, renderer: Renderer, p: contract.WaitFor) 
         near = closest(cond, waited.outline)
         if near:
             head += "; closest: " + "; ".join(near)
-    details = observation_details(successor, "diff")
-    details.update(
-        found=waited.satisfied,
-        gone=waited.satisfied and cond.until == "absent",
-        timedOut=not waited.satisfied,
-        elapsedMs=waited.elapsed_ms,
-        checks=waited.checks,
-        waitedBy="events" if waited.event_driven else "polling",
-        condition=condition_json(cond),
-        matches=list(waited.evaluation.matches),
-    )
-    above = "\n".join([head, *renderer.window_news(root.pid, details)])
-    body, view, extra = renderer.diff_text(state, successor, above)
-    details.update(extra, view=view)
+    news, changes = renderer.window_news(root.pid)
+    above = "\n".join([head, *news])
+    body, shown = renderer.diff_text(state, successor, above)
     if waited.reached:
         body += f"\nread on demand into stateId {successor.state_id}:\n"
         body += "\n".join(r.note(successor.state_id) for r in waited.reached)
-        details["unread"] = [r.json() for r in waited.reached]
-    return ToolResult(f"{above}\n{body}", details)
+    result = Waited(
+        observation(successor, shown),
+        cond,
+        found=waited.satisfied,
+        elapsed_ms=waited.elapsed_ms,
+        checks=waited.checks,
+        waited_by="events" if waited.event_driven else "polling",
+        matches=tuple(waited.evaluation.matches),
+        window_changes=changes,
+        unread=tuple(r.json() for r in waited.reached),
+    )
+    return ToolResult(f"{above}\n{body}", result)
 
 
 def _gone_with_window(
@@ -83,18 +81,11 @@ def _gone_with_window(
     exc: TargetGone,
 ) -> ToolResult:
     elapsed = round((time.monotonic() - started) * 1000)
-    details: dict[str, Any] = {
-        "found": True,
-        "gone": True,
-        "timedOut": False,
-        "windowClosed": True,
-        "elapsedMs": elapsed,
-        "condition": condition_json(cond),
-        "reason": inline(exc.message),
-    }
     text = (
         f"{describe(cond)} disappeared after {elapsed} ms: its window {ref} "
         f"{quote(root.title, TITLE_CAP)} closed. No successor state exists: "
         "run find_roots, then observe_ui."
     )
-    return ToolResult("\n".join([text, *renderer.window_news(root.pid, details)]), details)
+    news, changes = renderer.window_news(root.pid)
+    closed = WindowClosed(cond, elapsed, inline(exc.message), changes)
+    return ToolResult("\n".join([text, *news]), closed)

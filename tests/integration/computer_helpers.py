@@ -9,10 +9,17 @@ from pathlib import Path
 from typing import Any
 
 from actui.backends.linux.sandbox import Sandbox, tagged_pids
-from actui.observations import ElementText, Inspected, ToolError
+from actui.observations import ElementText, Inspected, Observed, PageShown, ToolError, Waited
 from actui.outline.model import Node
 from actui.outline.search import Match
-from actui.results import Execution, Found, RootsFound, RootView, VerificationStatus
+from actui.results import (
+    Execution,
+    Found,
+    Observation,
+    RootsFound,
+    RootView,
+    VerificationStatus,
+)
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 
@@ -43,6 +50,28 @@ def executed(result: ToolResult) -> Execution:
     """An act_ui result's typed execution (its steps, stop, check and root deltas)."""
     assert isinstance(result.value, Execution), result.text
     return result.value
+
+
+def observation_of(result: ToolResult) -> Observation:
+    """The state a result saved: an observation's, a wait's or a page write's, or an
+    act's successor (its id, its root, how it was shown)."""
+    value = result.value
+    seen = (
+        value.observation if isinstance(value, (Observed, Waited, PageShown, Execution)) else None
+    )
+    assert seen is not None, result.text
+    return seen
+
+
+def observed_of(result: ToolResult) -> Observed:
+    """An observe_ui or launch_browser result's typed value (news, image, OCR beside the state)."""
+    assert isinstance(result.value, Observed), result.text
+    return result.value
+
+
+def state_id_of(result: ToolResult) -> str:
+    """The id of the state a result saved (see :func:`observation_of`)."""
+    return observation_of(result).state_id
 
 
 def roots_of(result: ToolResult) -> RootsFound:

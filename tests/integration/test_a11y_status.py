@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from computer_helpers import process_alive
+from computer_helpers import process_alive, state_id_of
 from dbus_fast.aio import MessageBus
 
 from actui.backends.atspi.status import read_enabled
@@ -56,7 +56,7 @@ async def test_actui_switches_accessibility_on_for_chromium_and_off_again(
                     observed = await computer.call("observe_ui", {"root": windows[0]["windowRef"]})
                     nodes = int(observed.details.get("nodeCount", 0))
                     found = await computer.call(
-                        "search_ui", {"stateId": observed.details["stateId"], "text": "Button 39"}
+                        "search_ui", {"stateId": state_id_of(observed), "text": "Button 39"}
                     )
                     matches = found.details.get("matches", [])
             assert nodes > 50

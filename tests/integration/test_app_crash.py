@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import entry_dialog, error_of, matches_of, paired_root, windows_of
+from computer_helpers import (
+    entry_dialog,
+    error_of,
+    matches_of,
+    paired_root,
+    state_id_of,
+    windows_of,
+)
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tool_result import ToolResult
@@ -45,9 +52,9 @@ async def _observed(computer: Computer, pid: int, title: str) -> tuple[str, str,
     seen = await computer.call("observe_ui", {"root": root["windowRef"], "mode": "semantic"})
     assert not seen.is_error, seen.text
     found = await computer.call(
-        "search_ui", {"stateId": seen.details["stateId"], "text": "OK", "role": "button"}
+        "search_ui", {"stateId": state_id_of(seen), "text": "OK", "role": "button"}
     )
-    return root["windowRef"], seen.details["stateId"], matches_of(found)[0].ref
+    return root["windowRef"], state_id_of(seen), matches_of(found)[0].ref
 
 
 async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(

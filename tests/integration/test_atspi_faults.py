@@ -10,7 +10,7 @@ import time
 
 import pytest
 from atspi_helpers import launch_app, root_of, snap
-from computer_helpers import matches_of, roots_of, windows_of
+from computer_helpers import matches_of, roots_of, state_id_of, windows_of
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S
@@ -80,7 +80,7 @@ async def test_the_accessibility_bus_going_away_is_said_and_the_session_keeps_se
         listed = await computer.call("find_roots", {"pid": dialog.pid})
         window = windows_of(listed)[0].ref
         observed = await computer.call("observe_ui", {"root": window})
-        state = observed.details["stateId"]
+        state = state_id_of(observed)
         token = sandbox.env["ACTUI_SANDBOX_ID"]
         (bus,) = [pid for pid in tagged_pids(token) if b"accessibility.conf" in _cmdline(pid)]
         os.kill(bus, signal.SIGKILL)

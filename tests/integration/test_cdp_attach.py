@@ -21,7 +21,7 @@ from urllib.parse import parse_qs
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, matches_of, process_alive, roots_of, windows_of
+from computer_helpers import executed, matches_of, process_alive, roots_of, state_id_of, windows_of
 
 from actui.tools import Computer
 
@@ -122,7 +122,7 @@ async def test_an_attached_browser_is_driven_and_left_running(
         assert page.kind == "browser_page"
         state = await computer.call("observe_ui", {"root": page.ref})
         assert not state.is_error, state.text
-        sid = state.details["stateId"]
+        sid = state_id_of(state)
 
         async def ref(text: str, role: str) -> str:
             found = await computer.call("search_ui", {"stateId": sid, "text": text, "role": role})

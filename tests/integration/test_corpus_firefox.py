@@ -20,7 +20,7 @@ from urllib.parse import parse_qs
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, paired_root
+from computer_helpers import executed, paired_root, state_id_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution
@@ -178,7 +178,7 @@ async def test_page_text_is_in_the_outline_and_found_by_search(browser: Browser)
     first = await _observe(browser)
     shown = await browser.call(
         "wait_for",
-        {"stateId": first.details["stateId"], "text": "Not sent yet", "timeoutMs": 30000},
+        {"stateId": state_id_of(first), "text": "Not sent yet", "timeoutMs": 30000},
     )
     assert not shown.is_error, shown.text
     observed = await _observe(browser, "fused")  # Firefox once aborted during a fused observe
@@ -186,7 +186,7 @@ async def test_page_text_is_in_the_outline_and_found_by_search(browser: Browser)
     assert 'paragraph "Not sent yet"' in outline, outline
     # Firefox's closed popups (23 empty menus on this page) are not listed
     assert not [line for line in outline.splitlines() if line.strip().endswith(" menu")], outline
-    state = observed.details["stateId"]
+    state = state_id_of(observed)
     found = await browser.details("search_ui", {"stateId": state, "text": "sent yet"})
     assert [m["role"] for m in found["matches"]][:1] == ["paragraph"], found
 
@@ -194,7 +194,7 @@ async def test_page_text_is_in_the_outline_and_found_by_search(browser: Browser)
 async def test_fields_filled_and_sent_reach_the_collector_and_the_page_says_so(
     browser: Browser,
 ) -> None:
-    state = (await _observe(browser)).details["stateId"]
+    state = state_id_of(await _observe(browser))
     name = await _only(browser, state, "Name", "textbox")
     city = await _only(browser, state, "City", "textbox")
     message = await _only(browser, state, "Message", "textbox")

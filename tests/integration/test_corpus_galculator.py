@@ -13,7 +13,15 @@ from dataclasses import dataclass
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, matches_of, paired_root, process_alive, text_of, windows_of
+from computer_helpers import (
+    executed,
+    matches_of,
+    paired_root,
+    process_alive,
+    state_id_of,
+    text_of,
+    windows_of,
+)
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
@@ -51,7 +59,7 @@ async def _display(calc: Calc) -> str:
     """The display's text, from a fresh observation of the window."""
     seen = await calc.computer.call("observe_ui", {"root": calc.root, "mode": "semantic"})
     assert not seen.is_error, seen.text
-    state = seen.details["stateId"]
+    state = state_id_of(seen)
     found = await calc.computer.call("search_ui", {"stateId": state, "role": "textbox"})
     shown = []
     for match in matches_of(found):
@@ -67,7 +75,7 @@ async def _display(calc: Calc) -> str:
 async def test_twelve_times_three_is_thirty_six_on_the_display(calc: Calc) -> None:
     seen = await calc.computer.call("observe_ui", {"root": calc.root, "mode": "semantic"})
     assert not seen.is_error, seen.text
-    state = seen.details["stateId"]
+    state = state_id_of(seen)
     keys = [await _key(calc, state, label) for label in ("1", "2", "*", "3", "=")]
     acted = await calc.computer.call(
         "act_ui",

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive, call_alive, found_of, matches_of, windows_of
+from computer_helpers import assert_alive, call_alive, found_of, matches_of, state_id_of, windows_of
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.address import Address
@@ -88,7 +88,7 @@ async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(ca
     await asyncio.sleep(2)  # let the start-up settle before the baseline
     before = _rss_mb(calc.pid)
     observed = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
-    state = observed.details["stateId"]
+    state = state_id_of(observed)
     sheet = await call_alive(
         calc.computer, calc.pid, "search_ui", {"stateId": state, "role": "table"}
     )
@@ -115,7 +115,7 @@ async def test_search_ui_finds_an_item_of_a_closed_menu_by_reading_it_on_demand(
 ) -> None:
     before = _rss_mb(calc.pid)
     observed = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
-    state = observed.details["stateId"]
+    state = state_id_of(observed)
     assert re.search(r'menu "Format" \(not shown; \d+ items unread\)', observed.text), observed.text
     assert '"Cells..."' not in observed.text, "a closed menu's items were read"
     found = await call_alive(
@@ -192,7 +192,7 @@ async def test_entering_three_numbers_and_their_sum_is_saved_and_reads_back(calc
     await asyncio.sleep(1)
     before = _rss_mb(calc.pid)
     observed = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
-    state = observed.details["stateId"]
+    state = state_id_of(observed)
     cells = []
     for name in ("A1", "A2", "A3", "A4"):
         found = await call_alive(

@@ -27,6 +27,7 @@ from computer_helpers import (
     inspected_of,
     matches_of,
     paired_root,
+    state_id_of,
     windows_of,
 )
 
@@ -78,7 +79,7 @@ async def test_typed_non_ascii_lines_saved_with_ctrl_s_are_the_file_bytes(editor
     assert_alive(pid)
     assert window["toolkit"].startswith("Qt 5"), window
     observed = await call_alive(computer, pid, "observe_ui", {"root": window["windowRef"]})
-    state = observed.details["stateId"]
+    state = state_id_of(observed)
     document = await _document(computer, pid, state)
 
     typed = await call_alive(
@@ -90,7 +91,7 @@ async def test_typed_non_ascii_lines_saved_with_ctrl_s_are_the_file_bytes(editor
     (step,) = executed(typed).steps
     assert step.outcome == "worked", typed.text
     read = await call_alive(
-        computer, pid, "read_text", {"stateId": typed.details["stateId"], "ref": document}
+        computer, pid, "read_text", {"stateId": state_id_of(typed), "ref": document}
     )
     assert TEXT in read.text, read.text
 
@@ -99,7 +100,7 @@ async def test_typed_non_ascii_lines_saved_with_ctrl_s_are_the_file_bytes(editor
         pid,
         "act_ui",
         {
-            "stateId": typed.details["stateId"],
+            "stateId": state_id_of(typed),
             "actions": [{"action": "keypress", "ref": document, "keys": ["ctrl", "s"]}],
         },
     )

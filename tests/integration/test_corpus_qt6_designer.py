@@ -19,7 +19,15 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import call_alive, executed, inspected_of, matches_of, paired_root, windows_of
+from computer_helpers import (
+    call_alive,
+    executed,
+    inspected_of,
+    matches_of,
+    paired_root,
+    state_id_of,
+    windows_of,
+)
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution
@@ -42,7 +50,7 @@ class Designer:
     async def observe(self, title: str) -> str:
         window = await paired_root(self.computer, pid=self.pid, title=title)
         observed = await self.call("observe_ui", {"root": window["windowRef"]})
-        return str(observed.details["stateId"])
+        return str(state_id_of(observed))
 
     async def ref(self, state: str, text: str, role: str) -> str:
         found = await self.call("search_ui", {"stateId": state, "text": text, "role": role})

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, matches_of, paired_root, windows_of
+from computer_helpers import executed, matches_of, paired_root, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution, StepTrace
@@ -58,7 +58,7 @@ class Thunar:
         window = await paired_root(self.computer, pid=self.pid, title=title)
         assert_alive(self.pid)
         observed = await self.call("observe_ui", {"root": window["windowRef"], "mode": mode})
-        return str(observed.details["stateId"])
+        return str(state_id_of(observed))
 
     async def ref(self, state: str, **query: str) -> str:
         found = await self.call("search_ui", {"stateId": state, **query})

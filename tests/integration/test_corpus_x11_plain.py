@@ -17,7 +17,14 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, inspected_of, matches_of, process_alive, windows_of
+from computer_helpers import (
+    executed,
+    inspected_of,
+    matches_of,
+    process_alive,
+    state_id_of,
+    windows_of,
+)
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import RootView
@@ -103,7 +110,7 @@ async def test_headless_sessions_see_it_but_never_send_it_input(
         acted = await headless.call(
             "act_ui",
             {
-                "stateId": seen.details["stateId"],
+                "stateId": state_id_of(seen),
                 "actions": [{"action": "click", "x": w // 2, "y": h - 5}],
             },
         )
@@ -122,7 +129,7 @@ async def test_ocr_reads_the_message_and_a_click_on_yes_presses_it(desk: Desk) -
     assert seen.images, "a visual observation carries its screenshot"
     assert "Deploy the release?" in seen.text, seen.text
     assert process_alive(desk.app.pid)
-    state = seen.details["stateId"]
+    state = state_id_of(seen)
     found = await desk.computer.call("search_ui", {"stateId": state, "text": "Yes"})
     yes = next(m for m in matches_of(found) if m.label.strip() == "Yes")
     inspected = await desk.computer.call("inspect_ui", {"stateId": state, "ref": yes.ref})
@@ -156,7 +163,7 @@ async def test_keys_typed_into_xterm_run_in_its_shell_and_are_read_back_by_ocr(
         acted = await desk.computer.call(
             "act_ui",
             {
-                "stateId": seen.details["stateId"],
+                "stateId": state_id_of(seen),
                 "actions": [
                     {"action": "typeText", "text": f"echo Ωmega deployed > {out}"},
                     {"action": "keypress", "keys": ["Return"]},

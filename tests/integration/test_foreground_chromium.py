@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from computer_helpers import executed, matches_of, paired_root, text_of
+from computer_helpers import executed, matches_of, paired_root, state_id_of, text_of
 
 from actui.backends.cdp.launch import command_line, find_executable
 from actui.backends.linux.sandbox import Sandbox
@@ -40,10 +40,10 @@ async def test_typing_into_a_web_field_escalates_to_the_foreground_and_lands(
         # the window's title comes with the document; its accessible content a moment later
         ready = await computer.call(
             "wait_for",
-            {"stateId": observed.details["stateId"], "text": "Query", "role": "textbox"},
+            {"stateId": state_id_of(observed), "text": "Query", "role": "textbox"},
         )
         assert ready.details["found"], ready.text
-        state = ready.details["stateId"]
+        state = state_id_of(ready)
         found = await computer.call(
             "search_ui", {"stateId": state, "text": "Query", "role": "textbox"}
         )
@@ -62,7 +62,7 @@ async def test_typing_into_a_web_field_escalates_to_the_foreground_and_lands(
         assert step.background_attempt.outcome == "foreground_required"
         assert step.background_first is True
         assert step.delivery == "hid" and step.policy == "foreground"
-        successor = acted.details["stateId"]
+        successor = state_id_of(acted)
         again = await computer.call(
             "search_ui", {"stateId": successor, "text": "Query", "role": "textbox"}
         )

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, paired_root, text_of
+from computer_helpers import executed, paired_root, state_id_of, text_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
@@ -44,7 +44,7 @@ async def _observe(computer: Computer, pid: int, mode: str = "fused") -> str:
     root = (await paired_root(computer, pid=pid))["windowRef"]
     observed = await computer.call("observe_ui", {"root": root, "mode": mode})
     assert not observed.is_error, observed.text
-    return str(observed.details["stateId"])
+    return str(state_id_of(observed))
 
 
 def _one(computer: Computer, state: str, where: Callable[[Node], bool]) -> Node:

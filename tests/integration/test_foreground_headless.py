@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 
-from computer_helpers import executed, paired_root
+from computer_helpers import executed, paired_root, state_id_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.record import InputMonitor
@@ -55,7 +55,7 @@ async def test_headless_observe_set_toggle_press_sends_no_input_and_keeps_focus_
             observed = await computer.call(
                 "observe_ui", {"root": root["windowRef"], "mode": "semantic"}
             )
-            state = observed.details["stateId"]
+            state = state_id_of(observed)
             nodes = list(computer.state(state).outline)
             entry = _first(nodes, "textbox", "entry")
             check = _first(nodes, "checkbox", "checkbutton")
@@ -82,7 +82,7 @@ async def test_headless_observe_set_toggle_press_sends_no_input_and_keeps_focus_
         assert [s.delivery for s in trace.steps] == ["ax", "ax", "ax"]
         assert {s.policy for s in trace.steps} == {"ax_only"}
         assert trace.escalated is None
-        after = computer.state(acted.details["stateId"]).outline
+        after = computer.state(state_id_of(acted)).outline
         assert after.nodes[entry.ref].value == "headless"
         assert ("checked" in after.nodes[check.ref].states) is not was_checked
         states = after.nodes[toggle.ref].states

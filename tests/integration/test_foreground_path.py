@@ -11,6 +11,7 @@ from computer_helpers import (
     inspected_of,
     matches_of,
     paired_root,
+    state_id_of,
     text_of,
     windows_of,
 )
@@ -37,7 +38,7 @@ async def _visual_state(computer: Computer, title: str) -> tuple[dict[str, Any],
     )
     assert not observed.is_error, observed.text
     found = await computer.call(
-        "search_ui", {"stateId": observed.details["stateId"], "text": "OK", "role": "button"}
+        "search_ui", {"stateId": state_id_of(observed), "text": "OK", "role": "button"}
     )
     ok = matches_of(found)[0].ref
     return observed.details | {"images": observed.images}, ok
@@ -101,7 +102,7 @@ async def test_a_coordinate_click_and_typing_compute_in_gnome_calculator(sandbox
         observed = await computer.call(
             "observe_ui", {"root": window["windowRef"], "mode": "visual"}
         )
-        state = observed.details["stateId"]
+        state = state_id_of(observed)
         found = await computer.call("search_ui", {"stateId": state, "text": "6", "role": "button"})
         six = matches_of(found)[0].ref
         rect = (await computer.call("inspect_ui", {"stateId": state, "ref": six})).details[
@@ -126,12 +127,10 @@ async def test_a_coordinate_click_and_typing_compute_in_gnome_calculator(sandbox
         assert not act.is_error, act.text
         assert [s.delivery for s in executed(act).steps] == ["hid", "hid", "hid"]
         assert check_of(act) == "verified", act.text
-        display = await computer.call(
-            "search_ui", {"stateId": act.details["stateId"], "role": "textbox"}
-        )
+        display = await computer.call("search_ui", {"stateId": state_id_of(act), "role": "textbox"})
         value = await computer.call(
             "read_text",
-            {"stateId": act.details["stateId"], "ref": matches_of(display)[0].ref},
+            {"stateId": state_id_of(act), "ref": matches_of(display)[0].ref},
         )
         assert text_of(value).strip() == "42"
     finally:

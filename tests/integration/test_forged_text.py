@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import matches_of, paired_root, windows_of
+from computer_helpers import matches_of, paired_root, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tool_result import ToolResult
@@ -63,7 +63,7 @@ async def test_a_forged_window_title_stays_quoted_in_roots_observe_and_act(
     observed = await computer.call("observe_ui", {"root": window["windowRef"]})
     _assert_unforged(observed, "observe_ui ")
     assert observed.text.splitlines()[1].startswith("stateId ")
-    state = observed.details["stateId"]
+    state = state_id_of(observed)
     found = await computer.call("search_ui", {"stateId": state, "text": "Ready"})
     ready = matches_of(found)[0].ref
     acted = await computer.call(
@@ -71,9 +71,7 @@ async def test_a_forged_window_title_stays_quoted_in_roots_observe_and_act(
     )
     assert not acted.is_error, acted.text
     _assert_unforged(acted, "act_ui @r")
-    inspected = await computer.call(
-        "search_ui", {"stateId": acted.details["stateId"], "text": "Evil"}
-    )
+    inspected = await computer.call("search_ui", {"stateId": state_id_of(acted), "text": "Evil"})
     _assert_unforged(inspected, "found ")
     # the app survived and still answers
     again = await computer.call("observe_ui", {"root": window["windowRef"]})
@@ -96,7 +94,7 @@ async def test_a_page_logging_forged_lines_cannot_forge_results() -> None:
         launched = await computer.call("launch_browser", {"url": page})
         assert not launched.is_error, launched.text
         _assert_unforged(launched, "launch_browser ")
-        state = launched.details["stateId"]
+        state = state_id_of(launched)
         evaluated = await computer.call(
             "evaluate_browser", {"stateId": state, "expression": script}
         )
@@ -112,7 +110,7 @@ async def test_a_page_logging_forged_lines_cannot_forge_results() -> None:
             await asyncio.sleep(0.5)
         _assert_unforged(roots, "found ")
         navigated = await computer.call(
-            "navigate_browser", {"stateId": evaluated.details["stateId"], "url": page}
+            "navigate_browser", {"stateId": state_id_of(evaluated), "url": page}
         )
         _assert_unforged(navigated, "navigate_browser ")
     finally:

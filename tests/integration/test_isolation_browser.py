@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive, error_of, paired_root, roots_of, windows_of
+from computer_helpers import assert_alive, error_of, paired_root, roots_of, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tool_result import ToolResult
@@ -62,7 +62,7 @@ async def test_a_killed_browser_drops_its_pages_and_the_desktop_is_still_listed(
     seen = await computer.call("observe_ui", {"root": page.ref})
     assert seen.is_error and error_of(seen).code == "target_gone", seen.text
     assert "SIGKILL" in seen.text and "internal" not in seen.text, seen.text
-    state = launched.details["stateId"]
+    state = state_id_of(launched)
     acted = await computer.call(
         "act_ui", {"stateId": state, "actions": [{"action": "keypress", "keys": ["Tab"]}]}
     )

@@ -14,7 +14,14 @@ import signal
 import time
 from typing import Any
 
-from computer_helpers import assert_alive, desktop_pids, entry_dialog, matches_of, paired_root
+from computer_helpers import (
+    assert_alive,
+    desktop_pids,
+    entry_dialog,
+    matches_of,
+    paired_root,
+    state_id_of,
+)
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
@@ -27,7 +34,7 @@ async def _dialog(sandbox: Sandbox) -> tuple[asyncio.subprocess.Process, Compute
     root = (await paired_root(computer, pid=app.pid))["windowRef"]
     seen = await computer.call("observe_ui", {"root": root})
     assert not seen.is_error, seen.text
-    state = seen.details["stateId"]
+    state = state_id_of(seen)
     found = await computer.call("search_ui", {"stateId": state, "role": "text"})
     return (
         app,

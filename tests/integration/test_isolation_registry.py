@@ -26,6 +26,7 @@ from computer_helpers import (
     kill_and_wait,
     matches_of,
     paired_root,
+    state_id_of,
     windows_of,
 )
 from dbus_fast import Message, MessageType
@@ -51,7 +52,7 @@ async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
 async def _observed_field(computer: Computer, root: str) -> tuple[str, str]:
     seen = await computer.call("observe_ui", {"root": root})
     assert not seen.is_error, seen.text
-    state = seen.details["stateId"]
+    state = state_id_of(seen)
     found = await computer.call("search_ui", {"stateId": state, "role": "text"})
     return state, matches_of(found)[0].ref
 
@@ -117,9 +118,7 @@ async def test_a_restarted_registry_is_reattached_and_its_apps_relisted(
     assert took < 2.0, f"woken {took:.1f} s after the change: no event reached the wait"
 
     observed = await computer.call("observe_ui", {"root": root})
-    found = await computer.call(
-        "search_ui", {"stateId": observed.details["stateId"], "text": "kept"}
-    )
+    found = await computer.call("search_ui", {"stateId": state_id_of(observed), "text": "kept"})
     assert matches_of(found), found.text
     for app in (before, qt, after):
         assert_alive(app.pid)

@@ -16,7 +16,14 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive, executed, matches_of, paired_root, windows_of
+from computer_helpers import (
+    assert_alive,
+    executed,
+    matches_of,
+    paired_root,
+    state_id_of,
+    windows_of,
+)
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tool_result import ToolResult
@@ -47,13 +54,13 @@ async def _timed_write(computer: Computer, root: str, text: str) -> float:
     """Seconds one act_ui takes to set B's field to ``text`` and verify it."""
     seen = await computer.call("observe_ui", {"root": root})
     assert not seen.is_error, seen.text
-    found = await computer.call("search_ui", {"stateId": seen.details["stateId"], "role": "text"})
+    found = await computer.call("search_ui", {"stateId": state_id_of(seen), "role": "text"})
     field = matches_of(found)[0].ref
     started = time.monotonic()
     acted = await computer.call(
         "act_ui",
         {
-            "stateId": seen.details["stateId"],
+            "stateId": state_id_of(seen),
             "actions": [{"action": "setText", "ref": field, "text": text}],
             "expect": {"ref": field, "value": text},
         },

@@ -9,7 +9,7 @@ import signal
 import time
 
 from atspi_helpers import launch_app
-from computer_helpers import desktop_pids, windows_of
+from computer_helpers import desktop_pids, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tools import Computer
@@ -23,7 +23,7 @@ async def test_a_wait_is_woken_when_the_accessibility_bus_dies(sandbox: Sandbox)
         window = windows_of(listed)[0].ref
         observed = await computer.call("observe_ui", {"root": window})
         assert not observed.is_error, observed.text
-        state = observed.details["stateId"]
+        state = state_id_of(observed)
         waiting = asyncio.ensure_future(
             computer.call(
                 "wait_for", {"stateId": state, "text": "never shown here", "timeoutMs": 20000}

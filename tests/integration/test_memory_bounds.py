@@ -8,7 +8,7 @@ import gc
 import os
 from pathlib import Path
 
-from computer_helpers import matches_of, paired_root
+from computer_helpers import matches_of, paired_root, state_id_of
 
 from actui.backends.base import TEXT_CAP
 from actui.backends.linux.sandbox import Sandbox
@@ -39,7 +39,7 @@ async def test_observing_a_churning_huge_name_keeps_memory_flat(sandbox: Sandbox
         async def observe() -> None:
             observed = await computer.call("observe_ui", {"root": window["windowRef"]})
             assert not observed.is_error, observed.text
-            state = observed.details["stateId"]
+            state = state_id_of(observed)
             found = await computer.call("search_ui", {"stateId": state, "role": "button"})
             ticker = max(matches_of(found), key=lambda m: len(m.label))
             names.add(ticker.label[:12])

@@ -17,7 +17,14 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, inspected_of, matches_of, paired_root, windows_of
+from computer_helpers import (
+    executed,
+    inspected_of,
+    matches_of,
+    paired_root,
+    state_id_of,
+    windows_of,
+)
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution, StepTrace
@@ -72,7 +79,7 @@ async def _save_as(editor: Editor, text: str, *, new_tab: bool = False) -> SaveA
     Save As dialog."""
     computer = editor.computer
     window = await paired_root(computer, pid=editor.pid, title="Mousepad")
-    state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details["stateId"]
+    state = state_id_of(await computer.call("observe_ui", {"root": window["windowRef"]}))
     if new_tab:
         _, opened = await _act(computer, state, {"action": "keypress", "keys": ["ctrl", "n"]})
         state = opened["stateId"]
@@ -85,7 +92,7 @@ async def _save_as(editor: Editor, text: str, *, new_tab: bool = False) -> SaveA
     )
     assert typed.steps[0].outcome == "worked", typed
     dialog = await paired_root(computer, pid=editor.pid, title="Save As")
-    state = (await computer.call("observe_ui", {"root": dialog["windowRef"]})).details["stateId"]
+    state = state_id_of(await computer.call("observe_ui", {"root": dialog["windowRef"]}))
     name = await _shown(computer, state, await _refs(computer, state, role="textbox"))
     (save,) = await _refs(computer, state, text="Save", role="button")
     return SaveAs(state, name, save)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import check_of, error_of, matches_of, paired_root, windows_of
+from computer_helpers import check_of, error_of, matches_of, paired_root, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.tool_result import ToolResult
@@ -52,7 +52,7 @@ async def login(module_sandbox: Sandbox) -> AsyncIterator[Login]:
     computer = Computer(env=module_sandbox.env)
     window = await paired_root(computer, pid=process.pid)
     observed = await computer.call("observe_ui", {"root": window["windowRef"], "mode": "semantic"})
-    state = observed.details["stateId"]
+    state = state_id_of(observed)
     try:
         yield Login(
             computer,
@@ -105,7 +105,7 @@ async def test_a_secret_written_once_arrives_once_and_is_echoed_nowhere(login: L
     assert not acted.is_error, acted.text
     assert check_of(acted) == "verified"
     assert SECRET not in _shown(acted)
-    state = acted.details["stateId"]
+    state = state_id_of(acted)
     alive = await computer.call("find_roots", {"pid": login.process.pid})
     assert windows_of(alive), "the dialog must survive the writes"
 
@@ -129,7 +129,7 @@ async def test_gone_is_success_when_the_window_itself_closes(module_sandbox: San
     try:
         window = await paired_root(computer, pid=info.pid)
         observed = await computer.call("observe_ui", {"root": window["windowRef"]})
-        state = observed.details["stateId"]
+        state = state_id_of(observed)
         label = await _ref(computer, state, text="Going away soon")
         gone = {"ref": label, "text": "Going away soon", "gone": True, "timeoutMs": 20_000}
         waited = await computer.call("wait_for", {"stateId": state, **gone})

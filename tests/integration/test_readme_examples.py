@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from computer_helpers import assert_alive, matches_of, text_of, windows_of
+from computer_helpers import assert_alive, matches_of, state_id_of, text_of, windows_of
 
 import actui
 from actui.backends.linux.sandbox import Sandbox
@@ -36,7 +36,7 @@ async def _display(sandbox: Sandbox) -> str:
         found = await computer.call("find_roots", {"text": "calculator"})
         ref = windows_of(found)[0].ref
         observed = await computer.call("observe_ui", {"root": ref, "mode": "semantic"})
-        state = observed.details["stateId"]
+        state = state_id_of(observed)
         boxes = await computer.call("search_ui", {"stateId": state, "role": "textbox"})
         box = matches_of(boxes)[0].ref
         read = await computer.call("read_text", {"stateId": state, "ref": box})

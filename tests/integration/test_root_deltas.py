@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from atspi_helpers import root_of
-from computer_helpers import executed, matches_of, paired_root, windows_of
+from computer_helpers import executed, matches_of, observed_of, paired_root, state_id_of, windows_of
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionRequest
@@ -28,7 +28,7 @@ async def _press(
     computer: Computer, window: dict[str, Any], outcome: str = "worked", **query: str
 ) -> ToolResult:
     """Observe the window, press the element ``query`` finds; the act's details."""
-    state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details["stateId"]
+    state = state_id_of(await computer.call("observe_ui", {"root": window["windowRef"]}))
     return await _press_in(computer, state, outcome, **query)
 
 
@@ -81,9 +81,7 @@ async def test_gtk4_whose_events_lag_settles_by_the_window(sandbox: Sandbox) -> 
 async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sandbox) -> None:
     """xfce4-appfinder launches mousepad: appfinder closes, mousepad's window comes later."""
     async with _app(sandbox, ["xfce4-appfinder"]) as (computer, finder, window):
-        state = (await computer.call("observe_ui", {"root": window["windowRef"]})).details[
-            "stateId"
-        ]
+        state = state_id_of(await computer.call("observe_ui", {"root": window["windowRef"]}))
         query = await computer.call("search_ui", {"stateId": state, "role": "textbox"})
         typed = await computer.call(
             "act_ui",
@@ -99,7 +97,7 @@ async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sand
                 "expect": {"text": "Simple Text Editor", "timeoutMs": 5000},
             },
         )
-        state = typed.details["stateId"]
+        state = state_id_of(typed)
         found = await computer.call("search_ui", {"stateId": state, "text": "Simple Text Editor"})
         chosen = await computer.call(
             "act_ui",
@@ -108,7 +106,7 @@ async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sand
                 "actions": [{"action": "select", "ref": matches_of(found)[0].ref}],
             },
         )
-        state = chosen.details["stateId"]
+        state = state_id_of(chosen)
         trace = executed(await _press_in(computer, state, text="Launch", role="button"))
         appeared = [d for d in trace.root_deltas if d.change == "appeared"]
         assert appeared and all(d.pid != finder for d in appeared), trace.root_deltas
@@ -126,13 +124,13 @@ async def test_a_window_that_opens_after_the_settle_is_reported_by_the_next_call
         assert trace.root_deltas == (), trace
         await asyncio.sleep(1.5)
         observed = await computer.call("observe_ui", {"root": window["windowRef"]})
-        (news,) = observed.details["windowChanges"]
-        assert (news["change"], news["title"], news["pid"]) == ("appeared", "Details", pid)
-        assert f'new root: window "Details" {news["ref"]}' in observed.text
+        (news,) = observed_of(observed).window_changes
+        assert (news.change, news.title, news.pid) == ("appeared", "Details", pid)
+        assert f'new root: window "Details" {news.ref}' in observed.text
         listed = await computer.call("find_roots", {"pid": pid})
-        assert news["ref"] in {w.ref for w in windows_of(listed)}
+        assert news.ref in {w.ref for w in windows_of(listed)}
         again = await computer.call("observe_ui", {"root": window["windowRef"]})
-        assert "windowChanges" not in again.details, "reported once"
+        assert observed_of(again).window_changes == (), "reported once"
 
 
 async def test_acting_on_a_window_that_closed_keeps_the_apps_other_states_current(
@@ -142,9 +140,9 @@ async def test_acting_on_a_window_that_closed_keeps_the_apps_other_states_curren
     gone, before the app's epoch moves, so the main window's state still works."""
     async with _app(sandbox, ["mousepad"]) as (computer, pid, window):
         opened = await _press(computer, window, text="About", role="menuitem")
-        main = opened.details["stateId"]
+        main = state_id_of(opened)
         (delta,) = executed(opened).root_deltas
-        dialog = (await computer.call("observe_ui", {"root": delta.ref})).details["stateId"]
+        dialog = state_id_of(await computer.call("observe_ui", {"root": delta.ref}))
         close = await computer.call(
             "search_ui", {"stateId": dialog, "text": "Close", "role": "button"}
         )

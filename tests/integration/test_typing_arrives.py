@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 from atspi_helpers import find, launch_app, snap
-from computer_helpers import executed, paired_root
+from computer_helpers import executed, paired_root, state_id_of
 
 from actui.backends import arrival
 from actui.backends.base import ActionRequest, RootInfo
@@ -52,7 +52,7 @@ async def _type_and_press_ok(
         root = (await paired_root(computer, pid=dialog.pid))["windowRef"]
         observed = await computer.call("observe_ui", {"root": root})
         assert not observed.is_error, observed.text
-        state = observed.details["stateId"]
+        state = state_id_of(observed)
         outline = computer.state(state).outline
         entry = next(n for n in outline if n.role == "textbox")
         ok = next(n for n in outline if n.role == "button" and n.name == "OK")

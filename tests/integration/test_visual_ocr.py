@@ -5,7 +5,14 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from computer_helpers import executed, inspected_of, matches_of, paired_root
+from computer_helpers import (
+    executed,
+    inspected_of,
+    matches_of,
+    observed_of,
+    paired_root,
+    state_id_of,
+)
 
 from actui.backends.linux.backend import LinuxBackend
 from actui.backends.linux.sandbox import Sandbox
@@ -92,8 +99,9 @@ async def test_visual_observe_adds_picture_only_text_and_a_click_on_it_hits_the_
         observed = await computer.call(
             "observe_ui", {"root": window["windowRef"], "mode": "visual"}
         )
-        assert observed.details["ocr"]["pictureOnly"] >= 1, observed.details.get("ocr")
-        state = observed.details["stateId"]
+        ocr = observed_of(observed).ocr
+        assert ocr is not None and ocr.picture_only >= 1, ocr
+        state = state_id_of(observed)
         # "Andrea" is drawn inside a combo box that exposes no name to AT-SPI.
         found = await computer.call("search_ui", {"stateId": state, "text": "Andrea"})
         picture = [m for m in matches_of(found) if m.role == "label"]

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from test_transaction import ModelApp, windows_of
 
 from actui.contract import TOOL_NAMES
+from actui.observations import Observed
 from actui.tools import Computer
 from tool_calls import check_answer, tool_calls
 
@@ -30,7 +31,8 @@ def model() -> Iterator[tuple[asyncio.AbstractEventLoop, Computer, str]]:
     roots = loop.run_until_complete(computer.call("find_roots", {}))
     ref = windows_of(roots)[0].ref
     observed = loop.run_until_complete(computer.call("observe_ui", {"root": ref}))
-    yield loop, computer, observed.details["stateId"]
+    assert isinstance(observed.value, Observed), observed.text
+    yield loop, computer, observed.value.observation.state_id
     loop.run_until_complete(computer.close())
     loop.close()
 

@@ -5,17 +5,20 @@ from __future__ import annotations
 from actui.cli import NO_STRUCTURED, without_structured_content
 from actui.config import load_config
 from actui.mcp_server import _catalog, _to_mcp
+from actui.observations import OutputPage
 from actui.tool_result import ToolResult
+
+PAGE = OutputPage("@o1", 0, 5, 5, has_more=False, complete=True)
 
 
 def _result() -> ToolResult:
-    return ToolResult("outline: 1 nodes, 1 shown; stateId s1", {"stateId": "s1", "view": "full"})
+    return ToolResult("hello", PAGE)
 
 
 def test_results_carry_their_details_as_structured_content_by_default() -> None:
     sent = _to_mcp(_result(), load_config({"XDG_CONFIG_HOME": "/nonexistent"}).structured_content)
-    assert sent.structured_content == {"stateId": "s1", "view": "full"}
-    assert sent.content[0].text.startswith("outline: ")  # type: ignore[union-attr]
+    assert sent.structured_content == PAGE.to_wire()
+    assert sent.content[0].text == "hello"  # type: ignore[union-attr]
 
 
 def test_the_config_key_leaves_structured_content_out_and_keeps_the_text() -> None:

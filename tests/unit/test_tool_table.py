@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import fields
+from typing import Any
 
-from test_transaction import ModelApp
+from test_transaction import ModelApp, windows_of
 
 from actui import contract
-from actui.observations import ToolError
+from actui.observations import ElementText, Expanded, Inspected, Observed, ToolError, Waited
 from actui.observer import Observer
-from actui.output import OutputStore
+from actui.output import OutputStore, bound_details
 from actui.rendering import Renderer
+from actui.results import Execution, Found, RootsFound
 from actui.runtime.deltas import Announced
 from actui.runtime.roots import RootRegistry
 from actui.runtime.scheduler import Scheduler
@@ -54,3 +56,60 @@ async def test_an_unknown_tool_is_refused_by_the_contract_before_any_handler() -
     assert result.is_error and isinstance(result.value, ToolError), result.text
     assert result.value.code == "invalid_params"
     assert "unknown tool 'observe_everything'" in result.text
+
+
+KINDS: dict[str, type] = {
+    "find_roots": RootsFound,
+    "observe_ui": Observed,
+    "search_ui": Found,
+    "expand_ui": Expanded,
+    "inspect_ui": Inspected,
+    "read_text": ElementText,
+    "wait_for": Waited,
+    "act_ui": Execution,
+    "launch_browser": ToolError,
+    "navigate_browser": ToolError,
+    "evaluate_browser": ToolError,
+}
+"""The typed value each tool's result carries on the model app (browser use is off
+there, so the browser tools answer with their typed error)."""
+
+
+async def test_every_handler_returns_a_typed_value_whose_wire_form_is_its_details() -> None:
+    env = {"ACTUI_HEADLESS": "1", "ACTUI_BROWSER_USE": "0", "XDG_CONFIG_HOME": "/nonexistent"}
+    computer = Computer(env=env, desktop=ModelApp())
+    try:
+        roots = await computer.call("find_roots", {})
+        ref = windows_of(roots)[0].ref
+        observed = await computer.call("observe_ui", {"root": ref})
+        assert isinstance(observed.value, Observed), observed.text
+        state = observed.value.observation.state_id
+        entry = "@e2"
+        calls: dict[str, dict[str, Any]] = {
+            "find_roots": {},
+            "observe_ui": {"root": ref},
+            "search_ui": {"stateId": state, "text": "Name"},
+            "expand_ui": {"stateId": state, "ref": "@e1"},
+            "inspect_ui": {"stateId": state, "ref": entry},
+            "read_text": {"stateId": state, "ref": entry},
+            "wait_for": {"stateId": state, "text": "start", "timeoutMs": 500},
+            "launch_browser": {},
+            "navigate_browser": {"stateId": state, "url": "about:blank"},
+            "evaluate_browser": {"stateId": state, "expression": "1"},
+            "act_ui": {
+                "stateId": state,
+                "actions": [{"action": "setText", "ref": entry, "text": "x"}],
+            },
+        }
+        assert set(calls) == set(HANDLERS)
+        for tool, arguments in calls.items():
+            result = await computer.call(tool, arguments)
+            assert isinstance(result.value, KINDS[tool]), (tool, result.text)
+            assert result.is_error == isinstance(result.value, ToolError), result.text
+            assert result.details == bound_details({**result.value.to_wire(), "tool": tool})
+        acted = result.value
+        assert isinstance(acted, Execution) and acted.observation is not None
+        assert acted.observation.base_state_id == state
+        assert acted.observation.target.ref == ref
+    finally:
+        await computer.close()

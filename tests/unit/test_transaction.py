@@ -24,7 +24,7 @@ from actui.backends.base import (
     TextSlice,
 )
 from actui.errors import ActuiError
-from actui.observations import ToolError
+from actui.observations import Observed, ToolError
 from actui.results import Execution, Found, RootsFound, RootView, Verification
 from actui.tool_result import ToolResult
 from actui.tools import Computer
@@ -91,7 +91,7 @@ async def _session(policy: str = "", headless: str = "0") -> tuple[Computer, Mod
     computer = Computer(env=env, desktop=app)
     roots = await computer.call("find_roots", {})
     observed = await computer.call("observe_ui", {"root": windows_of(roots)[0].ref})
-    return computer, app, observed.details["stateId"]
+    return computer, app, _state_id(observed)
 
 
 async def _act(computer: Computer, state: str, **extra: Any) -> ToolResult:
@@ -103,6 +103,27 @@ async def _act(computer: Computer, state: str, **extra: Any) -> ToolResult:
 def _executed(result: ToolResult) -> Execution:
     assert isinstance(result.value, Execution), result.text
     return result.value
+
+
+def _observed_ref(result: ToolResult) -> str:
+    """The ``@r`` ref of the window an act's successor is of."""
+    seen = _executed(result).observation
+    assert seen is not None, result.text
+    return seen.target.ref
+
+
+def _error_message(result: ToolResult) -> str:
+    error = _executed(result).error
+    assert error is not None, result.text
+    return error.message
+
+
+def _state_id(result: ToolResult) -> str:
+    """The id of the state an observation or an act's successor saved."""
+    value = result.value
+    seen = value.observation if isinstance(value, (Observed, Execution)) else None
+    assert seen is not None, result.text
+    return seen.state_id
 
 
 def windows_of(result: ToolResult) -> tuple[RootView, ...]:
@@ -154,7 +175,7 @@ async def test_a_verified_postcondition_and_a_preexisting_one() -> None:
     assert _check(done).status == "verified"
     again = await _act(
         computer,
-        done.details["stateId"],
+        _state_id(done),
         actions=[{"action": "focus", "ref": "@e2"}],
         expect={"ref": "@e2", "value": "ok"},
     )
@@ -263,7 +284,7 @@ async def _dialog_session() -> tuple[Computer, DialogApp, str]:
     computer = Computer(env={"ACTUI_HEADLESS": "1", "XDG_CONFIG_HOME": "/nonexistent"}, desktop=app)
     roots = await computer.call("find_roots", {})
     observed = await computer.call("observe_ui", {"root": windows_of(roots)[0].ref})
-    return computer, app, observed.details["stateId"]
+    return computer, app, _state_id(observed)
 
 
 async def test_an_expect_met_in_the_dialog_the_step_opened_is_verified_there() -> None:
@@ -281,7 +302,7 @@ async def test_an_expect_met_in_the_dialog_the_step_opened_is_verified_there() -
     dialog = verification.where
     assert dialog is not None and dialog.held
     assert dialog.title == "Create New Folder" and dialog.kind == "dialog"
-    assert dialog.ref != result.details["target"]["windowRef"]
+    assert dialog.ref != _observed_ref(result)
     assert f'check verified in {dialog.ref} dialog "Create New Folder"' in result.text
     assert _executed(result).outcome == "worked"
 
@@ -315,7 +336,7 @@ async def test_an_absent_expect_fails_while_the_opened_dialog_still_shows_it() -
     assert verification.status == "failed" and shown is not None and not shown.held
     assert shown.kind == "dialog"
     dialog = shown.ref
-    message = result.details["error"]["message"]
+    message = _error_message(result)
     assert f'{dialog} dialog "Create New Folder" still shows it' in message
 
 
@@ -344,13 +365,13 @@ async def test_gone_with_only_a_ref_is_verified_when_that_element_disappears() -
     kept = await computer.call(
         "act_ui",
         {
-            "stateId": done.details["stateId"],
+            "stateId": _state_id(done),
             "actions": [{"action": "focus", "ref": "@e2"}],
             "expect": {"ref": "@e2", "gone": True, "timeoutMs": 200},
         },
     )
     assert _check(kept).status == "failed"
-    assert "@e2 button" in kept.details["error"]["message"]
+    assert "@e2 button" in _error_message(kept)
 
 
 async def test_a_read_failing_while_the_dialog_closes_is_the_dialog_closing() -> None:
@@ -358,7 +379,7 @@ async def test_a_read_failing_while_the_dialog_closes_is_the_dialog_closing() ->
     await _act(computer, state, actions=[{"action": "press", "ref": "@e2"}])
     roots = await computer.call("find_roots", {})
     dialog = next(w.ref for w in windows_of(roots) if w.kind == "dialog")
-    state = (await computer.call("observe_ui", {"root": dialog})).details["stateId"]
+    state = _state_id(await computer.call("observe_ui", {"root": dialog}))
     found = await computer.call("search_ui", {"stateId": state, "text": "Cancel"})
     cancel = _found(found).result.matches[0].ref
     closed = await computer.call(
@@ -369,5 +390,6 @@ async def test_a_read_failing_while_the_dialog_closes_is_the_dialog_closing() ->
             "expect": {"ref": cancel, "gone": True, "timeoutMs": 2000},
         },
     )
-    assert closed.details["status"] == "target_closed", closed.text
+    ended = _executed(closed).ended
+    assert ended is not None and ended.status == "target_closed", closed.text
     assert _check(closed).status == "verified"

@@ -7,7 +7,7 @@ sits. Numbers are 1-based as a person counts rows. This module only renders.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from actui.backends.base import Window, column_letters
 from actui.outline.model import Outline
@@ -57,15 +57,15 @@ def window_text(window: Window) -> str:
     return f"{size}; showing {shown}; read {shown_range(window)} (search_ui reads the rest)"
 
 
-def window_json(window: Window) -> dict[str, Any]:
+def window_json(window: Window) -> dict[str, object]:
     """The size and shown range for ``details`` (1-based, inclusive; null when none shown),
     and the part read where that is less."""
-    out: dict[str, Any] = {
+    out: dict[str, object] = {
         "childCount": window.count,
         "rows": window.rows,
         "columns": window.columns,
     }
-    shown: dict[str, Any] | None = None
+    shown: dict[str, object] | None = None
     if window.shown:
         shown = {
             "firstRow": window.first_row + 1,
@@ -80,7 +80,18 @@ def window_json(window: Window) -> dict[str, Any]:
     return out
 
 
-def windows_json(outline: Outline) -> dict[str, Any]:
-    """``{"windows": [...]}`` for an observation holding windowed containers, else ``{}``."""
-    found = [{"ref": n.ref, **window_json(n.window)} for n in outline if n.window is not None]
-    return {"windows": found} if found else {}
+@dataclass(frozen=True)
+class Windowed:
+    """A windowed container of an observation, by its ref: what a result lists under
+    ``windows`` so a program sees how much of each container was read."""
+
+    ref: str
+    window: Window
+
+    def to_wire(self) -> dict[str, object]:
+        return {"ref": self.ref, **window_json(self.window)}
+
+
+def windowed(outline: Outline) -> tuple[Windowed, ...]:
+    """The windowed containers of ``outline``, in its order."""
+    return tuple(Windowed(n.ref, n.window) for n in outline if n.window is not None)
