@@ -337,7 +337,7 @@ class Observation:
         self, *steps: Step, expect: Expect | None = None, require: Expect | None = None
     ) -> Done:
         """Run ``steps`` as one transaction on this state (``act_ui``)."""
-        args: dict[str, Any] = {
+        args: dict[str, object] = {
             "stateId": self.state_id,
             "actions": [step.model_dump(exclude_none=True, by_alias=True) for step in steps],
         }
@@ -496,11 +496,11 @@ class Computer:
     async def close(self) -> None:
         await self.tools.close()
 
-    async def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+    async def call(self, tool: str, arguments: Mapping[str, object] | None = None) -> ToolResult:
         """One tool call with the agent's arguments; failures come back as results."""
         return await self.tools.call(tool, arguments)
 
-    async def run(self, tool: str, arguments: Mapping[str, Any]) -> ToolResult:
+    async def run(self, tool: str, arguments: Mapping[str, object]) -> ToolResult:
         """One tool call with the agent's arguments; a failure is raised as its typed
         error (:mod:`actui.errors`: ``InvalidParams``, ``StaleResourceStateError``,
         ``TargetGone`` …, each with its ``code``)."""
@@ -526,7 +526,7 @@ class Computer:
     ) -> Observation:
         """A fresh state of ``root`` (default: the focused window)."""
         ref = root.ref if isinstance(root, Root) else root
-        args: dict[str, Any] = {"mode": mode, **({"root": ref} if ref else {})}
+        args: dict[str, object] = {"mode": mode, **({"root": ref} if ref else {})}
         return self._observed(await self.run("observe_ui", args))
 
     async def launch_browser(self, url: str | None = None) -> Observation:

@@ -20,12 +20,12 @@ results: it only describes the ones the tools build.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, get_args
+from typing import get_args
 
-from actui.backends.base import Outcome
+from actui.backends.base import JsonObject, Outcome
 from actui.results import VerificationStatus
 
-Schema = dict[str, Any]
+Schema = JsonObject
 
 STRING: Schema = {"type": "string"}
 INTEGER: Schema = {"type": "integer"}

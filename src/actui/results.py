@@ -17,13 +17,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, cast, get_args
 
-from actui.backends.base import DeliveryPolicy, Outcome, ProcessExit, RootInfo, RootKind
+from actui.backends.base import (
+    DeliveryPolicy,
+    JsonObject,
+    Outcome,
+    ProcessExit,
+    RootInfo,
+    RootKind,
+)
 from actui.conditions import UiCondition, condition_json
 from actui.outline.search import Match, SearchResult
 from actui.outline.windows import Windowed
 from actui.quoting import clip
 
-Wire = dict[str, object]
+Wire = JsonObject
+"""A result's wire form: JSON values by key (the seam's one JSON alias)."""
 TITLE_CAP = 200
 """Characters of a window title or app name shown, in the text and in structured content."""
 URL_CAP = 2048

@@ -61,7 +61,7 @@ class Computer:
         finally:
             self._runner.close()
 
-    def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+    def call(self, tool: str, arguments: Mapping[str, object] | None = None) -> ToolResult:
         return self._run(self._async.call(tool, arguments))
 
     def find_roots(

@@ -68,7 +68,7 @@ HANDLERS: Mapping[str, Handler] = {
 """The tools by name: every name of ``contract.TOOL_NAMES`` has its handler here."""
 
 
-def _asked_budget(arguments: Mapping[str, Any] | None) -> int | None:
+def _asked_budget(arguments: Mapping[str, object] | None) -> int | None:
     """A valid ``maxTokens`` of the call, so even its contract error keeps to it."""
     asked = (arguments or {}).get("maxTokens") if isinstance(arguments, Mapping) else None
     if not isinstance(asked, int) or isinstance(asked, bool):
@@ -101,7 +101,7 @@ class Computer:
     async def close(self) -> None:
         await self._session.close()
 
-    async def call(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+    async def call(self, tool: str, arguments: Mapping[str, object] | None = None) -> ToolResult:
         """Run one tool call; contract errors and agent-visible failures become text."""
         budget = RESULT_BUDGET.set(_asked_budget(arguments))
         try:
@@ -109,7 +109,7 @@ class Computer:
         finally:
             RESULT_BUDGET.reset(budget)
 
-    async def run(self, tool: str, arguments: Mapping[str, Any] | None = None) -> ToolResult:
+    async def run(self, tool: str, arguments: Mapping[str, object] | None = None) -> ToolResult:
         """Run one tool call whose failure is raised as its typed error (``actui.errors``),
         with the data it carries: the Python API's path (``actui.api``)."""
         budget = RESULT_BUDGET.set(_asked_budget(arguments))
@@ -118,7 +118,7 @@ class Computer:
         finally:
             RESULT_BUDGET.reset(budget)
 
-    async def _run(self, tool: str, arguments: Mapping[str, Any] | None) -> ToolResult:
+    async def _run(self, tool: str, arguments: Mapping[str, object] | None) -> ToolResult:
         session = self._session
         session.backends.reload_config()
         params = contract.validate(tool, arguments)
@@ -129,7 +129,7 @@ class Computer:
         result.text = session.output.bound(result.text, tool=tool, max_tokens=RESULT_BUDGET.get())
         return result
 
-    async def _call(self, tool: str, arguments: Mapping[str, Any] | None) -> ToolResult:
+    async def _call(self, tool: str, arguments: Mapping[str, object] | None) -> ToolResult:
         try:
             return await self._run(tool, arguments)
         except ActuiError as exc:
@@ -172,47 +172,49 @@ class Computer:
     # One typed method per tool; each accepts the contract's parameter model or
     # the same keyword arguments an agent sends (camelCase wire names).
 
-    async def _typed(self, tool: str, params: contract.Params | None, args: Any) -> ToolResult:
+    async def _typed(
+        self, tool: str, params: contract.Params | None, args: Mapping[str, object]
+    ) -> ToolResult:
         if params is not None:
             args = {**params.model_dump(exclude_none=True, by_alias=True), **args}
         return await self.call(tool, args)
 
-    async def find_roots(self, p: contract.FindRoots | None = None, /, **a: Any) -> ToolResult:
+    async def find_roots(self, p: contract.FindRoots | None = None, /, **a: object) -> ToolResult:
         return await self._typed("find_roots", p, a)
 
-    async def observe_ui(self, p: contract.ObserveUi | None = None, /, **a: Any) -> ToolResult:
+    async def observe_ui(self, p: contract.ObserveUi | None = None, /, **a: object) -> ToolResult:
         return await self._typed("observe_ui", p, a)
 
-    async def search_ui(self, p: contract.SearchUi | None = None, /, **a: Any) -> ToolResult:
+    async def search_ui(self, p: contract.SearchUi | None = None, /, **a: object) -> ToolResult:
         return await self._typed("search_ui", p, a)
 
-    async def expand_ui(self, p: contract.ExpandUi | None = None, /, **a: Any) -> ToolResult:
+    async def expand_ui(self, p: contract.ExpandUi | None = None, /, **a: object) -> ToolResult:
         return await self._typed("expand_ui", p, a)
 
-    async def inspect_ui(self, p: contract.InspectUi | None = None, /, **a: Any) -> ToolResult:
+    async def inspect_ui(self, p: contract.InspectUi | None = None, /, **a: object) -> ToolResult:
         return await self._typed("inspect_ui", p, a)
 
-    async def act_ui(self, p: contract.ActUi | None = None, /, **a: Any) -> ToolResult:
+    async def act_ui(self, p: contract.ActUi | None = None, /, **a: object) -> ToolResult:
         return await self._typed("act_ui", p, a)
 
-    async def read_text(self, p: contract.ReadText | None = None, /, **a: Any) -> ToolResult:
+    async def read_text(self, p: contract.ReadText | None = None, /, **a: object) -> ToolResult:
         return await self._typed("read_text", p, a)
 
-    async def wait_for(self, p: contract.WaitFor | None = None, /, **a: Any) -> ToolResult:
+    async def wait_for(self, p: contract.WaitFor | None = None, /, **a: object) -> ToolResult:
         return await self._typed("wait_for", p, a)
 
     async def launch_browser(
-        self, p: contract.LaunchBrowser | None = None, /, **a: Any
+        self, p: contract.LaunchBrowser | None = None, /, **a: object
     ) -> ToolResult:
         return await self._typed("launch_browser", p, a)
 
     async def navigate_browser(
-        self, p: contract.NavigateBrowser | None = None, /, **a: Any
+        self, p: contract.NavigateBrowser | None = None, /, **a: object
     ) -> ToolResult:
         return await self._typed("navigate_browser", p, a)
 
     async def evaluate_browser(
-        self, p: contract.EvaluateBrowser | None = None, /, **a: Any
+        self, p: contract.EvaluateBrowser | None = None, /, **a: object
     ) -> ToolResult:
         return await self._typed("evaluate_browser", p, a)
 
@@ -220,7 +222,7 @@ class Computer:
         self,
         action: str,
         target: str | None = None,
-        params: Mapping[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         *,
         state_id: str | None = None,
     ) -> ToolResult:
@@ -237,7 +239,7 @@ class Computer:
             return self._error_result(
                 "act_ui", "invalid_params", "stateId: no state yet. Call observe_ui first."
             )
-        step: dict[str, Any] = {"action": action, **(params or {})}
+        step: dict[str, object] = {"action": action, **(params or {})}
         if target is not None:
             step["ref"] = target
         return await self.call("act_ui", {"stateId": state.state_id, "actions": [step]})
