@@ -15,6 +15,7 @@ from actui.outline.search import Match
 from actui.results import (
     Execution,
     Found,
+    NoSuccessor,
     Observation,
     RootsFound,
     RootView,
@@ -52,6 +53,13 @@ def executed(result: ToolResult) -> Execution:
     return result.value
 
 
+def ended_of(result: ToolResult) -> NoSuccessor:
+    """Why an act_ui result has no successor: its window closed or its app ended (and how)."""
+    ended = executed(result).ended
+    assert ended is not None, result.text
+    return ended
+
+
 def observation_of(result: ToolResult) -> Observation:
     """The state a result saved: an observation's, a wait's or a page write's, or an
     act's successor (its id, its root, how it was shown)."""
@@ -66,6 +74,12 @@ def observation_of(result: ToolResult) -> Observation:
 def observed_of(result: ToolResult) -> Observed:
     """An observe_ui or launch_browser result's typed value (news, image, OCR beside the state)."""
     assert isinstance(result.value, Observed), result.text
+    return result.value
+
+
+def waited_of(result: ToolResult) -> Waited:
+    """A wait_for result's typed value, with its successor (not a window that closed)."""
+    assert isinstance(result.value, Waited), result.text
     return result.value
 
 

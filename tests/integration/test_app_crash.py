@@ -16,9 +16,11 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from computer_helpers import (
+    ended_of,
     entry_dialog,
     error_of,
     matches_of,
+    observed_of,
     paired_root,
     state_id_of,
     windows_of,
@@ -69,9 +71,9 @@ async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(
     )
     assert "SIGSEGV" in acted.text, acted.text
     assert "closed" not in acted.text.split("\n")[0]
-    assert acted.details.get("exit", {}).get("signal") == "SIGSEGV", acted.text
-    log = acted.details["exit"]["log"]
-    assert log and _is_file(log)  # the app's output was kept, and said where
+    ended = error_of(acted).exit
+    assert ended is not None and ended.signal == "SIGSEGV", acted.text
+    assert ended.log and _is_file(ended.log)  # the app's output was kept, and said where
     after = await computer.call("find_roots", {})
     assert not after.is_error and all(w.pid != app.pid for w in windows_of(after))
 
@@ -88,8 +90,9 @@ async def test_a_crash_during_a_transaction_ends_it_as_app_exited(
     await asyncio.sleep(0.5)
     os.kill(app.pid, signal.SIGSEGV)
     acted = await asyncio.wait_for(acting, 30)
-    assert acted.details["status"] == "app_exited", acted.text
-    assert acted.details["exit"]["signal"] == "SIGSEGV"
+    ended = ended_of(acted)
+    assert ended.status == "app_exited", acted.text
+    assert ended.exit is not None and ended.exit.signal == "SIGSEGV"
     first = acted.text.splitlines()[0]
     assert "killed by signal SIGSEGV" in first and " closed" not in first, first
 
@@ -110,7 +113,8 @@ async def test_sigkill_of_an_app_its_parent_has_not_reaped_is_read_from_proc(
     seen = await computer.call("observe_ui", {"root": root})
     assert seen.is_error
     assert error_of(seen).code == "app_exited", seen.text
-    assert seen.details["exit"]["signal"] == "SIGKILL" and "SIGKILL" in seen.text
+    ended = error_of(seen).exit
+    assert ended is not None and ended.signal == "SIGKILL" and "SIGKILL" in seen.text
     assert shell.returncode is None  # the parent lives on; only its child died
 
 
@@ -124,7 +128,9 @@ async def test_a_stopped_app_is_listed_as_not_answering_and_still_seen(
     await module_sandbox.wait_for_app(app.pid)
     root = await paired_root(computer, pid=app.pid, title="Frozen")
     for _ in range(50):  # drawn before it stops: OCR reads its text off the live window
-        if (await _visual(computer, root["windowRef"])).details["ocr"].get("lines"):
+        ocr = observed_of(await _visual(computer, root["windowRef"])).ocr
+        assert ocr is not None
+        if ocr.lines:
             break
         await asyncio.sleep(0.2)
     app.send_signal(signal.SIGSTOP)

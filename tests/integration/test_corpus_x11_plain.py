@@ -18,9 +18,12 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from computer_helpers import (
+    ended_of,
     executed,
     inspected_of,
     matches_of,
+    observation_of,
+    observed_of,
     process_alive,
     state_id_of,
     windows_of,
@@ -93,7 +96,7 @@ async def test_a_semantic_observation_says_to_use_visual_mode(desk: Desk) -> Non
     seen = await desk.computer.call("observe_ui", {"root": window.ref, "mode": "semantic"})
     assert not seen.is_error, seen.text
     assert "accessibility: none" in seen.text and "'visual'" in seen.text
-    assert seen.details["accessibility"] == "none" and not seen.images
+    assert observed_of(seen).accessibility == "none" and not seen.images
     assert process_alive(desk.app.pid)
 
 
@@ -106,7 +109,9 @@ async def test_headless_sessions_see_it_but_never_send_it_input(
         (window,) = windows_of(found)
         seen = await headless.call("observe_ui", {"root": window.ref, "mode": "visual"})
         assert seen.images and not seen.is_error, seen.text
-        w, h = seen.details["capture"]["width"], seen.details["capture"]["height"]
+        capture = observation_of(seen).capture
+        assert capture is not None, seen.text
+        w, h = capture.width, capture.height
         acted = await headless.call(
             "act_ui",
             {
@@ -141,8 +146,9 @@ async def test_ocr_reads_the_message_and_a_click_on_yes_presses_it(desk: Desk) -
     )
     code = await asyncio.wait_for(desk.app.wait(), 10)
     assert code == 3, (code, acted.text)  # xmessage's own word: "Yes" was pressed
-    assert acted.details["status"] == "target_closed", acted.text  # an exit, not a crash
-    assert acted.details["exit"]["code"] == 3
+    ended = ended_of(acted)
+    assert ended.status == "target_closed", acted.text  # an exit, not a crash
+    assert ended.exit is not None and ended.exit.code == 3
     assert "exited with code 3" in acted.text
 
 
