@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
 
 from computer_helpers import (
     check_of,
     executed,
     inspected_of,
     matches_of,
+    observed_of,
     paired_root,
     state_id_of,
     text_of,
@@ -18,6 +18,7 @@ from computer_helpers import (
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.record import InputMonitor
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 
@@ -30,7 +31,8 @@ async def _dialog(sandbox: Sandbox, title: str) -> asyncio.subprocess.Process:
     return dialog
 
 
-async def _visual_state(computer: Computer, title: str) -> tuple[dict[str, Any], str]:
+async def _visual_state(computer: Computer, title: str) -> tuple[ToolResult, str]:
+    """The visual observation of the window titled ``title``, and its OK button's ref."""
     roots = await computer.call("find_roots", {"text": title})
     assert not roots.is_error, roots.text
     observed = await computer.call(
@@ -41,7 +43,7 @@ async def _visual_state(computer: Computer, title: str) -> tuple[dict[str, Any],
         "search_ui", {"stateId": state_id_of(observed), "text": "OK", "role": "button"}
     )
     ok = matches_of(found)[0].ref
-    return observed.details | {"images": observed.images}, ok
+    return observed, ok
 
 
 async def test_visual_observation_attaches_a_png_and_a_coordinate_click_presses_ok(
@@ -50,17 +52,21 @@ async def test_visual_observation_attaches_a_png_and_a_coordinate_click_presses_
     dialog = await _dialog(sandbox, "coordinate click")
     computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
-        details, ok = await _visual_state(computer, "coordinate click")
-        png, mime = details["images"][0]
+        observed, ok = await _visual_state(computer, "coordinate click")
+        png, mime = observed.images[0]
         assert mime == "image/png" and png.startswith(b"\x89PNG\r\n\x1a\n")
-        assert details["capture"]["width"] == details["image"]["width"]
-        inspected = await computer.call("inspect_ui", {"stateId": details["stateId"], "ref": ok})
+        seen = observed_of(observed)
+        capture, image = seen.observation.capture, seen.image
+        assert capture is not None and image is not None, observed.text
+        assert capture.width == image.width
+        state = seen.observation.state_id
+        inspected = await computer.call("inspect_ui", {"stateId": state, "ref": ok})
         rect = inspected_of(inspected).rect
         assert rect is not None, inspected.text
         x, y = rect.x + rect.w / 2, rect.y + rect.h / 2
         act = await computer.call(
             "act_ui",
-            {"stateId": details["stateId"], "actions": [{"action": "click", "x": x, "y": y}]},
+            {"stateId": state, "actions": [{"action": "click", "x": x, "y": y}]},
         )
         assert not act.is_error, act.text
         step = executed(act).steps[0]
@@ -77,11 +83,12 @@ async def test_headless_mode_refuses_coordinates_and_sends_no_synthetic_event(
     dialog = await _dialog(sandbox, "headless click")
     computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
-        details, _ = await _visual_state(computer, "headless click")
+        observed, _ = await _visual_state(computer, "headless click")
+        state = state_id_of(observed)
         async with InputMonitor(sandbox.display) as monitor:
             act = await computer.call(
                 "act_ui",
-                {"stateId": details["stateId"], "actions": [{"action": "click", "x": 5, "y": 5}]},
+                {"stateId": state, "actions": [{"action": "click", "x": 5, "y": 5}]},
             )
             await monitor.settle(0.1)
         assert executed(act).outcome == "didnt"
@@ -105,9 +112,9 @@ async def test_a_coordinate_click_and_typing_compute_in_gnome_calculator(sandbox
         state = state_id_of(observed)
         found = await computer.call("search_ui", {"stateId": state, "text": "6", "role": "button"})
         six = matches_of(found)[0].ref
-        rect = (await computer.call("inspect_ui", {"stateId": state, "ref": six})).details[
-            "target"
-        ]["rect"]
+        inspected = await computer.call("inspect_ui", {"stateId": state, "ref": six})
+        rect = inspected_of(inspected).rect
+        assert rect is not None, inspected.text
         act = await computer.call(
             "act_ui",
             {
@@ -115,8 +122,8 @@ async def test_a_coordinate_click_and_typing_compute_in_gnome_calculator(sandbox
                 "actions": [
                     {
                         "action": "click",
-                        "x": rect["x"] + rect["w"] / 2,
-                        "y": rect["y"] + rect["h"] / 2,
+                        "x": rect.x + rect.w / 2,
+                        "y": rect.y + rect.h / 2,
                     },
                     {"action": "typeText", "text": "*7"},
                     {"action": "keypress", "keys": ["Return"]},
