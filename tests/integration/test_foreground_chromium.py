@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from computer_helpers import executed, matches_of, paired_root, state_id_of, text_of
+from computer_helpers import executed, matches_of, paired_root, state_id_of, text_of, waited_of
 
 from actui.backends.cdp.launch import command_line, find_executable
 from actui.backends.linux.sandbox import Sandbox
@@ -42,7 +42,7 @@ async def test_typing_into_a_web_field_escalates_to_the_foreground_and_lands(
             "wait_for",
             {"stateId": state_id_of(observed), "text": "Query", "role": "textbox"},
         )
-        assert ready.details["found"], ready.text
+        assert waited_of(ready).found, ready.text
         state = state_id_of(ready)
         found = await computer.call(
             "search_ui", {"stateId": state, "text": "Query", "role": "textbox"}

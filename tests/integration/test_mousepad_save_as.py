@@ -28,6 +28,7 @@ from computer_helpers import (
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution, StepTrace
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -67,11 +68,11 @@ async def _shown(computer: Computer, state: str, refs: list[str]) -> str:
 
 async def _act(
     computer: Computer, state: str, *actions: dict[str, Any]
-) -> tuple[Execution, dict[str, Any]]:
-    """An act that must not fail: its typed execution, and its details."""
+) -> tuple[Execution, ToolResult]:
+    """An act that must not fail: its typed execution, and the result it came in."""
     act = await computer.call("act_ui", {"stateId": state, "actions": list(actions)})
     assert not act.is_error, act.text
-    return executed(act), act.details
+    return executed(act), act
 
 
 async def _save_as(editor: Editor, text: str, *, new_tab: bool = False) -> SaveAs:
@@ -82,7 +83,7 @@ async def _save_as(editor: Editor, text: str, *, new_tab: bool = False) -> SaveA
     state = state_id_of(await computer.call("observe_ui", {"root": window["windowRef"]}))
     if new_tab:
         _, opened = await _act(computer, state, {"action": "keypress", "keys": ["ctrl", "n"]})
-        state = opened["stateId"]
+        state = state_id_of(opened)
     document = await _shown(computer, state, await _refs(computer, state, role="textbox"))
     typed, _ = await _act(
         computer,
@@ -133,7 +134,7 @@ async def _refused_then_saved(
     nothing is saved; naming the file and pressing Save then saves ``text``. The refused
     step's trace."""
     dialog = await _save_as(editor, text, new_tab=new_tab)
-    refused, details = await _act(editor.computer, dialog.state, {**attempt, "ref": dialog.save})
+    refused, result = await _act(editor.computer, dialog.state, {**attempt, "ref": dialog.save})
     (step,) = refused.steps
     assert step.outcome == "didnt" and "disabled" in step.reason, step
     assert not list(editor.home.glob(f"{Path(name).stem}*"))
@@ -141,7 +142,7 @@ async def _refused_then_saved(
     path = editor.home / name
     act, _ = await _act(
         editor.computer,
-        details["stateId"],
+        state_id_of(result),
         {"action": "setText", "ref": dialog.name, "text": str(path)},
         {"action": "press", "ref": dialog.save},
     )

@@ -14,6 +14,7 @@ import pytest_asyncio
 from computer_helpers import check_of, error_of, matches_of, paired_root, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
+from actui.observations import WindowClosed
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 
@@ -134,8 +135,9 @@ async def test_gone_is_success_when_the_window_itself_closes(module_sandbox: San
         gone = {"ref": label, "text": "Going away soon", "gone": True, "timeoutMs": 20_000}
         waited = await computer.call("wait_for", {"stateId": state, **gone})
         assert not waited.is_error, waited.text
-        assert waited.details["found"] and waited.details["gone"]
-        assert waited.details["windowClosed"] is True
+        closed = waited.value
+        assert isinstance(closed, WindowClosed), waited.text
+        assert closed.found and closed.gone
         assert await asyncio.wait_for(info.wait(), 10) is not None
         # A presence condition on a closed window is still an error, and the session goes on.
         appeared = await computer.call(
