@@ -9,7 +9,13 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from computer_helpers import process_alive, state_id_of
+from computer_helpers import (
+    matches_of,
+    observation_of,
+    process_alive,
+    state_id_of,
+    windows_of,
+)
 from dbus_fast.aio import MessageBus
 
 from actui.backends.atspi.status import read_enabled
@@ -44,21 +50,21 @@ async def test_actui_switches_accessibility_on_for_chromium_and_off_again(
         try:
             await computer.call("find_roots", {})
             assert await _flag(desktop) is True, "actui switched accessibility on"
-            nodes, matches = 0, []
+            nodes, matches = 0, ()
             async with asyncio.timeout(60):
                 # the browser's own UI comes first; the page's tree follows
                 while not matches:
                     await asyncio.sleep(0.5)
                     roots = await computer.call("find_roots", {"text": "Many"})
-                    windows = roots.details.get("windows", [])
+                    windows = windows_of(roots)
                     if not windows:
                         continue
-                    observed = await computer.call("observe_ui", {"root": windows[0]["windowRef"]})
-                    nodes = int(observed.details.get("nodeCount", 0))
+                    observed = await computer.call("observe_ui", {"root": windows[0].ref})
+                    nodes = observation_of(observed).node_count
                     found = await computer.call(
                         "search_ui", {"stateId": state_id_of(observed), "text": "Button 39"}
                     )
-                    matches = found.details.get("matches", [])
+                    matches = matches_of(found)
             assert nodes > 50
             assert process_alive(browser.pid)
         finally:

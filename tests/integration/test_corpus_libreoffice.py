@@ -20,7 +20,15 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive, call_alive, found_of, matches_of, state_id_of, windows_of
+from computer_helpers import (
+    assert_alive,
+    call_alive,
+    found_of,
+    matches_of,
+    observation_of,
+    state_id_of,
+    windows_of,
+)
 
 from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.address import Address
@@ -28,6 +36,8 @@ from actui.backends.atspi.bus import AtspiBus
 from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX
 from actui.backends.base import RawNode
 from actui.backends.linux.sandbox import Sandbox
+from actui.outline.windows import window_text
+from actui.results import RootView
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -71,15 +81,14 @@ async def calc(
     await module_sandbox.launch(["soffice", "--calc", "--norestore", "--nologo", str(book)])
     computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
-        windows: list[dict[str, object]] = []
+        windows: tuple[RootView, ...] = ()
         for _ in range(240):  # a cold LibreOffice start takes seconds
-            found = await computer.call("find_roots", {"text": "book.fods"})
-            windows = found.details.get("windows", [])
+            windows = windows_of(await computer.call("find_roots", {"text": "book.fods"}))
             if windows:
                 break
             await asyncio.sleep(0.25)
         assert windows, "LibreOffice Calc showed no window"
-        yield Calc(computer, int(str(windows[0]["pid"])), str(windows[0]["windowRef"]), book)
+        yield Calc(computer, windows[0].pid, windows[0].ref, book)
     finally:
         await computer.close()
 
@@ -94,16 +103,17 @@ async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(ca
     )
     assert matches_of(sheet), observed.text
     ref = matches_of(sheet)[0].ref
-    (window,) = [w for w in observed.details["windows"] if w["ref"] == ref]
-    assert (window["rows"], window["columns"]) == (1_048_576, 16_384), window
-    assert window["shown"]["range"].startswith("A1:"), window
-    assert f"1,048,576 rows × 16,384 columns; showing {window['shown']['range']}" in observed.text
+    (window,) = [w.window for w in observation_of(observed).windows if w.ref == ref]
+    assert (window.rows, window.columns) == (1_048_576, 16_384), window
+    line = window_text(window)  # the size, then the shown range
+    assert line.startswith("1,048,576 rows × 16,384 columns; showing A1:"), line
+    assert line in observed.text
     cell = await call_alive(
         calc.computer, calc.pid, "search_ui", {"stateId": state, "text": "A1", "role": "cell"}
     )
     assert matches_of(cell)[0].label == "A1", cell.text
     again = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
-    assert again.details["nodeCount"] == observed.details["nodeCount"]
+    assert observation_of(again).node_count == observation_of(observed).node_count
     assert _rss_mb(calc.pid) - before < GROWTH_MB
     assert_alive(calc.pid)
     roots = await call_alive(calc.computer, calc.pid, "find_roots", {"pid": calc.pid})
