@@ -18,9 +18,17 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, matches_of, paired_root, state_id_of, windows_of
+from computer_helpers import (
+    executed,
+    inspected_of,
+    matches_of,
+    paired_root,
+    state_id_of,
+    windows_of,
+)
 
 from actui.backends.linux.sandbox import Sandbox
+from actui.outline.model import Node
 from actui.results import Execution, StepTrace
 from actui.tool_result import ToolResult
 from actui.tools import Computer
@@ -49,25 +57,24 @@ class Thunar:
         assert not result.is_error, result.text
         return result
 
-    async def act(self, state: str, *actions: dict[str, Any]) -> tuple[Execution, dict[str, Any]]:
-        """The typed execution of an act that must not fail, and its details."""
+    async def act(self, state: str, *actions: dict[str, Any]) -> tuple[Execution, ToolResult]:
+        """The typed execution of an act that must not fail, and the result it came in."""
         acted = await self.call("act_ui", {"stateId": state, "actions": list(actions)})
-        return executed(acted), dict(acted.details)
+        return executed(acted), acted
 
     async def observe(self, title: str = TITLE, mode: str = "semantic") -> str:
         window = await paired_root(self.computer, pid=self.pid, title=title)
         assert_alive(self.pid)
         observed = await self.call("observe_ui", {"root": window["windowRef"], "mode": mode})
-        return str(state_id_of(observed))
+        return state_id_of(observed)
 
     async def ref(self, state: str, **query: str) -> str:
         found = await self.call("search_ui", {"stateId": state, **query})
         exact = [m for m in matches_of(found) if m.label == query.get("text")]
         return (exact or matches_of(found))[0].ref
 
-    async def target(self, state: str, ref: str) -> dict[str, Any]:
-        inspected = await self.call("inspect_ui", {"stateId": state, "ref": ref})
-        return dict(inspected.details["target"])
+    async def target(self, state: str, ref: str) -> Node:
+        return inspected_of(await self.call("inspect_ui", {"stateId": state, "ref": ref}))
 
     async def windows(self) -> list[str]:
         """The titles of every window on the desktop (a launched viewer would show here)."""
@@ -80,11 +87,11 @@ class Thunar:
         _, opened = await self.act(
             state, {"action": "press", "ref": await self.ref(state, text="View", role="menu")}
         )
-        menu = opened["stateId"]
+        menu = state_id_of(opened)
         _, chosen = await self.act(
             menu, {"action": "press", "ref": await self.ref(menu, text=item)}
         )
-        return str(chosen["stateId"])
+        return state_id_of(chosen)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -112,15 +119,15 @@ async def thunar(
     assert_alive(process.pid)
 
 
-async def _selected_by_click(thunar: Thunar, name: str) -> tuple[StepTrace, dict[str, Any]]:
-    """Click the name cell of ``name`` in the list view; the click's trace, the details."""
+async def _selected_by_click(thunar: Thunar, name: str) -> tuple[StepTrace, ToolResult]:
+    """Click the name cell of ``name`` in the list view; the click's trace, its result."""
     state = await thunar.view("List View")
     cell = await thunar.ref(state, text=name, role="cell")
     trace, acted = await thunar.act(state, {"action": "click", "ref": cell})
     (step,) = trace.steps
     assert (step.action, step.outcome) == ("click", "worked"), step
-    assert "selected" in (await thunar.target(acted["stateId"], cell))["states"], json.dumps(
-        [step.to_wire(), acted], default=str
+    assert "selected" in (await thunar.target(state_id_of(acted), cell)).states, json.dumps(
+        [step.to_wire(), acted.details], default=str
     )
     return step, acted
 
@@ -141,8 +148,8 @@ async def test_select_where_nothing_can_select_is_refused_before_anything_is_sen
 async def test_a_click_on_a_file_row_selects_it_and_opens_nothing(thunar: Thunar) -> None:
     step, acted = await _selected_by_click(thunar, "notes.txt")
     assert step.delivery == "ax" and "DoAction" not in step.mechanism, step
-    status = await thunar.ref(acted["stateId"], role="statusbar")
-    assert '"notes.txt"' in (await thunar.target(acted["stateId"], status))["name"]
+    status = await thunar.ref(state_id_of(acted), role="statusbar")
+    assert '"notes.txt"' in (await thunar.target(state_id_of(acted), status)).name
     await asyncio.sleep(1.0)  # a viewer launched by an open would have a window by now
     assert await thunar.windows() == [TITLE], "nothing was opened"
 
@@ -155,14 +162,14 @@ async def test_select_on_a_file_row_selects_it_through_the_table(thunar: Thunar)
     trace, acted = await thunar.act(state, {"action": "select", "ref": cell})
     (step,) = trace.steps
     assert (step.outcome, step.mechanism) == ("worked", "Table.AddRowSelection"), step
-    assert "selected" in (await thunar.target(acted["stateId"], cell))["states"]
+    assert "selected" in (await thunar.target(state_id_of(acted), cell)).states
     await asyncio.sleep(1.0)
     assert await thunar.windows() == [TITLE], "nothing was opened"
 
 
 async def test_f2_renames_the_file_selected_by_a_click(thunar: Thunar) -> None:
     _, acted = await _selected_by_click(thunar, "todo.txt")
-    pressed, _ = await thunar.act(acted["stateId"], {"action": "keypress", "keys": ["F2"]})
+    pressed, _ = await thunar.act(state_id_of(acted), {"action": "keypress", "keys": ["F2"]})
     assert pressed.steps[0].delivery == "hid"
     dialog = await thunar.observe(title='Rename "todo.txt"')
     entry = await thunar.ref(dialog, role="textbox")
@@ -189,12 +196,12 @@ async def test_a_click_on_an_icon_selects_it_and_opens_nothing(thunar: Thunar) -
     labels = [m.ref for m in matches_of(found) if m.label == "report.md"]
     assert len(labels) == 1, found.details
     (label,) = labels
-    assert (await thunar.target(state, label))["pictureOnly"] is True
+    assert (await thunar.target(state, label)).picture_only is True
     trace, acted = await thunar.act(state, {"action": "click", "ref": label})
     (step,) = trace.steps
     assert step.delivery == "hid", step
-    status = await thunar.ref(acted["stateId"], role="statusbar")
-    assert '"report.md"' in (await thunar.target(acted["stateId"], status))["name"]
+    status = await thunar.ref(state_id_of(acted), role="statusbar")
+    assert '"report.md"' in (await thunar.target(state_id_of(acted), status)).name
     await asyncio.sleep(1.0)
     assert await thunar.windows() == [TITLE], "nothing was opened"
 
@@ -204,8 +211,8 @@ async def _press_create_folder(thunar: Thunar) -> StepTrace:
     state = await thunar.observe()
     menu = await thunar.ref(state, text="File", role="menu")
     _, opened = await thunar.act(state, {"action": "press", "ref": menu})
-    item = await thunar.ref(opened["stateId"], text="Create Folder...", role="menuitem")
-    trace, _ = await thunar.act(opened["stateId"], {"action": "press", "ref": item})
+    item = await thunar.ref(state_id_of(opened), text="Create Folder...", role="menuitem")
+    trace, _ = await thunar.act(state_id_of(opened), {"action": "press", "ref": item})
     (step,) = trace.steps
     return step
 
