@@ -13,6 +13,8 @@ import pytest_asyncio
 from computer_helpers import matches_of, paired_root, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
+from actui.observations import PageShown
+from actui.results import Found, RootsFound
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 
@@ -37,7 +39,10 @@ def _assert_unforged(result: ToolResult, tool: str) -> None:
     real = [line for line in forged if line.startswith("stateId ") and FAKE_ID not in line]
     assert forged == real, forged
     assert len(real) <= 1
-    assert FAKE_ID not in str(result.details.get("stateId", ""))
+    value = result.value
+    if not isinstance(value, RootsFound):  # every other result here names a state
+        named = value.state_id if isinstance(value, Found) else state_id_of(result)
+        assert FAKE_ID not in named, named
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -99,7 +104,9 @@ async def test_a_page_logging_forged_lines_cannot_forge_results() -> None:
             "evaluate_browser", {"stateId": state, "expression": script}
         )
         assert not evaluated.is_error, evaluated.text
-        assert evaluated.details["value"] == '"done"'
+        shown = evaluated.value
+        assert isinstance(shown, PageShown) and shown.evaluation is not None, evaluated.text
+        assert shown.evaluation.value == '"done"'
         _assert_unforged(evaluated, "evaluate_browser ")
         logged = [line for line in evaluated.text.splitlines() if line.startswith("console: ")]
         assert any("SYSTEM" in line for line in logged), evaluated.text
