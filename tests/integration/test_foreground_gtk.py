@@ -19,6 +19,7 @@ from computer_helpers import executed, paired_root, state_id_of, text_of
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
 from actui.results import Execution
+from actui.tool_result import ToolResult
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -55,10 +56,11 @@ def _one(computer: Computer, state: str, where: Callable[[Node], bool]) -> Node:
 
 async def _act(
     computer: Computer, state: str, *actions: dict[str, Any]
-) -> tuple[Execution, dict[str, Any]]:
+) -> tuple[Execution, ToolResult]:
+    """An act that must not fail: its typed execution, and the result it came in."""
     acted = await computer.call("act_ui", {"stateId": state, "actions": list(actions)})
     assert not acted.is_error, acted.text
-    return executed(acted), acted.details
+    return executed(acted), acted
 
 
 async def test_dragging_a_scale_handle_moves_its_value(computer: Computer, factory: int) -> None:
@@ -80,7 +82,7 @@ async def test_dragging_a_scale_handle_moves_its_value(computer: Computer, facto
         computer, state, {"action": "drag", "path": [{"x": start, "y": y}, {"x": end, "y": y}]}
     )
     assert trace.last_delivered is not None and trace.last_delivered.delivery == "hid"
-    moved = computer.state(acted["stateId"]).outline.get(scale.ref)
+    moved = computer.state(state_id_of(acted)).outline.get(scale.ref)
     assert moved is not None and float(moved.value) > 90, moved
 
 
@@ -95,7 +97,7 @@ async def test_wheel_scrolling_a_text_view_moves_its_scroll_bar(
     trace, acted = await _act(computer, state, {"action": "scroll", "x": x, "y": y, "scrollY": 3})
     step = trace.steps[0]
     assert step.delivery == "hid" and step.evidence and step.evidence["wheelClicks"] == [0, 3]
-    after = computer.state(acted["stateId"]).outline
+    after = computer.state(state_id_of(acted)).outline
     offsets = [
         float(after.nodes[ref].value or 0) for ref in bars if after.nodes[ref].role == "scrollbar"
     ]
@@ -123,7 +125,7 @@ async def test_unicode_typed_after_a_coordinate_click_reaches_the_app_exactly(
     )
     typed = trace.steps[1]
     assert typed.background_first is False and typed.delivery == "hid"
-    await _act(computer, acted["stateId"], {"action": "press", "ref": ok.ref})
+    await _act(computer, state_id_of(acted), {"action": "press", "ref": ok.ref})
     out, _ = await asyncio.wait_for(dialog.communicate(), timeout=10)
     assert out.decode().rstrip("\n") == UNICODE
 
@@ -151,7 +153,7 @@ async def test_a_refused_background_insert_is_retried_in_the_foreground_and_stay
     assert escalated.background_attempt.outcome == "didnt"
     assert trace.steps[0].policy == "foreground"
     assert trace.outcome == "didnt"
-    read = await computer.call("read_text", {"stateId": acted["stateId"], "ref": view.ref})
+    read = await computer.call("read_text", {"stateId": state_id_of(acted), "ref": view.ref})
     assert text_of(read) == "read only text\n"
 
 
