@@ -78,12 +78,17 @@ async def child(pid: int) -> None:
     print(json.dumps({"ms": took, "walk": walk, "nodes": details["nodeCount"], "calls": kinds}))
 
 
-async def one_run(env: dict[str, str], src: Path, pid: int) -> dict[str, Any]:
+async def one_run(
+    env: dict[str, str], src: Path, pid: int, script: Path = SCRIPT, *extra: str
+) -> dict[str, Any]:
+    """One cold observe by ``script --child pid`` in a fresh process importing ``src``:
+    the JSON of its last output line."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
-        str(SCRIPT),
+        str(script),
         "--child",
         str(pid),
+        *extra,
         env={**env, "PYTHONPATH": f"{src}{os.pathsep}{HERE}"},
         stdout=asyncio.subprocess.PIPE,
     )

@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_calc import APPS
+from bench_calc import APPS, one_run
 from bench_desktop import ok, root_ref
 from benchkit import machine_line
 
@@ -269,23 +269,6 @@ async def child(pid: int, top: int) -> None:
         print(text.getvalue(), file=sys.stderr)
 
 
-async def one_run(env: dict[str, str], src: Path, pid: int, top: int) -> dict[str, Any]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(SCRIPT),
-        "--child",
-        str(pid),
-        "--cprofile",
-        str(top),
-        env={**env, "PYTHONPATH": f"{src}{os.pathsep}{HERE}"},
-        stdout=asyncio.subprocess.PIPE,
-    )
-    out, _ = await asyncio.wait_for(process.communicate(), 120)
-    if process.returncode != 0:
-        raise RuntimeError(f"the cold observe with {src} failed (exit {process.returncode})")
-    return dict(json.loads(out.decode().strip().splitlines()[-1]))
-
-
 async def profile(app: str, rounds: int, top: int, src: Path) -> None:
     async with Sandbox() as desktop:
         env = dict(desktop.env)
@@ -293,7 +276,7 @@ async def profile(app: str, rounds: int, top: int, src: Path) -> None:
         runs = []
         for index in range(rounds):
             last = index == rounds - 1
-            runs.append(await one_run(env, src, pid, top if last else 0))
+            runs.append(await one_run(env, src, pid, SCRIPT, "--cprofile", str(top if last else 0)))
             print(json.dumps(runs[-1]), flush=True)
     for key in (
         "ms",
