@@ -16,8 +16,8 @@ from actui.backends.cdp import dom
 from actui.backends.cdp.dialog import ACCEPT_ID, DISMISS_ID, PROMPT_ID
 from actui.backends.cdp.input import key_events, mouse_events, parse_chord
 from actui.backends.cdp.page import Element, PageSession
-from actui.backends.cdp.reply import int_of, list_of, numbers, obj_of
 from actui.backends.evidence import SETTLE_S, explain, judge, settle, verdict
+from actui.backends.reads import int_of, list_of, numbers, obj_of
 from actui.errors import DialogOpen, Undeliverable, UnsupportedAction
 
 PAGE_KINDS = ("m", "n", "i", "d")

@@ -38,7 +38,7 @@ from actui.backends.cdp.dialog import Dialog, dialog_tree
 from actui.backends.cdp.launch import READY_DEADLINE_S, BrowserProcess, spawn, wants_headed
 from actui.backends.cdp.layout import SNAPSHOT_PARAMS, parse_snapshot
 from actui.backends.cdp.page import FrameTarget, PageSession, exception_text
-from actui.backends.cdp.reply import int_of, list_of, obj_of, objs_of, text_of
+from actui.backends.reads import int_of, list_of, obj_of, objs_of, text_of
 from actui.errors import (
     ActuiError,
     BackendUnavailable,

@@ -25,7 +25,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
 from actui.backends.base import JsonObject
-from actui.backends.cdp.reply import int_of, obj_of
+from actui.backends.reads import int_of, obj_of
 from actui.errors import ActuiError, CallTimeout, TargetGone
 
 COMMAND_TIMEOUT_S = 5.0

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from actui.backends.cdp.connection import CdpCommandError, Sender
-from actui.backends.cdp.reply import obj_of, text_of
+from actui.backends.reads import obj_of, text_of
 from actui.errors import UnknownRef, UnsupportedAction
 
 OBJECT_GROUP = "actui"

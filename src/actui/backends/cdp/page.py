@@ -29,7 +29,7 @@ from actui.backends.cdp.connection import (
     Sender,
 )
 from actui.backends.cdp.dialog import Dialog, refuses
-from actui.backends.cdp.reply import int_of, numbers_of, obj_of, objs_of
+from actui.backends.reads import int_of, numbers_of, obj_of, objs_of
 from actui.errors import PageNavigated, TargetGone
 
 _LAST_WORD_S = 0.5

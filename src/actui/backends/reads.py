@@ -1,10 +1,12 @@
-"""Typed reads of CDP replies and event params, which arrive as untyped JSON.
+"""Typed reads of values that arrive untyped: CDP replies and event params (JSON), and
+AT-SPI property bodies (D-Bus values made plain by ``atspi/bus.py``).
 
-Every CDP reply is a :data:`~actui.backends.base.JsonObject`; these readers are the one
-place its nested values are narrowed, so callers write ``obj_of(reply, "model")``
-instead of ``reply["model"]`` chains that the type checker cannot follow. An optional
-member that is absent, ``null`` or of another type reads as the empty value; a member
-CDP always sends (``required=True``) raises ``KeyError`` as indexing it did.
+A CDP reply is a :data:`~actui.backends.base.JsonObject` and a D-Bus property set a
+``dict[str, object]``; these readers are the one place their members are narrowed, so
+callers write ``obj_of(reply, "model")`` instead of ``reply["model"]`` chains that the
+type checker cannot follow. An optional member that is absent, ``null`` or of another
+type reads as the empty value; a member always sent (``required=True``) raises
+``KeyError`` as indexing it did.
 """
 
 from __future__ import annotations

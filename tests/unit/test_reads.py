@@ -1,13 +1,13 @@
-"""The typed readers of CDP replies: the shapes CDP sends read as their values, anything
-else (absent, null, another type) as the empty value, and a required member that is
-absent raises as indexing the reply did."""
+"""The typed readers of untyped replies (CDP JSON, D-Bus properties): members of the
+expected type read as their values, anything else (absent, null, another type) as the
+empty value, and a required member that is absent raises as indexing the reply did."""
 
 from __future__ import annotations
 
 import pytest
 
 from actui.backends.base import JsonObject
-from actui.backends.cdp.reply import int_of, list_of, numbers, numbers_of, obj_of, objs_of, text_of
+from actui.backends.reads import int_of, list_of, numbers, numbers_of, obj_of, objs_of, text_of
 
 REPLY: JsonObject = {
     "result": {"type": "string", "value": "hi"},
