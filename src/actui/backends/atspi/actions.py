@@ -266,7 +266,7 @@ class ActionDelivery:
         )
         return replace(disabled, blocked="disabled")
 
-    async def _observable(self, at: Address) -> dict[str, Any]:
+    async def _observable(self, at: Address) -> dict[str, object]:
         """What a press might change: the element's states and name, the app's windows."""
         app = Address(at.bus, ROOT_PATH)
         try:
@@ -322,7 +322,7 @@ class ActionDelivery:
             if not await self._do_action(at, index):
                 return self._result(request, "didnt", mechanism, {}, "the toolkit refused")
 
-            def shows(after: dict[str, Any]) -> bool:
+            def shows(after: dict[str, object]) -> bool:
                 return after != before or bool(watch.seen)
 
             try:

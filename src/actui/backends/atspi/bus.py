@@ -347,14 +347,14 @@ class AtspiBus:
         body = await self.call(destination, path, PROPERTIES, "Get", "ss", (interface, name))
         return _plain(body[0])
 
-    async def get_all(self, destination: str, path: str, interface: str) -> dict[str, Any]:
+    async def get_all(self, destination: str, path: str, interface: str) -> dict[str, object]:
         """All of an interface's properties in one call."""
         body = await self.call(destination, path, PROPERTIES, "GetAll", "s", (interface,))
         return {key: _plain(value) for key, value in body[0].items()}
 
     async def get_many(
         self, destination: str, path: str, interface: str, names: Sequence[str]
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """Several properties: one ``GetAll`` where the toolkit is known to survive it.
 
         Qt 5 dies of ``GetAll``, Qt 6 does not implement it, an application not

@@ -25,6 +25,7 @@ from actui.backends.atspi.bus import PROPERTIES, AtspiBus, CallFailed
 from actui.backends.atspi.names import clean_text
 from actui.backends.atspi.tables import SECURE_ROLES, role_name, state_names
 from actui.backends.base import Rect
+from actui.backends.reads import int_of
 
 ACCESSIBLE = "org.a11y.atspi.Accessible"
 IFACE_PREFIX = "org.a11y.atspi."
@@ -119,7 +120,7 @@ async def read_basics(
         calls.append(bus.request(at.bus, at.path, ACCESSIBLE, "GetRole"))
         calls.append(bus.request(at.bus, at.path, ACCESSIBLE, "GetInterfaces"))
     if identity is not None and name is not None:
-        props: dict[str, Any] = {"Name": name, "ChildCount": 0}
+        props: dict[str, object] = {"Name": name, "ChildCount": 0}
         bodies = [await state_f]
     else:
         props, bodies = await _with_properties(bus, at, calls)
@@ -131,13 +132,13 @@ async def read_basics(
         description=str(props.get("Description", "")),
         states=state_names(bodies[0][0]),
         interfaces=identity[1],
-        child_count=int(props.get("ChildCount", -1)),
+        child_count=int_of(props, "ChildCount", -1),
     )
 
 
 async def _with_properties(
     bus: AtspiBus, at: Address, calls: list[asyncio.Future[list[Any]]]
-) -> tuple[dict[str, Any], list[list[Any]]]:
+) -> tuple[dict[str, object], list[list[Any]]]:
     """Name, description and child count, and the bodies of ``calls`` already sent."""
     try:
         props = await bus.get_many(at.bus, at.path, ACCESSIBLE, PROPERTY_NAMES)
@@ -166,7 +167,7 @@ async def read_unseen(bus: AtspiBus, at: Address, role: str | None = None) -> Ba
         description=str(props.get("Description", "")),
         states=frozenset(),
         interfaces=frozenset(),
-        child_count=int(props.get("ChildCount", -1)),
+        child_count=int_of(props, "ChildCount", -1),
     )
     return as_unseen(listed)
 

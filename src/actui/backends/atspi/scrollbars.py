@@ -16,6 +16,7 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.atspi.reader import IFACE_PREFIX, read_basics, read_children
 from actui.backends.atspi.viewport import is_windowed
+from actui.backends.reads import number_of
 from actui.errors import ActuiError
 
 VALUE = IFACE_PREFIX + "Value"
@@ -75,10 +76,10 @@ async def _own_bars(bus: AtspiBus, at: Address) -> list[Bar]:
                 Bar(
                     at=child,
                     vertical="horizontal" not in basics.states,
-                    current=float(props.get("CurrentValue", 0.0)),
-                    minimum=float(props.get("MinimumValue", 0.0)),
-                    maximum=float(props.get("MaximumValue", 0.0)),
-                    step=float(props.get("MinimumIncrement", 0.0)),
+                    current=number_of(props, "CurrentValue"),
+                    minimum=number_of(props, "MinimumValue"),
+                    maximum=number_of(props, "MaximumValue"),
+                    step=number_of(props, "MinimumIncrement"),
                 )
             )
     return bars

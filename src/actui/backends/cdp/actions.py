@@ -10,14 +10,14 @@ password fields. This module must not build trees or manage connections.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable, Mapping
-from typing import Any
 
-from actui.backends.base import ActionRequest, ActionResult, Outcome
+from actui.backends.base import ActionRequest, ActionResult, JsonObject, Outcome
 from actui.backends.cdp import dom
 from actui.backends.cdp.dialog import ACCEPT_ID, DISMISS_ID, PROMPT_ID
 from actui.backends.cdp.input import key_events, mouse_events, parse_chord
 from actui.backends.cdp.page import Element, PageSession
 from actui.backends.evidence import SETTLE_S, explain, judge, settle, verdict
+from actui.backends.reads import int_of, list_of, numbers, obj_of
 from actui.errors import DialogOpen, Undeliverable, UnsupportedAction
 
 PAGE_KINDS = ("m", "n", "i", "d")
@@ -156,11 +156,12 @@ async def _click_point(session: PageSession, el: Element) -> dict[str, object]:
     # The element's frame may be offset from the page; its first box in page
     # coordinates (content quads) against the same box in its own viewport.
     reply = await el.channel.send("DOM.getContentQuads", {"backendNodeId": el.node})
-    quads = reply.get("quads") or []
+    quads = list_of(reply, "quads")
     shift_x = shift_y = 0.0
     if quads:
-        shift_x = min(quads[0][0::2]) - float(picked["rect"][0])
-        shift_y = min(quads[0][1::2]) - float(picked["rect"][1])
+        quad = numbers(quads[0])
+        shift_x = min(quad[0::2]) - float(picked["rect"][0])
+        shift_y = min(quad[1::2]) - float(picked["rect"][1])
     found["point"] = (
         float(point[0]) + shift_x + el.offset[0],
         float(point[1]) + shift_y + el.offset[1],
@@ -238,8 +239,8 @@ async def _type_into_focus(session: PageSession, request: ActionRequest) -> Acti
         return result(request, "didnt", {"editable": False}, "no editable element has focus")
     await session.conn.send("Input.insertText", {"text": request.text})
     after = await _focused_text(session)
-    grew = after.get("length", 0) - before.get("length", 0)
-    evidence: dict[str, object] = {"length": after.get("length", 0)}
+    grew = int_of(after, "length", 0) - int_of(before, "length", 0)
+    evidence: dict[str, object] = {"length": int_of(after, "length", 0)}
     if not after.get("secure"):
         evidence["value"] = str(after.get("value", ""))[:200]
     outcome = verdict(
@@ -255,13 +256,12 @@ async def _type_into_focus(session: PageSession, request: ActionRequest) -> Acti
     return result(request, outcome, evidence, reason)
 
 
-async def _focused_text(session: PageSession) -> dict[str, Any]:
+async def _focused_text(session: PageSession) -> JsonObject:
     reply = await session.conn.send(
         "Runtime.evaluate",
         {"expression": f"({dom.FOCUSED_TEXT}).call(null)", "returnByValue": True},
     )
-    value = reply.get("result", {}).get("value")
-    return value if isinstance(value, dict) else {}
+    return obj_of(obj_of(reply, "result"), "value")
 
 
 async def _press_keys(session: PageSession, keys: tuple[str, ...]) -> None:
@@ -359,7 +359,7 @@ async def _scroll(session: PageSession, request: ActionRequest) -> ActionResult:
             "Runtime.evaluate",
             {"expression": f"({dom.SCROLL_BY}).call(document, {dx}, {dy})", "returnByValue": True},
         )
-        moved = reply.get("result", {}).get("value", {})
+        moved = obj_of(obj_of(reply, "result"), "value")
     before, after = moved.get("before"), moved.get("after")
     outcome = judge(before, after, lambda now: now != before)
     reason = "" if outcome == "worked" else "the scroll position did not change"
@@ -420,7 +420,7 @@ async def _type_value(
     el: Element,
     object_id: str,
     request: ActionRequest,
-    widget: Mapping[str, Any],
+    widget: Mapping[str, object],
 ) -> ActionResult:
     assert request.value is not None
     text = f"{request.value:g}"

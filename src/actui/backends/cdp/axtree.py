@@ -14,15 +14,15 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from actui.backends.base import TEXT_CAP, RawNode, Rect
 from actui.backends.cdp.layout import DomFacts, PageLayout
+from actui.backends.reads import int_of, list_of, obj_of, objs_of
 
 VALUE_CAP = 512
 """Characters of a node's value kept in a snapshot; ``read_text`` pages the rest."""
 
-AxNode = Mapping[str, Any]
+AxNode = Mapping[str, object]
 _Key = tuple[str, str]  # (frame id, AX node id)
 
 _SKIPPED_ROLES = frozenset({"InlineTextBox"})
@@ -189,7 +189,7 @@ class _Index:
         node = self._nodes[key]
         found: list[_Key] = []
         seen: set[_Key] = {key}
-        self._collect(key[0], node.get("childIds", ()), found, seen)
+        self._collect(key[0], list_of(node, "childIds"), found, seen)
         owner = node.get("backendDOMNodeId")
         frame = self._frames_by_owner.get(owner) if isinstance(owner, int) else None
         if frame is not None:
@@ -210,8 +210,10 @@ class _Index:
                 continue
             seen.add(key)
             if child.get("ignored"):
-                self._collect(frame, child.get("childIds", ()), found, seen)
-            elif not _is_noise(child, self._layout.nodes.get(child.get("backendDOMNodeId", -1))):
+                self._collect(frame, list_of(child, "childIds"), found, seen)
+            elif not _is_noise(
+                child, self._layout.nodes.get(int_of(child, "backendDOMNodeId", -1))
+            ):
                 found.append(key)
 
 
@@ -252,7 +254,7 @@ def _raw_node(
     # Without DOM facts an input cannot be shown not to be a password: keep its value out.
     unknown_input = facts is None and role in ("textbox", "searchbox", "combobox")
     if not secure and not unknown_input and "value" in node:
-        full = str(node["value"].get("value", ""))
+        full = str(obj_of(node, "value").get("value", ""))
         value, length = full[:VALUE_CAP], len(full)
     backend_id = node.get("backendDOMNodeId")
     native_id = (
@@ -331,14 +333,14 @@ def _intersects(a: Rect, b: Rect) -> bool:
 
 
 def _role(node: AxNode) -> str:
-    return str((node.get("role") or {}).get("value", ""))
+    return str(obj_of(node, "role").get("value", ""))
 
 
 def _text(node: AxNode, field: str) -> str:
-    return str((node.get(field) or {}).get("value", ""))[:TEXT_CAP].strip()
+    return str(obj_of(node, field).get("value", ""))[:TEXT_CAP].strip()
 
 
 def _properties(node: AxNode) -> dict[str, object]:
     return {
-        str(p.get("name")): (p.get("value") or {}).get("value") for p in node.get("properties", ())
+        str(p.get("name")): obj_of(p, "value").get("value") for p in objs_of(node, "properties")
     }

@@ -38,6 +38,7 @@ from actui.backends.cdp.dialog import Dialog, dialog_tree
 from actui.backends.cdp.launch import READY_DEADLINE_S, BrowserProcess, spawn, wants_headed
 from actui.backends.cdp.layout import SNAPSHOT_PARAMS, parse_snapshot
 from actui.backends.cdp.page import FrameTarget, PageSession, exception_text
+from actui.backends.reads import int_of, list_of, obj_of, objs_of, text_of
 from actui.errors import (
     ActuiError,
     BackendUnavailable,
@@ -193,8 +194,8 @@ class CdpBackend(BrowserBackend):
                 return []  # it died just now: the notice says so
             raise
         return [
-            _root_info(t["targetId"], t.get("title", ""), t.get("url", ""))
-            for t in targets.get("targetInfos", ())
+            _root_info(str(t["targetId"]), text_of(t, "title"), text_of(t, "url"))
+            for t in objs_of(targets, "targetInfos")
             if t.get("type") == "page"
         ]
 
@@ -252,7 +253,7 @@ class CdpBackend(BrowserBackend):
         layout = parse_snapshot(dom_snapshot)
         del dom_snapshot  # it carries live input values; keep nothing of it
         laid_out = time.perf_counter()
-        frame_ids = _frame_ids(frame_tree["frameTree"])
+        frame_ids = _frame_ids(obj_of(frame_tree, "frameTree", required=True))
         trees = await asyncio.gather(
             *(
                 send("Accessibility.getFullAXTree", {"frameId": f}, timeout_s=_SNAPSHOT_TIMEOUT_S)
@@ -261,7 +262,7 @@ class CdpBackend(BrowserBackend):
             return_exceptions=True,
         )
         frames = {
-            f: t.get("nodes", [])
+            f: objs_of(t, "nodes")
             for f, t in zip(frame_ids, trees, strict=True)
             if isinstance(t, dict)
         }
@@ -269,17 +270,17 @@ class CdpBackend(BrowserBackend):
             session.check_alive()
             raise TargetGone(f"{root.native_id}:", f"the page did not answer ({trees[0]})")
         fetched = time.perf_counter()
-        viewport = metrics.get("cssLayoutViewport", {})
+        viewport = obj_of(metrics, "cssLayoutViewport")
         if viewport:
             session.viewport = Rect(
-                0, 0, int(viewport.get("clientWidth", 0)), int(viewport.get("clientHeight", 0))
+                0, 0, int_of(viewport, "clientWidth", 0), int_of(viewport, "clientHeight", 0)
             )
         built = build_tree(
             frames,
             frame_ids[0],
             layout,
             viewport=Rect(
-                0, 0, int(viewport.get("clientWidth", 0)), int(viewport.get("clientHeight", 0))
+                0, 0, int_of(viewport, "clientWidth", 0), int_of(viewport, "clientHeight", 0)
             )
             if viewport
             else None,
@@ -298,7 +299,7 @@ class CdpBackend(BrowserBackend):
             fresh = replace(
                 fresh,
                 frame=Rect(
-                    0, 0, int(viewport.get("clientWidth", 0)), int(viewport.get("clientHeight", 0))
+                    0, 0, int_of(viewport, "clientWidth", 0), int_of(viewport, "clientHeight", 0)
                 ),
             )
         return Snapshot(
@@ -344,7 +345,7 @@ class CdpBackend(BrowserBackend):
             except (ActuiError, KeyError):
                 return None
             built = build_tree(
-                {frame.target_id: ax.get("nodes", [])},
+                {frame.target_id: objs_of(ax, "nodes")},
                 frame.target_id,
                 parse_snapshot(snap, offset),
                 viewport=session.viewport,
@@ -369,8 +370,8 @@ class CdpBackend(BrowserBackend):
         if session.dialog is not None:
             return None
         metrics = await session.conn.send("Page.getLayoutMetrics")
-        viewport = metrics.get("cssLayoutViewport", {})
-        width, height = int(viewport.get("clientWidth", 0)), int(viewport.get("clientHeight", 0))
+        viewport = obj_of(metrics, "cssLayoutViewport")
+        width, height = int_of(viewport, "clientWidth", 0), int_of(viewport, "clientHeight", 0)
         if width <= 0 or height <= 0:
             return None
         scale = min(1.0, max_dimension / max(width, height))
@@ -378,7 +379,7 @@ class CdpBackend(BrowserBackend):
         shot = await session.conn.send(
             "Page.captureScreenshot", {"format": "png", "clip": clip}, timeout_s=10.0
         )
-        png = base64.b64decode(shot["data"])
+        png = base64.b64decode(str(shot["data"]))
         return Image(png, max(1, round(width * scale)), max(1, round(height * scale)), scale, "cdp")
 
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
@@ -386,13 +387,13 @@ class CdpBackend(BrowserBackend):
         if session.dialog is not None:
             if not node_id.startswith("cdp:dialog") and node_id != root.native_id:
                 raise DialogOpen(session.dialog.describe())
-            read = {"text": session.dialog.message}
+            read: Mapping[str, object] = {"text": session.dialog.message}
         elif node_id == root.native_id:
             reply = await session.conn.send(
                 "Runtime.evaluate",
                 {"expression": f"({dom.READ_TEXT}).call(document)", "returnByValue": True},
             )
-            read = reply.get("result", {}).get("value") or {}
+            read = obj_of(obj_of(reply, "result"), "value")
         else:
             object_id = await dom.resolve(session.conn, dom.backend_id(node_id))
             try:
@@ -466,8 +467,8 @@ class CdpBackend(BrowserBackend):
             raise
         console = session.drain_console()
         if "exceptionDetails" in reply:
-            return EvalResult("null", exception_text(reply["exceptionDetails"]), console)
-        return EvalResult(_json_value(reply.get("result", {})), None, console)
+            return EvalResult("null", exception_text(obj_of(reply, "exceptionDetails")), console)
+        return EvalResult(_json_value(obj_of(reply, "result")), None, console)
 
 
 async def debugger_url(host: str, port: int) -> str:
@@ -520,7 +521,7 @@ def _dialog_snapshot(root: RootInfo, dialog: Dialog, viewport: Rect | None) -> S
     )
 
 
-def _json_value(remote: Mapping[str, Any]) -> str:
+def _json_value(remote: Mapping[str, object]) -> str:
     if "value" in remote:
         return json.dumps(remote["value"])
     if "unserializableValue" in remote:
@@ -532,14 +533,14 @@ async def _title_and_url(session: PageSession) -> tuple[str, str]:
     reply = await session.conn.send(
         "Runtime.evaluate", {"expression": "[document.title, location.href]", "returnByValue": True}
     )
-    value = reply.get("result", {}).get("value") or ["", ""]
+    value = list_of(obj_of(reply, "result"), "value") or ["", ""]
     return str(value[0]), str(value[1])
 
 
-def _frame_ids(tree: Mapping[str, Any]) -> list[str]:
+def _frame_ids(tree: Mapping[str, object]) -> list[str]:
     """Frame ids depth-first, the main frame first."""
-    ids = [str(tree["frame"]["id"])]
-    for child in tree.get("childFrames", ()):
+    ids = [str(obj_of(tree, "frame", required=True)["id"])]
+    for child in objs_of(tree, "childFrames"):
         ids += _frame_ids(child)
     return ids
 

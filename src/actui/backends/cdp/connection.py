@@ -19,11 +19,13 @@ import itertools
 import json
 import os
 from collections.abc import Callable, Collection, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
+from actui.backends.base import JsonObject
+from actui.backends.reads import int_of, obj_of
 from actui.errors import ActuiError, CallTimeout, TargetGone
 
 COMMAND_TIMEOUT_S = 5.0
@@ -31,7 +33,6 @@ CONNECT_TIMEOUT_S = 5.0
 _MAX_MESSAGE_BYTES = 512 * 1024 * 1024
 _DETACH_TIMEOUT_S = 1.0
 
-JsonObject = dict[str, Any]
 EventListener = Callable[[str, JsonObject, str], None]
 """Called with ``(method, params, session id)``; the id is "" for the target itself."""
 Gate = Callable[[str], ActuiError | None]
@@ -44,7 +45,7 @@ class Sender(Protocol):
     async def send(
         self,
         method: str,
-        params: Mapping[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         *,
         timeout_s: float = COMMAND_TIMEOUT_S,
     ) -> JsonObject: ...
@@ -163,10 +164,10 @@ class CdpCommandError(ActuiError):
 
     code = "cdp_error"
 
-    def __init__(self, method: str, error: Mapping[str, Any]) -> None:
+    def __init__(self, method: str, error: Mapping[str, object]) -> None:
         super().__init__(f"{method} failed: {error.get('message', error)}")
         self.method = method
-        self.cdp_code = int(error.get("code", 0))
+        self.cdp_code = int_of(error, "code", 0)
 
     @property
     def context_lost(self) -> bool:
@@ -211,7 +212,7 @@ class CdpConnection:
     async def send(
         self,
         method: str,
-        params: Mapping[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         *,
         timeout_s: float = COMMAND_TIMEOUT_S,
     ) -> JsonObject:
@@ -222,7 +223,7 @@ class CdpConnection:
         self,
         session_id: str,
         method: str,
-        params: Mapping[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         *,
         timeout_s: float,
         label: str,
@@ -285,17 +286,17 @@ class CdpConnection:
 
     def _dispatch(self, message: JsonObject) -> None:
         if "id" in message:
-            entry = self._pending.get(int(message["id"]))
+            entry = self._pending.get(int_of(message, "id"))
             if entry is None or entry[2].done():
                 return
             method, _, future = entry
             if "error" in message:
-                future.set_exception(CdpCommandError(method, message["error"]))
+                future.set_exception(CdpCommandError(method, obj_of(message, "error")))
             else:
-                future.set_result(message.get("result", {}))
+                future.set_result(obj_of(message, "result"))
             return
         method = str(message.get("method", ""))
-        params = message.get("params", {})
+        params = obj_of(message, "params")
         session_id = str(message.get("sessionId", ""))
         for listener in tuple(self._listeners):
             listener(method, params, session_id)
@@ -340,7 +341,7 @@ class CdpSession:
     async def send(
         self,
         method: str,
-        params: Mapping[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         *,
         timeout_s: float = COMMAND_TIMEOUT_S,
         session_id: str = "",
@@ -428,7 +429,7 @@ class CdpChannel:
     async def send(
         self,
         method: str,
-        params: Mapping[str, Any] | None = None,
+        params: Mapping[str, object] | None = None,
         *,
         timeout_s: float = COMMAND_TIMEOUT_S,
     ) -> JsonObject:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from actui.backends.cdp.connection import CdpCommandError, Sender
+from actui.backends.reads import obj_of, text_of
 from actui.errors import UnknownRef, UnsupportedAction
 
 OBJECT_GROUP = "actui"
@@ -48,7 +49,7 @@ async def resolve(conn: Sender, node: int) -> str:
         raise UnknownRef(
             f"cdp:{node}", f"is no longer in the page ({exc.message})", then="observe_ui"
         ) from exc
-    return str(result["object"]["objectId"])
+    return str(obj_of(result, "object", required=True)["objectId"])
 
 
 async def call(
@@ -67,11 +68,11 @@ async def call(
         timeout_s=timeout_s,
     )
     if "exceptionDetails" in result:
-        text = result["exceptionDetails"].get("exception", {}).get("description", "")
+        text = text_of(obj_of(obj_of(result, "exceptionDetails"), "exception"), "description")
         raise UnsupportedAction(
             "the page", f"refused the step: {text.splitlines()[0] if text else ''}"
         )
-    return result.get("result", {}).get("value")
+    return obj_of(result, "result").get("value")
 
 
 async def release(conn: Sender) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from actui.backends.base import Rect
+from actui.backends.reads import list_of, number_of, objs_of
 
 SNAPSHOT_PARAMS: Mapping[str, object] = {
     "computedStyles": ["overflow-x", "overflow-y"],
@@ -44,12 +45,12 @@ class PageLayout:
 
 
 def parse_snapshot(
-    snapshot: Mapping[str, Any], origin: tuple[float, float] = (0.0, 0.0)
+    snapshot: Mapping[str, object], origin: tuple[float, float] = (0.0, 0.0)
 ) -> PageLayout:
     """Facts for every node; ``origin`` is where the snapshot's viewport sits in the page's
     (an out-of-process frame's snapshot is taken in its own viewport)."""
-    strings: Sequence[str] = snapshot.get("strings", ())
-    documents: Sequence[Mapping[str, Any]] = snapshot.get("documents", ())
+    strings = [s if isinstance(s, str) else "" for s in list_of(snapshot, "strings")]
+    documents = objs_of(snapshot, "documents")
     facts: dict[int, DomFacts] = {}
     owners: dict[str, int] = {}
     offsets: dict[int, tuple[float, float]] = {0: origin} if documents else {}
@@ -57,8 +58,8 @@ def parse_snapshot(
     for index, doc in enumerate(documents):
         base_x, base_y = offsets.get(index, (0.0, 0.0))
         origin = (
-            base_x - float(doc.get("scrollOffsetX", 0)),
-            base_y - float(doc.get("scrollOffsetY", 0)),
+            base_x - number_of(doc, "scrollOffsetX"),
+            base_y - number_of(doc, "scrollOffsetY"),
         )
         doc_facts, children = _document_facts(doc, strings, origin)
         facts.update(doc_facts)
@@ -72,7 +73,9 @@ def parse_snapshot(
 
 
 def _document_facts(
-    doc: Mapping[str, Any], strings: Sequence[str], origin: tuple[float, float]
+    doc: Mapping[str, Any],  # the columnar arrays of one document, narrowed as they are read
+    strings: Sequence[str],
+    origin: tuple[float, float],
 ) -> tuple[dict[int, DomFacts], dict[int, tuple[int, float, float]]]:
     nodes = doc.get("nodes", {})
     layout = doc.get("layout", {})

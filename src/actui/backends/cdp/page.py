@@ -18,19 +18,18 @@ import contextlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
-from actui.backends.base import Rect
+from actui.backends.base import JsonObject, Rect
 from actui.backends.cdp import dom
 from actui.backends.cdp.connection import (
     CdpChannel,
     CdpCommandError,
     CdpConnection,
     CdpSession,
-    JsonObject,
     Sender,
 )
 from actui.backends.cdp.dialog import Dialog, refuses
+from actui.backends.reads import int_of, numbers_of, obj_of, objs_of
 from actui.errors import PageNavigated, TargetGone
 
 _LAST_WORD_S = 0.5
@@ -203,15 +202,16 @@ class PageSession:
         reply = await self.channel_of(frame.parent_session).send(
             "DOM.getFrameOwner", {"frameId": frame.target_id}
         )
-        return int(reply["backendNodeId"])
+        return int_of(reply, "backendNodeId")
 
     async def frame_offset(self, target_id: str) -> tuple[float, float]:
         """Where the frame's viewport starts, in the page's viewport CSS pixels."""
         frame = self.frames[target_id]
         owner = await self.frame_owner(frame)
         parent = self.channel_of(frame.parent_session)
-        model = (await parent.send("DOM.getBoxModel", {"backendNodeId": owner}))["model"]
-        x, y = float(model["content"][0]), float(model["content"][1])
+        reply = await parent.send("DOM.getBoxModel", {"backendNodeId": owner})
+        content = numbers_of(obj_of(reply, "model", required=True), "content", required=True)
+        x, y = content[0], content[1]
         grand = next(
             (f for f in self.frames.values() if f.channel.session_id == frame.parent_session),
             None,
@@ -320,7 +320,7 @@ class PageSession:
         await self.conn.close()
 
     def _frame_attached(self, params: JsonObject, parent_session: str) -> None:
-        info = params.get("targetInfo") or {}
+        info = obj_of(params, "targetInfo")
         session_id = str(params.get("sessionId", ""))
         if info.get("type") != "iframe" or not session_id:
             return
@@ -356,14 +356,14 @@ class PageSession:
         """Follow the main frame's default context: created with each document, destroyed
         (or all cleared) when the document goes."""
         if method == "Runtime.executionContextCreated":
-            context = params.get("context") or {}
-            aux = context.get("auxData") or {}
+            created = obj_of(params, "context")
+            aux = obj_of(created, "auxData")
             if aux.get("isDefault") and aux.get("frameId") == self.target_id:
-                self._context = int(context["id"])
+                self._context = int_of(created, "id")
                 self._context_known.set()
             return
         if method == "Runtime.executionContextDestroyed":
-            gone = [int(params.get("executionContextId", -1))]
+            gone = [int_of(params, "executionContextId", -1)]
         elif method == "Runtime.executionContextsCleared":
             gone = list(self._context_ends)
             self._context = None
@@ -422,7 +422,7 @@ class PageSession:
         elif method == "Runtime.consoleAPICalled":
             self._console.append(_console_line(params))
         elif method == "Runtime.exceptionThrown":
-            self._console.append(_exception_line(params.get("exceptionDetails", {})))
+            self._console.append(_exception_line(obj_of(params, "exceptionDetails")))
         elif session_id:
             return
         elif method in ("Inspector.detached", "Inspector.targetCrashed", "actui.closed"):
@@ -431,18 +431,18 @@ class PageSession:
             self._bump("n")
 
 
-def _console_line(params: Mapping[str, Any]) -> str:
-    parts = [_remote_text(arg) for arg in params.get("args", ())]
+def _console_line(params: Mapping[str, object]) -> str:
+    parts = [_remote_text(arg) for arg in objs_of(params, "args")]
     return f"{params.get('type', 'log')}: {' '.join(parts)}"[:_CONSOLE_TEXT_CAP]
 
 
-def _exception_line(details: Mapping[str, Any]) -> str:
+def _exception_line(details: Mapping[str, object]) -> str:
     return f"exception: {exception_text(details)}"[:_CONSOLE_TEXT_CAP]
 
 
-def exception_text(details: Mapping[str, Any]) -> str:
+def exception_text(details: Mapping[str, object]) -> str:
     """The thrown error's own message when there is one, else CDP's summary."""
-    exception = details.get("exception") or {}
+    exception = obj_of(details, "exception")
     described = str(exception.get("description") or "").split("\n", 1)[0]
     if described:
         return described
@@ -451,7 +451,7 @@ def exception_text(details: Mapping[str, Any]) -> str:
     return str(details.get("text") or "exception")
 
 
-def _remote_text(arg: Mapping[str, Any]) -> str:
+def _remote_text(arg: Mapping[str, object]) -> str:
     if "value" in arg:
         value = arg["value"]
         return value if isinstance(value, str) else json.dumps(value)
