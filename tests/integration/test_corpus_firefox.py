@@ -20,7 +20,7 @@ from urllib.parse import parse_qs
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, paired_root, state_id_of
+from computer_helpers import executed, matches_of, paired_root, state_id_of, text_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results import Execution
@@ -93,16 +93,16 @@ class Browser:
         os.kill(self.process.pid, 0)
         return result
 
-    async def details(self, tool: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    async def ok(self, tool: str, args: Mapping[str, Any]) -> ToolResult:
+        """A call that must not fail."""
         result = await self.call(tool, args)
         assert not result.is_error, result.text
-        return dict(result.details)
+        return result
 
-    async def act(self, args: Mapping[str, Any]) -> tuple[Execution, dict[str, Any]]:
-        """An act_ui call that must not fail: its typed execution, and its details."""
-        result = await self.call("act_ui", args)
-        assert not result.is_error, result.text
-        return executed(result), dict(result.details)
+    async def act(self, args: Mapping[str, Any]) -> tuple[Execution, str]:
+        """An act_ui call that must not fail: its typed execution, and the text the agent read."""
+        result = await self.ok("act_ui", args)
+        return executed(result), result.text
 
     def _tail(self) -> str:
         return self.log.read_text(errors="replace")[-2000:]
@@ -158,17 +158,16 @@ async def browser(
 
 
 async def _observe(browser: Browser, mode: str = "semantic") -> ToolResult:
-    listed = await browser.details("find_roots", {"pid": browser.process.pid})
-    root = listed["windows"][0]["windowRef"]
+    root = windows_of(await browser.ok("find_roots", {"pid": browser.process.pid}))[0].ref
     observed = await browser.call("observe_ui", {"root": root, "mode": mode})
     assert not observed.is_error, observed.text
     return observed
 
 
 async def _only(browser: Browser, state: str, text: str, role: str) -> str:
-    found = await browser.details("search_ui", {"stateId": state, "text": text, "role": role})
-    refs = [m["ref"] for m in found["matches"] if m["label"] == text]
-    assert len(refs) == 1, found
+    found = await browser.ok("search_ui", {"stateId": state, "text": text, "role": role})
+    refs = [m.ref for m in matches_of(found) if m.label == text]
+    assert len(refs) == 1, found.text
     return str(refs[0])
 
 
@@ -187,8 +186,8 @@ async def test_page_text_is_in_the_outline_and_found_by_search(browser: Browser)
     # Firefox's closed popups (23 empty menus on this page) are not listed
     assert not [line for line in outline.splitlines() if line.strip().endswith(" menu")], outline
     state = state_id_of(observed)
-    found = await browser.details("search_ui", {"stateId": state, "text": "sent yet"})
-    assert [m["role"] for m in found["matches"]][:1] == ["paragraph"], found
+    found = await browser.ok("search_ui", {"stateId": state, "text": "sent yet"})
+    assert [m.role for m in matches_of(found)][:1] == ["paragraph"], found.text
 
 
 async def test_fields_filled_and_sent_reach_the_collector_and_the_page_says_so(
@@ -210,13 +209,14 @@ async def test_fields_filled_and_sent_reach_the_collector_and_the_page_says_so(
             "expect": {"ref": message, "value": "Hello ✓ from actui"},
         },
     )
-    assert done.verification and done.verification.status == "verified", json.dumps(acted)
-    state = acted["stateId"]
+    assert done.verification and done.verification.status == "verified", acted
+    assert done.observation is not None, acted
+    state = done.observation.state_id
     # each step ends once its own field shows the text, so no keys land in the next field
-    assert [s.outcome for s in done.steps] == ["worked"] * 3, json.dumps(acted["execution"])
+    assert [s.outcome for s in done.steps] == ["worked"] * 3, acted
     for ref, text in ((name, "Ada Lovelace"), (city, "Zürich")):
-        typed = await browser.details("read_text", {"stateId": state, "ref": ref})
-        assert typed["text"] == text
+        typed = await browser.ok("read_text", {"stateId": state, "ref": ref})
+        assert text_of(typed) == text
 
     submitted, sent = await browser.act(
         {
@@ -230,5 +230,8 @@ async def test_fields_filled_and_sent_reach_the_collector_and_the_page_says_so(
     assert browser.collector.posts == [
         {"name": ["Ada Lovelace"], "city": ["Zürich"], "message": ["Hello ✓ from actui"]}
     ]
-    found = await browser.details("search_ui", {"stateId": sent["stateId"], "text": "Submitted"})
-    assert [m["role"] for m in found["matches"]][:1] == ["paragraph"], found
+    assert submitted.observation is not None, sent
+    found = await browser.ok(
+        "search_ui", {"stateId": submitted.observation.state_id, "text": "Submitted"}
+    )
+    assert [m.role for m in matches_of(found)][:1] == ["paragraph"], found.text
