@@ -9,7 +9,15 @@ from pathlib import Path
 from typing import Any
 
 from actui.backends.linux.sandbox import Sandbox, tagged_pids
-from actui.observations import ElementText, Inspected, Observed, PageShown, ToolError, Waited
+from actui.observations import (
+    ElementText,
+    Expanded,
+    Inspected,
+    Observed,
+    PageShown,
+    ToolError,
+    Waited,
+)
 from actui.outline.model import Node
 from actui.outline.search import Match
 from actui.results import (
@@ -108,6 +116,12 @@ def found_of(result: ToolResult) -> Found:
 def matches_of(result: ToolResult) -> tuple[Match, ...]:
     """The ranked matches of a search_ui result."""
     return found_of(result).result.matches
+
+
+def expanded_of(result: ToolResult) -> Expanded:
+    """An expand_ui result's typed value (the state it was read into and the one asked about)."""
+    assert isinstance(result.value, Expanded), result.text
+    return result.value
 
 
 def inspected_of(result: ToolResult) -> Node:

@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from computer_helpers import executed, process_alive
+from computer_helpers import executed, matches_of, process_alive, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.results import Execution
+from actui.results import Execution, RootView
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 
@@ -30,26 +30,24 @@ class Driven:
         assert process_alive(self.pid), f"the app (pid {self.pid}) died during {tool} {args}"
         return result
 
-    async def ok(self, tool: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
-        """The details of a call that must not fail."""
+    async def ok(self, tool: str, args: dict[str, Any] | None = None) -> ToolResult:
+        """A call that must not fail (its typed value is read through computer_helpers)."""
         result = await self.call(tool, args)
         assert not result.is_error, result.text
-        return dict(result.details)
+        return result
 
-    async def act(self, args: dict[str, Any]) -> tuple[Execution, dict[str, Any]]:
-        """An act_ui call that must not fail: its typed execution, and its details."""
-        result = await self.call("act_ui", args)
-        assert not result.is_error, result.text
-        return executed(result), dict(result.details)
+    async def act(self, args: dict[str, Any]) -> Execution:
+        """An act_ui call that must not fail: its typed execution."""
+        return executed(await self.ok("act_ui", args))
 
-    async def window(self, title: str, timeout_s: float = 20.0) -> dict[str, Any]:
+    async def window(self, title: str, timeout_s: float = 20.0) -> RootView:
         """The app's root whose title contains ``title``, once it has its X window."""
         async with asyncio.timeout(timeout_s):
             while True:
                 found = await self.ok("find_roots", {"pid": self.pid})
-                for window in found.get("windows", []):
-                    if window["windowId"] and title in window["windowTitle"]:
-                        return dict(window)
+                for window in windows_of(found):
+                    if window.root.window_id and title in window.title:
+                        return window
                 await asyncio.sleep(0.1)
 
     async def look(self, title: str) -> str:
@@ -57,18 +55,18 @@ class Driven:
         (up to 20,000 tokens) in ``texts[-1]``."""
         window = await self.window(title)
         observed = await self.ok(
-            "observe_ui", {"root": window["windowRef"], "mode": "semantic", "maxTokens": 20000}
+            "observe_ui", {"root": window.ref, "mode": "semantic", "maxTokens": 20000}
         )
-        return str(observed["stateId"])
+        return state_id_of(observed)
 
     async def answering(self) -> None:
         """The app still answers: its windows are listed."""
         found = await self.ok("find_roots", {"pid": self.pid})
-        assert found.get("windows"), found
+        assert windows_of(found), found.text
 
     async def refs(self, state: str, **query: str) -> list[str]:
         found = await self.ok("search_ui", {"stateId": state, **query})
-        return [match["ref"] for match in found["matches"]]
+        return [match.ref for match in matches_of(found)]
 
 
 @asynccontextmanager

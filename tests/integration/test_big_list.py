@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from computer_helpers import found_of, matches_of, observation_of, state_id_of, waited_of
 from corpus_helpers import Driven
 
 from actui import api
 from actui.backends.linux.sandbox import Sandbox
+from actui.outline.windows import Windowed
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -42,7 +44,16 @@ class BigList:
 async def exact(app: Driven, state: str, text: str) -> list[str]:
     """Refs of cells whose label is exactly ``text``."""
     found = await app.ok("search_ui", {"stateId": state, "text": text, "role": "cell"})
-    return [m["ref"] for m in found["matches"] if m["matchReason"] == "exact"]
+    return [m.ref for m in matches_of(found) if m.reason == "exact"]
+
+
+def rows_shown(windowed: Windowed) -> tuple[int, int]:
+    """The first and last rows on screen, 1-based as the outline counts them (the last
+    on screen, not the last read, when a look read fewer)."""
+    window = windowed.window
+    assert window.shown, windowed
+    last = window.screen_last_row if window.screen_last_row >= 0 else window.last_row
+    return window.first_row + 1, last + 1
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -55,7 +66,7 @@ async def big(module_sandbox: Sandbox) -> AsyncIterator[BigList]:
     try:
         app = Driven(computer, process.pid)
         window = await app.window(f"Big list {ROWS}")
-        yield BigList(app, process, str(window["windowRef"]))
+        yield BigList(app, process, window.ref)
     finally:
         await computer.close()
         if process.returncode is None:
@@ -64,52 +75,51 @@ async def big(module_sandbox: Sandbox) -> AsyncIterator[BigList]:
 
 
 async def test_observing_says_how_many_rows_exist_and_which_are_shown(big: BigList) -> None:
-    observed = await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
+    observed = observation_of(
+        await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
+    )
     outline = big.app.texts[-1]
-    (window,) = observed["windows"]
-    assert (window["rows"], window["columns"]) == (ROWS, 3), window
-    shown = window["shown"]
-    assert shown["firstRow"] == 1 and 10 <= shown["lastRow"] < 100, shown
-    last = shown["lastRow"]
+    (window,) = observed.windows
+    assert (window.window.rows, window.window.columns) == (ROWS, 3), window
+    first, last = rows_shown(window)
+    assert first == 1 and 10 <= last < 100, window
     assert f"100,000 rows × 3 columns; showing rows 1–{last}" in outline, outline
-    state = observed["stateId"]
+    state = observed.state_id
     assert await exact(big.app, state, f"Row {last}"), outline
     assert f'cell "Row {last + 1}"' not in outline, "a row off screen was read"
     await big.app.answering()
 
 
 async def test_a_shown_cell_can_be_selected(big: BigList) -> None:
-    observed = await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
-    (cell,) = await exact(big.app, observed["stateId"], "Row 5")
-    done = await big.app.ok(
-        "act_ui",
-        {"stateId": observed["stateId"], "actions": [{"action": "select", "ref": cell}]},
-    )
+    state = state_id_of(await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"}))
+    (cell,) = await exact(big.app, state, "Row 5")
+    done = await big.app.act({"stateId": state, "actions": [{"action": "select", "ref": cell}]})
     await big.selected("Row 5")
-    assert done["outcome"] == "worked", done
+    assert done.outcome == "worked", done
     await big.app.answering()
 
 
 async def test_searching_for_the_last_row_reads_it_on_demand_and_select_selects_it(
     big: BigList,
 ) -> None:
-    observed = await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
-    base = observed["stateId"]
+    base = state_id_of(await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"}))
     wanted = f"Row {ROWS}"
-    found = await big.app.ok("search_ui", {"stateId": base, "text": wanted, "role": "cell"})
-    (cell,) = [m["ref"] for m in found["matches"] if m["label"] == wanted]
-    successor = found["stateId"]
-    assert successor != base and found["baseStateId"] == base, found
-    (unread,) = found["unread"]
+    found = found_of(
+        await big.app.ok("search_ui", {"stateId": base, "text": wanted, "role": "cell"})
+    )
+    (cell,) = [m.ref for m in found.result.matches if m.label == wanted]
+    successor = found.state_id
+    assert successor != base and found.base_state_id == base, found
+    (unread,) = found.unread
     assert unread["rows"] == ROWS and unread["notSearched"], unread
     assert "not searched" in big.app.texts[-1], big.app.texts[-1]
-    before = await big.app.ok("search_ui", {"stateId": base, "text": wanted, "role": "cell"})
-    assert before["stateId"] != successor, "the base state is left as it was"
-    done = await big.app.ok(
-        "act_ui", {"stateId": successor, "actions": [{"action": "select", "ref": cell}]}
+    before = found_of(
+        await big.app.ok("search_ui", {"stateId": base, "text": wanted, "role": "cell"})
     )
+    assert before.state_id != successor, "the base state is left as it was"
+    done = await big.app.act({"stateId": successor, "actions": [{"action": "select", "ref": cell}]})
     await big.selected(wanted)
-    assert done["outcome"] == "worked", done
+    assert done.outcome == "worked", done
     await big.app.answering()
 
 
@@ -132,20 +142,21 @@ async def test_the_python_api_finds_a_row_not_shown_and_selects_it_through_the_s
 
 
 async def test_scrolling_the_list_moves_the_window_the_next_state_shows(big: BigList) -> None:
-    observed = await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
-    ((window, table),) = [(w, w["ref"]) for w in observed["windows"]]
-    scrolled = await big.app.ok(
-        "act_ui",
+    observed = observation_of(
+        await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
+    )
+    (window,) = observed.windows
+    scrolled = await big.app.act(
         {
-            "stateId": observed["stateId"],
-            "actions": [{"action": "scroll", "ref": table, "scrollY": 10}],
+            "stateId": observed.state_id,
+            "actions": [{"action": "scroll", "ref": window.ref, "scrollY": 10}],
         },
     )
-    again = await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
-    (moved,) = again["windows"]
-    assert moved["shown"]["firstRow"] > window["shown"]["firstRow"], (scrolled, moved)
-    first = moved["shown"]["firstRow"]
-    assert await exact(big.app, again["stateId"], f"Row {first}"), big.app.texts[-1]
+    again = observation_of(await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"}))
+    (moved,) = again.windows
+    first, _ = rows_shown(moved)
+    assert first > rows_shown(window)[0], (scrolled, moved)
+    assert await exact(big.app, again.state_id, f"Row {first}"), big.app.texts[-1]
     await big.app.answering()
 
 
@@ -155,23 +166,23 @@ async def test_pressing_end_moves_the_window_to_the_last_rows_the_next_state_sho
     keyboard = Computer(env=module_sandbox.env)  # keys go through the foreground path
     try:
         app = Driven(keyboard, big.app.pid)
-        root = (await app.window(f"Big list {ROWS}"))["windowRef"]
-        observed = await app.ok("observe_ui", {"root": root, "mode": "semantic"})
-        first = observed["windows"][0]["shown"]["firstRow"]
-        (cell,) = await exact(app, observed["stateId"], f"Row {first}")
-        pressed = await app.ok(
-            "act_ui",
+        root = (await app.window(f"Big list {ROWS}")).ref
+        observed = observation_of(await app.ok("observe_ui", {"root": root, "mode": "semantic"}))
+        first, _ = rows_shown(observed.windows[0])
+        (cell,) = await exact(app, observed.state_id, f"Row {first}")
+        pressed = await app.act(
             {
-                "stateId": observed["stateId"],
+                "stateId": observed.state_id,
                 "actions": [{"action": "keypress", "ref": cell, "keys": ["End"]}],
             },
         )
         await big.selected(f"Row {ROWS}")
-        again = await app.ok("observe_ui", {"root": root, "mode": "semantic"})
-        (moved,) = again["windows"]
-        assert moved["shown"]["lastRow"] == ROWS, (pressed, moved)
-        assert await exact(app, again["stateId"], f"Row {ROWS}"), app.texts[-1]
-        assert f"showing rows {moved['shown']['firstRow']:,}–{ROWS:,}" in app.texts[-2]
+        again = observation_of(await app.ok("observe_ui", {"root": root, "mode": "semantic"}))
+        (moved,) = again.windows
+        top, bottom = rows_shown(moved)
+        assert bottom == ROWS, (pressed, moved)
+        assert await exact(app, again.state_id, f"Row {ROWS}"), app.texts[-1]
+        assert f"showing rows {top:,}–{ROWS:,}" in app.texts[-2]
     finally:
         await keyboard.close()
     await big.app.answering()
@@ -180,39 +191,41 @@ async def test_pressing_end_moves_the_window_to_the_last_rows_the_next_state_sho
 async def test_wait_for_text_in_an_unread_row_finds_it_by_reading_on_demand(
     big: BigList,
 ) -> None:
-    observed = await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
+    state = state_id_of(await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"}))
     wanted = f"Item {ROWS - 200}"  # among the last rows, which a search reads first
     assert f'"{wanted}"' not in big.app.texts[-1], "the row is off screen, unread"
-    waited = await big.app.ok(
-        "wait_for", {"stateId": observed["stateId"], "text": wanted, "timeoutMs": 10_000}
+    waited = waited_of(
+        await big.app.ok("wait_for", {"stateId": state, "text": wanted, "timeoutMs": 10_000})
     )
-    assert waited["found"] and waited["matches"], big.app.texts[-1]
+    assert waited.found and waited.matches, big.app.texts[-1]
     assert "read on demand into stateId" in big.app.texts[-1], big.app.texts[-1]
-    (unread,) = waited["unread"]
-    assert unread["rows"] == ROWS and 0 < unread["searchedRows"] < ROWS, unread
-    label = await big.app.ok(
-        "inspect_ui", {"stateId": waited["stateId"], "ref": waited["matches"][0]}
+    (unread,) = waited.unread
+    searched = unread["searchedRows"]
+    assert unread["rows"] == ROWS and isinstance(searched, int) and 0 < searched < ROWS, unread
+    await big.app.ok(
+        "inspect_ui", {"stateId": waited.observation.state_id, "ref": waited.matches[0]}
     )
-    assert wanted in big.app.texts[-1], label
+    assert wanted in big.app.texts[-1], big.app.texts[-1]
     await big.app.answering()
 
 
 async def test_a_require_on_an_unread_row_holds_by_reading_it_and_the_step_runs(
     big: BigList,
 ) -> None:
-    observed = await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
-    first = observed["windows"][0]["shown"]["firstRow"]
-    (cell,) = await exact(big.app, observed["stateId"], f"Row {first + 1}")
+    observed = observation_of(
+        await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"})
+    )
+    first, _ = rows_shown(observed.windows[0])
+    (cell,) = await exact(big.app, observed.state_id, f"Row {first + 1}")
     wanted = f"Item {ROWS - 150}"
     assert f'"{wanted}"' not in big.app.texts[-2], "the required row is off screen, unread"
-    done = await big.app.ok(
-        "act_ui",
+    done = await big.app.act(
         {
-            "stateId": observed["stateId"],
+            "stateId": observed.state_id,
             "require": {"text": wanted, "timeoutMs": 10_000},
             "actions": [{"action": "select", "ref": cell}],
         },
     )
     await big.selected(f"Row {first + 1}")
-    assert done["outcome"] == "worked", done
+    assert done.outcome == "worked", done
     await big.app.answering()

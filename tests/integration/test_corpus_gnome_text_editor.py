@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from computer_helpers import state_id_of, windows_of
 from corpus_helpers import Driven
 
 from actui.backends.linux.sandbox import Sandbox
@@ -57,9 +58,9 @@ async def _written(path: Path, expected: bytes) -> bytes | None:
 async def test_typed_text_saved_as_a_named_file_through_the_dialog(editor: Editor) -> None:
     app = editor.app
     main = await app.window("Text Editor", timeout_s=40)
-    state = (await app.ok("observe_ui", {"root": main["windowRef"]}))["stateId"]
+    state = state_id_of(await app.ok("observe_ui", {"root": main.ref}))
     (document,) = await app.refs(state, role="textbox")
-    done, typed = await app.act(
+    done = await app.act(
         {
             "stateId": state,
             "actions": [
@@ -71,19 +72,19 @@ async def test_typed_text_saved_as_a_named_file_through_the_dialog(editor: Edito
         },
     )
     verification = done.verification
-    assert verification is not None and verification.status == "verified", typed
+    assert verification is not None and verification.status == "verified", done
     met = verification.where
     assert met is not None and met.held, verification
-    assert met.title == "Save As" and met.ref != main["windowRef"], verification
+    assert met.title == "Save As" and met.ref != main.ref, verification
     assert f"check verified in {met.ref}" in app.texts[-1]
 
     dialog = await app.window("Save As")
-    assert dialog["windowRef"] == met.ref
-    state = (await app.ok("observe_ui", {"root": dialog["windowRef"]}))["stateId"]
+    assert dialog.ref == met.ref
+    state = state_id_of(await app.ok("observe_ui", {"root": dialog.ref}))
     (name,) = await app.refs(state, text="Name", role="textbox")
     (save,) = await app.refs(state, text="Save", role="button")
     path = editor.home / "grüße.txt"
-    saved, _ = await app.act(
+    saved = await app.act(
         {
             "stateId": state,
             "actions": [
@@ -98,5 +99,5 @@ async def test_typed_text_saved_as_a_named_file_through_the_dialog(editor: Edito
     expected = TEXT.encode() + b"\n"  # the editor ends the last line
     assert await _written(path, expected) == expected
     roots = await app.ok("find_roots", {"pid": app.pid})
-    titles = [window["windowTitle"] for window in roots["windows"]]
+    titles = [window.title for window in windows_of(roots)]
     assert "Save As" not in titles and any(path.name in title for title in titles), titles

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 import pytest_asyncio
-from computer_helpers import process_alive
+from computer_helpers import process_alive, state_id_of
 from corpus_helpers import Driven
 
 from actui.backends.linux.sandbox import Sandbox
@@ -38,8 +38,8 @@ async def form(module_sandbox: Sandbox) -> AsyncIterator[Form]:
     app = Driven(computer, process.pid)
     try:
         window = await app.window("")
-        observed = await app.ok("observe_ui", {"root": window["windowRef"], "mode": "semantic"})
-        yield Form(app, process, observed["stateId"], app.texts[-1])
+        observed = await app.ok("observe_ui", {"root": window.ref, "mode": "semantic"})
+        yield Form(app, process, state_id_of(observed), app.texts[-1])
     finally:
         await computer.close()
         if process.returncode is None:
@@ -74,7 +74,7 @@ async def test_each_field_found_by_its_label_and_filled_prints_exactly_the_enter
     city = await _field(form, "City", "textbox")
     assert len({name, secret, city}) == 3
     (ok,) = await app.refs(form.state, text="OK", role="button")
-    done, filled = await app.act(
+    done = await app.act(
         {
             "stateId": form.state,
             # the password field is known only by the label beside it, in a condition too
@@ -86,11 +86,13 @@ async def test_each_field_found_by_its_label_and_filled_prints_exactly_the_enter
             ],
         },
     )
-    assert [s.outcome for s in done.steps] == ["worked"] * 3, filled
+    assert [s.outcome for s in done.steps] == ["worked"] * 3, done
+    assert done.observation is not None, done
     await app.answering()
 
     pressed = await app.computer.call(
-        "act_ui", {"stateId": filled["stateId"], "actions": [{"action": "press", "ref": ok}]}
+        "act_ui",
+        {"stateId": done.observation.state_id, "actions": [{"action": "press", "ref": ok}]},
     )
     app.texts.append(pressed.text + repr(pressed.details))
     assert not pressed.is_error, pressed.text

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive
+from computer_helpers import assert_alive, found_of, matches_of
 from corpus_helpers import Driven, headless_app
 from dbus_fast import Message, MessageType
 
@@ -88,8 +88,8 @@ async def test_gtk3_lists_only_the_shown_page_of_a_stack_and_the_switcher_reache
     assert not any(n.unread for n in first), "GTK 3 leaves nothing unread: the cache holds it"
     assert ON_PAGE_2 not in {n.name for n in first}
     searched = await factory.ok("search_ui", {"stateId": state, "text": ON_PAGE_2})
-    assert not [m for m in searched["matches"] if m["matchReason"] == "exact"], searched
-    assert "unread" not in searched, "nothing known was left unsearched"
+    assert not [m for m in matches_of(searched) if m.reason == "exact"], searched.text
+    assert not found_of(searched).unread, "nothing known was left unsearched"
     bus = AtspiBus(module_sandbox.env)
     try:
         inset = _named(first, ON_PAGE_1)
@@ -98,11 +98,11 @@ async def test_gtk3_lists_only_the_shown_page_of_a_stack_and_the_switcher_reache
         radios = await factory.ok(
             "search_ui", {"stateId": state, "text": "Page 2", "role": "radio"}
         )
-        (switch,) = [m["ref"] for m in radios["matches"] if m["label"] == "Page 2"]
-        pressed = await factory.ok(
-            "act_ui", {"stateId": state, "actions": [{"action": "press", "ref": switch}]}
+        (switch,) = [m.ref for m in matches_of(radios) if m.label == "Page 2"]
+        pressed = await factory.act(
+            {"stateId": state, "actions": [{"action": "press", "ref": switch}]}
         )
-        assert pressed["outcome"] == "worked", pressed
+        assert pressed.outcome == "worked", factory.texts[-1]
         _, second = await _look(factory)
         label = _named(second, ON_PAGE_2)
         assert ON_PAGE_1 not in {n.name for n in second}, "the first page left the tree"

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+from computer_helpers import state_id_of
 from corpus_helpers import Driven
 
 from actui.backends.linux.sandbox import Sandbox
@@ -44,15 +45,15 @@ async def test_a_relation_names_a_field_plainly_and_layout_names_the_other_as_in
 ) -> None:
     app, process = form
     window = await app.window("Labels fixture")
-    observed = await app.ok("observe_ui", {"root": window["windowRef"], "mode": "semantic"})
-    outline, state = app.texts[-1], observed["stateId"]
+    observed = await app.ok("observe_ui", {"root": window.ref, "mode": "semantic"})
+    outline, state = app.texts[-1], state_id_of(observed)
     (email,) = await app.refs(state, text="Email address", role="textbox")
     (phone,) = await app.refs(state, text="Phone", role="textbox")
     named = f'{email} textbox "Email address"'
     assert named in outline and f"{named} (label inferred)" not in outline, outline
     assert f'{phone} textbox "Phone" (label inferred)' in outline, outline
     (submit,) = await app.refs(state, text="Submit", role="button")
-    done, filled = await app.act(
+    done = await app.act(
         {
             "stateId": state,
             "actions": [
@@ -62,10 +63,12 @@ async def test_a_relation_names_a_field_plainly_and_layout_names_the_other_as_in
             "expect": {"ref": phone, "value": "+44 20 7946 0000"},
         },
     )
-    assert done.verification is not None and done.verification.status == "verified", filled
+    assert done.verification is not None and done.verification.status == "verified", done
+    assert done.observation is not None, done
     await app.answering()
     await app.computer.call(
-        "act_ui", {"stateId": filled["stateId"], "actions": [{"action": "press", "ref": submit}]}
+        "act_ui",
+        {"stateId": done.observation.state_id, "actions": [{"action": "press", "ref": submit}]},
     )
     assert process.stdout is not None
     out = await asyncio.wait_for(process.stdout.read(), 15)
