@@ -22,7 +22,7 @@ from actui.backends.base import Accessibility, ProcessExit
 from actui.conditions import UiCondition, condition_json
 from actui.imaging import OcrReport
 from actui.outline.model import Node
-from actui.results import Observation, RootDelta, Wire, exit_json, news_wire
+from actui.results import Observation, ReadNote, RootDelta, Wire, exit_json, news_wire
 from actui.views import node_json
 
 
@@ -95,7 +95,7 @@ class Waited:
     waited_by: Literal["events", "polling"]
     matches: tuple[str, ...] = ()
     window_changes: tuple[RootDelta, ...] = ()
-    unread: tuple[Wire, ...] = ()
+    unread: tuple[ReadNote, ...] = ()
     """What the last check read on demand into the successor."""
 
     @property
@@ -121,7 +121,7 @@ class Waited:
         out.update(news_wire(self.window_changes))
         out.update(self.observation.shown.to_wire())
         if self.unread:
-            out["unread"] = list(self.unread)
+            out["unread"] = [u.json() for u in self.unread]
         return out
 
 

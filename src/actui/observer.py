@@ -19,6 +19,7 @@ from actui.errors import BackendUnavailable, InvalidParams, StaleDocument, Targe
 from actui.imaging import image_geometry, scale_of
 from actui.outline.model import Outline
 from actui.reaching import ConditionReach
+from actui.results import ReadNote
 from actui.runtime.deltas import Announced
 from actui.runtime.roots import (
     RootRegistry,
@@ -29,7 +30,7 @@ from actui.runtime.roots import (
 )
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import ObserveMode, State, StateMeta, StateStore, new_state_id
-from actui.runtime.waiting import OpenedFn, Reader, ReadNote, WaitResult, wait_until
+from actui.runtime.waiting import OpenedFn, Reader, WaitResult, wait_until
 
 MAX_NODES = 4096
 MAX_DEPTH = 64

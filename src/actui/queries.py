@@ -34,8 +34,7 @@ async def search_ui(observer: Observer, p: contract.SearchUi) -> ToolResult:
     if text and has_unread(state) and not any(m.reason == "exact" for m in result.matches):
         state, reached = await _search_unread(observer, state, text)
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
-    unread = tuple(c.json() for c in reached)
-    found = Found(state.state_id, result, state.base_state_id if reached else None, unread)
+    found = Found(state.state_id, result, state.base_state_id if reached else None, tuple(reached))
     lines = [render_search(result)]
     if reached:
         lines.append(f"read on demand into stateId {state.state_id}:")

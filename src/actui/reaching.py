@@ -135,9 +135,13 @@ class Coverage:
     def missing(self) -> list[tuple[int, int]]:
         return list(gaps(self.searched, 0, self.total - 1))
 
+    @property
+    def searched_rows(self) -> int:
+        return sum(high - low + 1 for low, high in self.searched)
+
     def note(self, state_id: str) -> str:
         what = f"{self.node.ref} {self.node.role}"
-        rows = sum(high - low + 1 for low, high in self.searched)
+        rows = self.searched_rows
         if not self.missing:
             return f"{what}: all {self.total:,} rows searched.{self.other_columns}"
         shown = ", ".join(f"{low + 1:,}–{high + 1:,}" for low, high in self.missing[:3])
@@ -153,7 +157,7 @@ class Coverage:
         return {
             "ref": self.node.ref,
             "rows": self.total,
-            "searchedRows": sum(high - low + 1 for low, high in self.searched),
+            "searchedRows": self.searched_rows,
             "notSearched": [[low + 1, high + 1] for low, high in self.missing],
             "stoppedSlow": self.slow,
             "searchedColumns": [self.columns.start + 1, self.columns.stop],

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, cast, get_args
+from typing import Literal, Protocol, cast, get_args
 
 from actui.backends.base import (
     DeliveryPolicy,
@@ -47,6 +47,15 @@ def as_outcome(value: str) -> Outcome:
     if value not in OUTCOMES:
         raise ValueError(f"{value!r} is not an outcome ({', '.join(OUTCOMES)})")
     return cast(Outcome, value)
+
+
+class ReadNote(Protocol):
+    """What a read on demand says it covered (``actui.reaching.Coverage`` or ``Unopened``):
+    a result carries these, and turns each into its note and its wire form."""
+
+    def note(self, state_id: str) -> str: ...
+
+    def json(self) -> Wire: ...
 
 
 SettledBy = Literal["events", "window", "launch", "none"]
@@ -505,7 +514,7 @@ class Found:
     state_id: str
     result: SearchResult
     base_state_id: str | None = None
-    unread: tuple[Wire, ...] = ()
+    unread: tuple[ReadNote, ...] = ()
 
     def to_wire(self) -> Wire:
         matches = self.result.matches
@@ -518,5 +527,5 @@ class Found:
         }
         if self.unread:
             out["baseStateId"] = self.base_state_id
-            out["unread"] = list(self.unread)
+            out["unread"] = [u.json() for u in self.unread]
         return out

@@ -67,7 +67,7 @@ async def wait_for(observer: Observer, renderer: Renderer, p: contract.WaitFor) 
         waited_by="events" if waited.event_driven else "polling",
         matches=tuple(waited.evaluation.matches),
         window_changes=changes,
-        unread=tuple(r.json() for r in waited.reached),
+        unread=tuple(waited.reached),
     )
     return ToolResult(f"{above}\n{body}", result)
 

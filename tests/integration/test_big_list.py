@@ -18,6 +18,7 @@ from corpus_helpers import Driven
 from actui import api
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.windows import Windowed
+from actui.reaching import Coverage
 from actui.tools import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -111,7 +112,8 @@ async def test_searching_for_the_last_row_reads_it_on_demand_and_select_selects_
     successor = found.state_id
     assert successor != base and found.base_state_id == base, found
     (unread,) = found.unread
-    assert unread["rows"] == ROWS and unread["notSearched"], unread
+    assert isinstance(unread, Coverage), unread
+    assert unread.total == ROWS and unread.missing, unread
     assert "not searched" in big.app.texts[-1], big.app.texts[-1]
     before = found_of(
         await big.app.ok("search_ui", {"stateId": base, "text": wanted, "role": "cell"})
@@ -200,8 +202,8 @@ async def test_wait_for_text_in_an_unread_row_finds_it_by_reading_on_demand(
     assert waited.found and waited.matches, big.app.texts[-1]
     assert "read on demand into stateId" in big.app.texts[-1], big.app.texts[-1]
     (unread,) = waited.unread
-    searched = unread["searchedRows"]
-    assert unread["rows"] == ROWS and isinstance(searched, int) and 0 < searched < ROWS, unread
+    assert isinstance(unread, Coverage), unread
+    assert unread.total == ROWS and 0 < unread.searched_rows < ROWS, unread
     await big.app.ok(
         "inspect_ui", {"stateId": waited.observation.state_id, "ref": waited.matches[0]}
     )

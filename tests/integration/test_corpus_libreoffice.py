@@ -37,6 +37,7 @@ from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX
 from actui.backends.base import RawNode
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.windows import window_text
+from actui.reaching import Unopened
 from actui.results import RootView
 from actui.tools import Computer
 
@@ -136,8 +137,8 @@ async def test_search_ui_finds_an_item_of_a_closed_menu_by_reading_it_on_demand(
     assert "Format" in exact[0].path, exact[0]
     searched = found_of(found)
     assert searched.base_state_id == state and searched.state_id != state
-    (hidden,) = [each for each in searched.unread if "hiddenRead" in each]
-    assert hidden["hiddenRead"] >= 1 and hidden["hiddenNotRead"], hidden
+    (hidden,) = [each for each in searched.unread if isinstance(each, Unopened)]
+    assert hidden.read >= 1 and hidden.left, hidden
     assert "search_ui again on stateId" in found.text, found.text
     stored = calc.computer.state(state).outline
     assert not any(n.name == "Cells..." for n in stored), "the stored state stayed as it was"

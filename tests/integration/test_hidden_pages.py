@@ -13,6 +13,7 @@ from computer_helpers import expanded_of, found_of, waited_of
 from corpus_helpers import Driven, headless_app
 
 from actui.backends.linux.sandbox import Sandbox
+from actui.reaching import Unopened
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -57,7 +58,7 @@ async def test_search_ui_finds_a_widget_on_a_hidden_page_by_reading_on_demand(
     exact = [m for m in found.result.matches if m.reason == "exact"]
     assert exact, factory.texts[-1]
     assert found.base_state_id == state and found.state_id != state
-    assert any("hiddenRead" in each for each in found.unread), found.unread
+    assert any(isinstance(each, Unopened) for each in found.unread), found.unread
     await factory.ok("inspect_ui", {"stateId": found.state_id, "ref": exact[0].ref})
     assert "Data source: Wikipedia" in factory.texts[-1], factory.texts[-1]
     stored = factory.computer.state(state).outline
@@ -79,6 +80,6 @@ async def test_wait_for_text_on_a_hidden_page_finds_it_by_reading_on_demand(
     assert waited.found and waited.matches, text
     assert "read on demand into stateId" in text, text
     assert waited.observation.base_state_id == state, text
-    assert any("hiddenRead" in each for each in waited.unread), waited.unread
+    assert any(isinstance(each, Unopened) for each in waited.unread), waited.unread
     assert any(n.unread for n in factory.computer.state(state).outline), "stored unchanged"
     await factory.answering()

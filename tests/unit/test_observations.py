@@ -25,6 +25,7 @@ from actui.observations import (
     WindowClosed,
 )
 from actui.outline.model import Node
+from actui.reaching import Unopened
 from actui.results import (
     Capture,
     Execution,
@@ -108,7 +109,7 @@ def test_each_observing_result_writes_its_keys_in_the_order_agents_have_read() -
         "partial", "accessibility", "console", "imageReason", "image"]  # fmt: skip
     cond = UiCondition(text="Saved")
     waited = Waited(_seen(Shown("diff", ({"op": "added"},))), cond, True, 5, 2, "events",
-                    ("@e3",), delta, ({"ref": "@e4"},))  # fmt: skip
+                    ("@e3",), delta, (Unopened(1, ()),))  # fmt: skip
     assert list(waited.to_wire()) == [*HEAD, "found", "gone", "timedOut", "elapsedMs", "checks",
         "waitedBy", "condition", "matches", "windowChanges", "changes", "unread"]  # fmt: skip
     assert waited.to_wire()["view"] == "diff" and not waited.timed_out

@@ -20,6 +20,7 @@ from actui.conditions import UiCondition
 from actui.contract import TOOL_NAMES, export_schemas
 from actui.outline.model import Outline
 from actui.outline.search import search
+from actui.reaching import Coverage, Unopened
 from actui.result_schemas import EXECUTION, RESULTS, output_schema
 from actui.results import (
     BackgroundAttempt,
@@ -130,7 +131,8 @@ def test_any_find_roots_result_conforms_to_its_schema(
 
 @given(outlines(), st.sampled_from(["Save", "OK", "Name", "x"]))
 def test_any_search_result_conforms_to_its_schema(outline: Outline, text: str) -> None:
-    found = Found("s1", search(outline, text=text), "s0", ({"ref": "@e1", "rows": 10},))
+    read = (Coverage(outline.root_node, 10, ((0, 4),)), Unopened(1, (outline.root_node,)))
+    found = Found("s1", search(outline, text=text), "s0", read)
     jsonschema.validate(found.to_wire(), output_schema("search_ui"))
 
 

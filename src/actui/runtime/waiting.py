@@ -22,7 +22,7 @@ from actui.backends.base import Backend, RawNode, Rect, RootInfo, Snapshot
 from actui.conditions import Evaluation, UiCondition, evaluate
 from actui.outline.diff import stabilize
 from actui.outline.model import Outline, build_outline
-from actui.results import Wire
+from actui.results import ReadNote
 
 SnapshotFn = Callable[[], Awaitable[tuple[Snapshot, int]]]
 """Takes a snapshot and says at which epoch of its resource it was taken."""
@@ -31,14 +31,6 @@ OpenedFn = Callable[[], Awaitable[list[Snapshot]]]
 RELIST_S = 0.25
 """How often opened windows are looked for while the waited-on window is quiet: a window
 of another application wakes no wait on this one."""
-
-
-class ReadNote(Protocol):
-    """What a read on demand says it covered (``actui.reaching.Reached``)."""
-
-    def note(self, state_id: str) -> str: ...
-
-    def json(self) -> Wire: ...
 
 
 class Reader(Protocol):
