@@ -222,10 +222,10 @@ class Changes:
     full_view_reason: str | None
     identity_confidence: float
     change_ratio: float
-    surfaced: tuple[str, ...] = ()
-    """Elements a view of the base drew no line for (a caption that repeated its parent)
-    that a view of the successor draws: the agent has never read them, so the diff adds
-    their lines as it does an added element's."""
+    undrawn: frozenset[str] = frozenset()
+    """Elements of both outlines a view of the base drew no line for (layout-only ones,
+    a caption that repeated its parent). One a view of the successor draws has never
+    been read by the agent, so the diff adds its line as it does an added element's."""
 
     @property
     def count(self) -> int:
@@ -277,7 +277,16 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
     gone = [
         n for n in base if n.ref not in successor.nodes and not _left_unread(base, successor, n)
     ]
-    pieces = drawn(base).places if any(n.role == "label" for n in gone) else {}
+    updated = tuple(
+        change
+        for n in successor
+        if n.ref in base.nodes and (change := _updated(base.nodes[n.ref], n, successor)) is not None
+    )
+    labels_gone = any(n.role == "label" for n in gone)
+    # one drawing of the base serves both the paragraphs a removed label was a piece of
+    # and the captions an addition or an update may bring back as lines
+    base_drawn = drawn(base) if labels_gone or added or updated else None
+    pieces = base_drawn.places if base_drawn is not None and labels_gone else {}
     removed = tuple(
         Removed(
             ref=n.ref,
@@ -291,11 +300,6 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
         )
         for n in gone
     )
-    updated = tuple(
-        change
-        for n in successor
-        if n.ref in base.nodes and (change := _updated(base.nodes[n.ref], n, successor)) is not None
-    )
     count = len(added) + len(updated) + len(removed)
     confidence = (len(successor) - len(added)) / max(1, len(successor))
     return Changes(
@@ -305,22 +309,26 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
         full_view_reason=_full_view_reason(base, successor, count, confidence),
         identity_confidence=confidence,
         change_ratio=count / max(1, len(base), len(successor)),
-        surfaced=_surfaced(base, successor) if added or updated else (),
+        undrawn=frozenset(r for r in base_drawn.dissolved if r in successor.nodes)
+        if base_drawn is not None and (added or updated)
+        else frozenset(),
     )
 
 
-def _surfaced(base: Outline, successor: Outline) -> tuple[str, ...]:
+def _surfaced(changes: Changes, successor: Outline, now: Drawn) -> tuple[str, ...]:
     """Elements of both outlines that only a view of the successor draws a line for.
 
     A caption that repeats its parent is dissolved into the parent's line; once it
     gains a child, an action or a mark, or the parent is renamed, it is a line again,
     although the element itself may not have changed at all.
     """
-    hidden = [ref for ref in drawn(base).dissolved if ref in successor.nodes]
-    if not hidden:
-        return ()
-    still = drawn(successor).dissolved
-    return tuple(ref for ref in hidden if ref not in still and not is_layout(successor.nodes[ref]))
+    return tuple(
+        sorted(
+            ref
+            for ref in changes.undrawn
+            if ref not in now.dissolved and not is_layout(successor.nodes[ref])
+        )
+    )
 
 
 def _left_unread(base: Outline, successor: Outline, node: Node) -> bool:
@@ -409,20 +417,22 @@ def _where(successor: Outline, node: Node, place: Place | None) -> str:
 
 
 def _added_lines(
-    fresh: list[tuple[Node, Place | None]], changes: Changes, successor: Outline, said: set[str]
+    fresh: list[tuple[Node, Place | None]],
+    new: Collection[str],
+    successor: Outline,
+    said: set[str],
 ) -> list[str]:
     """The ``+`` lines, in reading order, as fragments of a view: a line says where it goes
     (``under @e2 after @e9``) unless it goes right where an indented line of the fragment
     above puts it: first under the line one indent up, or after the last line at its indent
     below that one. A paragraph with a piece kept reads as ``~``, whole."""
-    added = {a.ref for a in changes.added} | set(changes.surfaced)
     lines: list[str] = []
     path: list[str] = []  # the keys of the fragment's lines, one per indent, down to the last
     last_under: dict[str, str] = {}
     for node, place in sorted(fresh, key=lambda item: item[1].order if item[1] else 1 << 30):
         if place is not None and place.paragraph:
             said.update(n.ref for n in place.unit)
-            if not all(n.ref in added for n in place.unit):
+            if not all(n.ref in new for n in place.unit):
                 lines.append(f"~ {place.text()}")
                 continue
         paragraph = place is not None and place.paragraph
@@ -556,7 +566,8 @@ def diff_or_view(
     """Refs a paragraph's line told: its pieces get no lines of their own."""
     layout = 0
     fresh: list[tuple[Node, Place | None]] = []
-    for ref in (*(a.ref for a in changes.added), *changes.surfaced):
+    surfaced = _surfaced(changes, successor, drawn_now)
+    for ref in (*(a.ref for a in changes.added), *surfaced):
         node, place = successor.nodes[ref], drawn_now.places.get(ref)
         if ref in drawn_now.dissolved or (place is None and is_layout(node)):
             layout += 1
@@ -564,8 +575,9 @@ def diff_or_view(
             continue  # its paragraph's first piece stands for it
         else:
             fresh.append((node, place))
-    lines.extend(_added_lines(fresh, changes, successor, said))
-    said.update(changes.surfaced)  # a line that surfaced says its fields already
+    new = {a.ref for a in changes.added} | set(surfaced)
+    lines.extend(_added_lines(fresh, new, successor, said))
+    said.update(surfaced)  # a line that surfaced says its fields already
     ambiguous = _ambiguous(changes, successor)
     moved = sum(1 for u in changes.updated if not _printable(u))
     left = _focus_left(changes.updated)
