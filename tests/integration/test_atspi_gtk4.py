@@ -193,7 +193,18 @@ async def test_gtk4_leaves_hidden_pages_unread_reads_them_on_demand_and_in_full_
         save = next(n for n in read.values() if (n.raw_role, n.name) == ("push button", "Save"))
         assert save.states == {"offscreen"} and save.rect is None and not save.actions
         again = await snap(backend, root)
-        assert fields(again) == fields(cold), "reading on demand left the mirror as it was"
+        before, after = fields(cold), fields(again)
+        assert after.keys() == before.keys(), "reading on demand left the mirror as it was"
+        moved = {k for k, v in after.items() if before[k] != v}
+        if moved:
+            # The factory's progress bar pulses on its own (``busy`` comes and
+            # goes): a node may differ only as a fresh walk also reads it now.
+            walker = AtspiBackend(sandbox.env)
+            try:
+                walked = fields(await snap(walker, root))
+            finally:
+                await walker.close()
+            assert {k: (after[k], walked[k]) for k in moved if walked[k] != after[k]} == {}
         tab = find(cold, lambda n: n.name == "Page _2")
         pressed = await backend.act(
             ActionRequest(kind="press", root=root, policy="background", target=tab.native_id)
