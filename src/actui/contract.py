@@ -112,7 +112,7 @@ class ExpandUi(ToolParams):
 
     @field_validator("depth", mode="before")
     @classmethod
-    def _clamp_depth(cls, value: Any) -> Any:
+    def _clamp_depth(cls, value: object) -> object:
         if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
             return max(1, min(8, int(value)))
         return value

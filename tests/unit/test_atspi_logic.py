@@ -538,7 +538,7 @@ class _TextToolkit:
             return ""
         return self.text[start:end]
 
-    async def get(self, destination: str, path: str, interface: str, name: str) -> int:
+    async def get_int(self, destination: str, path: str, interface: str, name: str) -> int:
         self.calls += 1
         assert (interface, name) == ("org.a11y.atspi.Text", "CharacterCount")
         return len(self.text)
