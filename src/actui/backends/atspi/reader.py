@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,7 +93,7 @@ def is_disabled(states: frozenset[str]) -> bool:
     return bool(states & _VISIBILITY) and not states & _SENSITIVITY
 
 
-def short_interfaces(names: Any) -> frozenset[str]:
+def short_interfaces(names: Iterable[object]) -> frozenset[str]:
     """``org.a11y.atspi.Text`` → ``Text``."""
     return _short_interfaces(tuple(str(n) for n in names))
 
