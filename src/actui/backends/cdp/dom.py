@@ -16,7 +16,7 @@ from actui.errors import UnknownRef, UnsupportedAction
 
 OBJECT_GROUP = "actui"
 CALL_TIMEOUT_S = 5.0
-"""How long a page-side function may run (a page busy in a handler answers late)."""
+"""How long a page-side function's answer is waited for."""
 
 
 def parse_id(native_id: str) -> tuple[str, int]:
