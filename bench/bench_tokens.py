@@ -140,6 +140,17 @@ async def catalog_tokens(session: ClientSession) -> int:
     return tokens(listed.model_dump_json(by_alias=True, exclude_none=True))
 
 
+async def catalogs() -> dict[str, int]:
+    """actui's catalog with its ``outputSchema``s and as ``--no-structured-content`` lists it
+    (no ``outputSchema``: a client refuses a result that lacks what its schema promises)."""
+    sizes: dict[str, int] = {}
+    for flags in ((), ("--no-structured-content",)):
+        args = ["-m", "actui.cli", "mcp", *flags]
+        async with connect(sys.executable, args, no_desktop_env()) as session:
+            sizes[" ".join(["actui mcp", *flags])] = await catalog_tokens(session)
+    return sizes
+
+
 @dataclass(frozen=True)
 class Outcome:
     server: str
@@ -505,9 +516,17 @@ async def main(argv: Sequence[str]) -> int:
     parser.add_argument("--tasks", help="a count (the first N) or comma-separated task names")
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--desktop-rounds", type=int, default=2, help="0 leaves the demo out")
+    parser.add_argument("--catalog", action="store_true", help="only actui's catalog sizes")
     args, ignored = parser.parse_known_args(argv)
     if ignored:
         print(f"bench_tokens: ignoring {ignored}", file=sys.stderr)
+    if args.catalog:
+        try:
+            sizes = await catalogs()
+        except TokenizerMissing as exc:
+            raise SystemExit(str(exc)) from None
+        print("\n".join(f"| `{server}` | {size:,} |" for server, size in sizes.items()))
+        return 0
     if args.seeds < 1 or args.desktop_rounds < 0:
         raise SystemExit("--seeds must be at least 1 and --desktop-rounds at least 0")
     tasks = chosen_tasks(args.tasks)

@@ -101,7 +101,7 @@ def _typed(result: ToolResult, kind: type[T]) -> T:
     return result.value
 
 
-def _step(**fields: Any) -> Step:
+def _step(**fields: object) -> Step:
     """A step checked now, so a bad one raises where it is written (``InvalidParams``)."""
     return contract.validate_step({k: v for k, v in fields.items() if v is not None})
 

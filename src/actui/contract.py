@@ -18,7 +18,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal, TypeGuard
 
 from pydantic import (
     AfterValidator,
@@ -112,7 +112,7 @@ class ExpandUi(ToolParams):
 
     @field_validator("depth", mode="before")
     @classmethod
-    def _clamp_depth(cls, value: Any) -> Any:
+    def _clamp_depth(cls, value: object) -> object:
         if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
             return max(1, min(8, int(value)))
         return value
@@ -426,7 +426,7 @@ TOOLS: tuple[ToolSpec, ...] = (
 SPECS: Mapping[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
 
 
-def _simplify(schema: Any, defs: Mapping[str, Any]) -> Any:
+def _simplify(schema: object, defs: Mapping[str, object]) -> object:
     """Inline $refs, drop titles, and turn ``anyOf [X, null]`` into X.
 
     Agents read these schemas on every turn, so every token counts; the
@@ -436,33 +436,42 @@ def _simplify(schema: Any, defs: Mapping[str, Any]) -> Any:
         return [_simplify(item, defs) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    if "$ref" in schema:
-        target = defs[schema["$ref"].rsplit("/", 1)[-1]]
+    ref = schema.get("$ref")
+    if isinstance(ref, str):
+        target = defs[ref.rsplit("/", 1)[-1]]
+        assert isinstance(target, dict), ref
         merged = {**target, **{k: v for k, v in schema.items() if k != "$ref"}}
         return _simplify(merged, defs)
-    out: dict[str, Any] = {}
+    out: JsonObject = {}
     for key, value in schema.items():
         if key in ("title", "$defs") or (key == "default" and value is None):
             continue
-        if key == "properties":
+        if key == "properties" and isinstance(value, dict):
             out[key] = {name: _simplify(prop, defs) for name, prop in value.items()}
             continue
         out[key] = _simplify(value, defs)
     any_of = out.get("anyOf")
-    if isinstance(any_of, list) and all(_is_string_choice(s) for s in any_of):
+    if not isinstance(any_of, list):
+        return out
+    choices = [s for s in any_of if _is_string_choice(s)]
+    if len(choices) == len(any_of):
         del out["anyOf"]
-        choices = [v for s in any_of for v in s.get("enum", [s.get("const")])]
-        out = {"type": "string", "enum": choices, **out}
-    elif isinstance(any_of, list):
-        kept = [s for s in any_of if s != {"type": "null"}]
-        if len(kept) == 1:
-            del out["anyOf"]
-            out = {**kept[0], **out}
+        values = [v for s in choices for v in _choice_values(s)]
+        return {"type": "string", "enum": values, **out}
+    kept = [s for s in any_of if s != {"type": "null"}]
+    if len(kept) == 1 and isinstance(kept[0], dict):
+        del out["anyOf"]
+        out = {**kept[0], **out}
     return out
 
 
-def _is_string_choice(schema: Any) -> bool:
+def _is_string_choice(schema: object) -> TypeGuard[JsonObject]:
     return isinstance(schema, dict) and ("enum" in schema or "const" in schema)
+
+
+def _choice_values(schema: JsonObject) -> list[object]:
+    enum = schema.get("enum")
+    return enum if isinstance(enum, list) else [schema.get("const")]
 
 
 def input_schema(name: str) -> JsonObject:

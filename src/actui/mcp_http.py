@@ -29,7 +29,6 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import uvicorn
 from mcp.server.transport_security import TransportSecuritySettings
@@ -355,7 +354,7 @@ class _Gate:
 
 
 async def _health(desktops: SessionDesktops | None) -> Response:
-    body: dict[str, Any] = {"status": "ok"}
+    body: dict[str, object] = {"status": "ok"}
     if desktops is not None:
         body["desktops"] = {"open": len(desktops), "capacity": desktops.cap}
     return JSONResponse(body)
@@ -375,7 +374,7 @@ def build_app(options: HttpOptions) -> tuple[ASGIApp, Callable[[], Awaitable[Non
     )
     computer = None if desktops else Computer()
 
-    async def computer_for(ctx: Any) -> Computer:
+    async def computer_for(ctx: object) -> Computer:
         if desktops is None:
             assert computer is not None
             return computer

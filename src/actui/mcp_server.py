@@ -58,7 +58,7 @@ def _to_mcp(result: ToolResult, structured: bool) -> types.CallToolResult:
     )
 
 
-ComputerFor = Callable[[Any], Awaitable[Computer]]
+ComputerFor = Callable[[object], Awaitable[Computer]]
 """Which ``Computer`` serves a request, from its context (one for stdio; per session on HTTP)."""
 
 
@@ -109,7 +109,7 @@ async def serve() -> None:
     computer = Computer()
     _close_on_sigterm(computer)
 
-    async def the_computer(_ctx: Any) -> Computer:
+    async def the_computer(_ctx: object) -> Computer:
         return computer
 
     server = build_server(the_computer)

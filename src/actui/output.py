@@ -16,8 +16,8 @@ import shutil
 import tempfile
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
 
+from actui.backends.base import JsonObject
 from actui.errors import SchedulerClosed, UnknownRef
 from actui.tokens import estimate_tokens
 
@@ -44,18 +44,22 @@ _REFINE_HINTS = {
 _GENERIC_HINT = "Ask for something narrower"
 
 
-def bound_details(value: Any) -> Any:
-    """``value`` with every string longer than :data:`FIELD_CAP` cut, at any depth.
+def bound_details(details: JsonObject) -> JsonObject:
+    """``details`` with every string longer than :data:`FIELD_CAP` cut, at any depth.
 
     The tools cap each field they know to be app-controlled; this is the floor
     under them, so no structured content carries megabytes the text did not.
     """
+    return {key: _bound(item) for key, item in details.items()}
+
+
+def _bound(value: object) -> object:
     if isinstance(value, str):
         return value if len(value) <= FIELD_CAP else value[:FIELD_CAP] + "…"
     if isinstance(value, dict):
-        return {key: bound_details(item) for key, item in value.items()}
+        return {key: _bound(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
-        return [bound_details(item) for item in value]
+        return [_bound(item) for item in value]
     return value
 
 

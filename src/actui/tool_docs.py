@@ -11,9 +11,8 @@ pay for every catalog token on every turn, people read this page once.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
 
 from actui.backends.base import JsonObject
 from actui.contract import STEP_RULES, TOOLS, input_schema
@@ -137,17 +136,18 @@ def markdown_reference() -> str:
 
 
 def _table(
-    schema: Mapping[str, Any], required: Collection[str] = (), column: str = "parameter"
+    schema: JsonObject, required: Collection[str] = (), column: str = "parameter"
 ) -> list[str]:
     """A schema's properties as a table; ``required`` adds to those the schema requires."""
-    required = {*required, *schema.get("required", ())}
+    required = {*required, *_listed(schema, "required")}
     out = [f"| {column} | type | required | notes |", "| --- | --- | --- | --- |"]
-    for name, prop in schema.get("properties", {}).items():
+    for name, member in _object(schema.get("properties", {})).items():
+        prop = _object(member)
         kind = prop.get("type", "object" if "properties" in prop else "any")
         if isinstance(kind, list):  # a result key that may be null
-            kind = " \\| ".join(kind)
+            kind = " \\| ".join(map(str, kind))
         if "enum" in prop:
-            kind = " \\| ".join(f"`{v}`" for v in prop["enum"])
+            kind = " \\| ".join(f"`{v}`" for v in _listed(prop, "enum"))
         notes = [str(prop["description"]).rstrip(".")] if "description" in prop else []
         for key, label in LIMITS:
             if key in prop:
@@ -161,8 +161,8 @@ def _table(
 
 def _step_kinds() -> list[str]:
     """Each step kind: what it does, its target, its other fields, an example."""
-    step: Mapping[str, Any] = input_schema_of_step()
-    fields = [name for name in step["properties"] if name != "action"]
+    step = input_schema_of_step()
+    fields = [name for name in _object(step["properties"]) if name != "action"]
     out = [
         "### Steps",
         "",
@@ -204,6 +204,18 @@ def _target(target: str, allowed: frozenset[str]) -> str:
 
 def input_schema_of_step() -> JsonObject:
     """The schema of one ``actions`` entry, as agents get it inside ``act_ui``'s."""
-    schema: Any = input_schema("act_ui")  # the contract's own JSON Schema: its shape is known
-    items: JsonObject = schema["properties"]["actions"]["items"]
-    return items
+    actions = _object(_object(input_schema("act_ui")["properties"])["actions"])
+    return _object(actions["items"])
+
+
+def _object(value: object) -> JsonObject:
+    """A member of the contract's own JSON Schemas that is an object, as their shape says."""
+    assert isinstance(value, dict), value
+    return value
+
+
+def _listed(schema: JsonObject, key: str) -> list[str]:
+    """A schema's list of names (``required``) or choices (``enum``), as strings."""
+    value = schema.get(key, [])
+    assert isinstance(value, list), value
+    return [str(item) for item in value]

@@ -58,5 +58,4 @@ class ToolResult:
         wire = self.value.to_wire()
         if self.tool:
             wire = {**wire, "tool": self.tool}
-        bounded: Wire = bound_details(wire)
-        return bounded
+        return bound_details(wire)

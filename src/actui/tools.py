@@ -1,4 +1,5 @@
-"""The eleven tools: ``Computer``, the async Python API and the MCP server's core.
+"""The eleven tools: ``Computer.call(tool, arguments)``, the wire-level core of the MCP
+server, the CLI and the Python API (``api.py``).
 
 ``Computer`` has a session's parts (``session.Session``) and a table of
 handlers, one per tool, each given only the parts it needs. A call validates

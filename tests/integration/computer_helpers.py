@@ -35,7 +35,7 @@ from actui.tools import Computer
 
 async def paired_root(
     computer: Computer, *, pid: int | None = None, title: str = "", timeout_s: float = 20.0
-) -> dict[str, Any]:
+) -> RootView:
     """The first root (of ``pid``, with ``title`` in its title) once it has its X window.
 
     AT-SPI can list a window before the window manager has mapped it, and
@@ -51,7 +51,7 @@ async def paired_root(
             listed = found.value.roots if isinstance(found.value, RootsFound) else ()
             for window in listed:
                 if window.view.root.window_id and title in window.view.title:
-                    return dict(window.to_wire())
+                    return window.view
             await asyncio.sleep(0.05)
 
 

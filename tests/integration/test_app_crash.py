@@ -51,12 +51,12 @@ def _is_file(path: str) -> bool:
 async def _observed(computer: Computer, pid: int, title: str) -> tuple[str, str, str]:
     """The dialog's root ref, a state of it, and its OK button's ref."""
     root = await paired_root(computer, pid=pid, title=title)
-    seen = await computer.call("observe_ui", {"root": root["windowRef"], "mode": "semantic"})
+    seen = await computer.call("observe_ui", {"root": root.ref, "mode": "semantic"})
     assert not seen.is_error, seen.text
     found = await computer.call(
         "search_ui", {"stateId": state_id_of(seen), "text": "OK", "role": "button"}
     )
-    return root["windowRef"], state_id_of(seen), matches_of(found)[0].ref
+    return root.ref, state_id_of(seen), matches_of(found)[0].ref
 
 
 async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(
@@ -128,7 +128,7 @@ async def test_a_stopped_app_is_listed_as_not_answering_and_still_seen(
     await module_sandbox.wait_for_app(app.pid)
     root = await paired_root(computer, pid=app.pid, title="Frozen")
     for _ in range(50):  # drawn before it stops: OCR reads its text off the live window
-        ocr = observed_of(await _visual(computer, root["windowRef"])).ocr
+        ocr = observed_of(await _visual(computer, root.ref)).ocr
         assert ocr is not None
         if ocr.lines:
             break
@@ -138,14 +138,14 @@ async def test_a_stopped_app_is_listed_as_not_answering_and_still_seen(
         listed = await computer.call("find_roots", {"pid": app.pid})
         (window,) = windows_of(listed)
         assert window.root.accessibility == "not_answering", listed.text
-        assert window.ref == root["windowRef"] and "not answering" in listed.text
+        assert window.ref == root.ref and "not answering" in listed.text
         fresh = Computer(env=module_sandbox.env)  # a session that never read the app
         try:
             first = await fresh.call("find_roots", {"pid": app.pid})
             assert [w.root.accessibility for w in windows_of(first)] == ["not_answering"]
         finally:
             await fresh.close()
-        seen = await _visual(computer, root["windowRef"])
+        seen = await _visual(computer, root.ref)
         assert not seen.is_error, seen.text
         assert seen.images and "Still here" in seen.text, seen.text
         assert "not answering" in seen.text

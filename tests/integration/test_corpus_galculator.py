@@ -42,7 +42,7 @@ async def calc(module_sandbox: Sandbox) -> AsyncIterator[Calc]:
     await module_sandbox.wait_for_app(app.pid)
     computer = Computer(env=module_sandbox.env)
     root = await paired_root(computer, pid=app.pid)
-    yield Calc(computer, app, str(root["windowRef"]))
+    yield Calc(computer, app, root.ref)
     await computer.close()
 
 

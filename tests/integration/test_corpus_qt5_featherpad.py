@@ -77,8 +77,8 @@ async def test_typed_non_ascii_lines_saved_with_ctrl_s_are_the_file_bytes(editor
     computer, pid = editor.computer, editor.pid
     window = await paired_root(computer, pid=pid, title="notes.txt")
     assert_alive(pid)
-    assert window["toolkit"].startswith("Qt 5"), window
-    observed = await call_alive(computer, pid, "observe_ui", {"root": window["windowRef"]})
+    assert window.root.toolkit.startswith("Qt 5"), window
+    observed = await call_alive(computer, pid, "observe_ui", {"root": window.ref})
     state = state_id_of(observed)
     document = await _document(computer, pid, state)
 

@@ -49,7 +49,7 @@ class Designer:
 
     async def observe(self, title: str) -> str:
         window = await paired_root(self.computer, pid=self.pid, title=title)
-        observed = await self.call("observe_ui", {"root": window["windowRef"]})
+        observed = await self.call("observe_ui", {"root": window.ref})
         return str(state_id_of(observed))
 
     async def ref(self, state: str, text: str, role: str) -> str:

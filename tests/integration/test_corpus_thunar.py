@@ -65,7 +65,7 @@ class Thunar:
     async def observe(self, title: str = TITLE, mode: str = "semantic") -> str:
         window = await paired_root(self.computer, pid=self.pid, title=title)
         assert_alive(self.pid)
-        observed = await self.call("observe_ui", {"root": window["windowRef"], "mode": mode})
+        observed = await self.call("observe_ui", {"root": window.ref, "mode": mode})
         return state_id_of(observed)
 
     async def ref(self, state: str, **query: str) -> str:

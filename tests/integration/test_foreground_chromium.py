@@ -34,7 +34,7 @@ async def test_typing_into_a_web_field_escalates_to_the_foreground_and_lands(
     await sandbox.wait_for_app(browser.pid, timeout=30)
     computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
-        root = (await paired_root(computer, title="Escalation form"))["windowRef"]
+        root = (await paired_root(computer, title="Escalation form")).ref
         observed = await computer.call("observe_ui", {"root": root, "mode": "fused"})
         assert not observed.is_error, observed.text
         # the window's title comes with the document; its accessible content a moment later

@@ -42,7 +42,7 @@ async def factory(module_sandbox: Sandbox) -> int:
 
 
 async def _observe(computer: Computer, pid: int, mode: str = "fused") -> str:
-    root = (await paired_root(computer, pid=pid))["windowRef"]
+    root = (await paired_root(computer, pid=pid)).ref
     observed = await computer.call("observe_ui", {"root": root, "mode": mode})
     assert not observed.is_error, observed.text
     return str(state_id_of(observed))

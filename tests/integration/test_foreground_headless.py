@@ -41,7 +41,7 @@ async def test_headless_observe_set_toggle_press_sends_no_input_and_keeps_focus_
     session = X11Session(sandbox.display)
     computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
-        keep = (await paired_root(computer, pid=other.pid))["windowId"]
+        keep = (await paired_root(computer, pid=other.pid)).root.window_id
         async with asyncio.timeout(10):  # the window manager activates new windows
             while True:
                 if await session.active_window() == keep:
@@ -51,10 +51,8 @@ async def test_headless_observe_set_toggle_press_sends_no_input_and_keeps_focus_
             active = await session.active_window()
             pointer = await session.pointer_position()
             root = await paired_root(computer, pid=factory.pid)
-            assert root["windowId"] != active, "the workflow must target an inactive window"
-            observed = await computer.call(
-                "observe_ui", {"root": root["windowRef"], "mode": "semantic"}
-            )
+            assert root.root.window_id != active, "the workflow must target an inactive window"
+            observed = await computer.call("observe_ui", {"root": root.ref, "mode": "semantic"})
             state = state_id_of(observed)
             nodes = list(computer.state(state).outline)
             entry = _first(nodes, "textbox", "entry")

@@ -106,9 +106,7 @@ async def test_a_coordinate_click_and_typing_compute_in_gnome_calculator(sandbox
     computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         window = await paired_root(computer, pid=calculator.pid)
-        observed = await computer.call(
-            "observe_ui", {"root": window["windowRef"], "mode": "visual"}
-        )
+        observed = await computer.call("observe_ui", {"root": window.ref, "mode": "visual"})
         state = state_id_of(observed)
         found = await computer.call("search_ui", {"stateId": state, "text": "6", "role": "button"})
         six = matches_of(found)[0].ref

@@ -61,11 +61,11 @@ async def test_a_forged_window_title_stays_quoted_in_roots_observe_and_act(
 ) -> None:
     computer, pid = hostile
     window = await paired_root(computer, pid=pid)
-    title = window["windowTitle"].removesuffix("…")  # cut at the title cap, newlines kept
+    title = window.title  # as the backend read it, newlines kept
     assert len(title) > 150 and FORGED.startswith(title), "the title reached actui as set"
     roots = await computer.call("find_roots", {"pid": pid})
     _assert_unforged(roots, "found ")
-    observed = await computer.call("observe_ui", {"root": window["windowRef"]})
+    observed = await computer.call("observe_ui", {"root": window.ref})
     _assert_unforged(observed, "observe_ui ")
     assert observed.text.splitlines()[1].startswith("stateId ")
     state = state_id_of(observed)
@@ -79,7 +79,7 @@ async def test_a_forged_window_title_stays_quoted_in_roots_observe_and_act(
     inspected = await computer.call("search_ui", {"stateId": state_id_of(acted), "text": "Evil"})
     _assert_unforged(inspected, "found ")
     # the app survived and still answers
-    again = await computer.call("observe_ui", {"root": window["windowRef"]})
+    again = await computer.call("observe_ui", {"root": window.ref})
     assert not again.is_error
 
 

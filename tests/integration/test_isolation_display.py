@@ -31,7 +31,7 @@ async def _dialog(sandbox: Sandbox) -> tuple[asyncio.subprocess.Process, Compute
     """A zenity entry, observed: its pid, the computer, and the refs an agent holds."""
     app = await entry_dialog(sandbox, "Display test")
     computer = Computer(env=sandbox.env)
-    root = (await paired_root(computer, pid=app.pid))["windowRef"]
+    root = (await paired_root(computer, pid=app.pid)).ref
     seen = await computer.call("observe_ui", {"root": root})
     assert not seen.is_error, seen.text
     state = state_id_of(seen)

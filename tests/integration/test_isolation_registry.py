@@ -68,7 +68,7 @@ async def test_a_restarted_registry_is_reattached_and_its_apps_relisted(
     qt = await module_sandbox.launch(["featherpad"])  # Qt 5: does not register again
     await module_sandbox.wait_for_app(qt.pid)
     await paired_root(computer, pid=qt.pid)
-    root = (await paired_root(computer, pid=before.pid))["windowRef"]
+    root = (await paired_root(computer, pid=before.pid)).ref
     state, field = await _observed_field(computer, root)
     (registry,) = _registry_pids(module_sandbox)
     await kill_and_wait(registry)
@@ -101,7 +101,7 @@ async def test_a_restarted_registry_is_reattached_and_its_apps_relisted(
 
     after = await entry_dialog(module_sandbox, "After restart")
     state_after, _ = await _observed_field(
-        computer, (await paired_root(computer, pid=after.pid))["windowRef"]
+        computer, (await paired_root(computer, pid=after.pid)).ref
     )
     waiting = asyncio.ensure_future(
         computer.call(

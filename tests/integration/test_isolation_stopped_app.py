@@ -80,7 +80,7 @@ async def test_acting_on_one_app_while_another_is_stopped_takes_the_usual_time(
     a = await _entry(module_sandbox, "Stopped A")
     b = await _entry(module_sandbox, "Working B")
     await paired_root(computer, pid=a.pid, title="Stopped A")
-    root_b = (await paired_root(computer, pid=b.pid, title="Working B"))["windowRef"]
+    root_b = (await paired_root(computer, pid=b.pid, title="Working B")).ref
     await _timed_write(computer, root_b, "warm")  # first contact costs are not the baseline
     baseline = await _timed_write(computer, root_b, "before")
     a.send_signal(signal.SIGSTOP)

@@ -37,7 +37,7 @@ async def test_observing_a_churning_huge_name_keeps_memory_flat(sandbox: Sandbox
         names = set()
 
         async def observe() -> None:
-            observed = await computer.call("observe_ui", {"root": window["windowRef"]})
+            observed = await computer.call("observe_ui", {"root": window.ref})
             assert not observed.is_error, observed.text
             state = state_id_of(observed)
             found = await computer.call("search_ui", {"stateId": state, "role": "button"})

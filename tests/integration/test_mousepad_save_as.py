@@ -80,7 +80,7 @@ async def _save_as(editor: Editor, text: str, *, new_tab: bool = False) -> SaveA
     Save As dialog."""
     computer = editor.computer
     window = await paired_root(computer, pid=editor.pid, title="Mousepad")
-    state = state_id_of(await computer.call("observe_ui", {"root": window["windowRef"]}))
+    state = state_id_of(await computer.call("observe_ui", {"root": window.ref}))
     if new_tab:
         _, opened = await _act(computer, state, {"action": "keypress", "keys": ["ctrl", "n"]})
         state = state_id_of(opened)
@@ -93,7 +93,7 @@ async def _save_as(editor: Editor, text: str, *, new_tab: bool = False) -> SaveA
     )
     assert typed.steps[0].outcome == "worked", typed
     dialog = await paired_root(computer, pid=editor.pid, title="Save As")
-    state = state_id_of(await computer.call("observe_ui", {"root": dialog["windowRef"]}))
+    state = state_id_of(await computer.call("observe_ui", {"root": dialog.ref}))
     name = await _shown(computer, state, await _refs(computer, state, role="textbox"))
     (save,) = await _refs(computer, state, text="Save", role="button")
     return SaveAs(state, name, save)

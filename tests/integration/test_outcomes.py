@@ -52,7 +52,7 @@ async def login(module_sandbox: Sandbox) -> AsyncIterator[Login]:
     await module_sandbox.wait_for_app(process.pid)
     computer = Computer(env=module_sandbox.env)
     window = await paired_root(computer, pid=process.pid)
-    observed = await computer.call("observe_ui", {"root": window["windowRef"], "mode": "semantic"})
+    observed = await computer.call("observe_ui", {"root": window.ref, "mode": "semantic"})
     state = state_id_of(observed)
     try:
         yield Login(
@@ -129,7 +129,7 @@ async def test_gone_is_success_when_the_window_itself_closes(module_sandbox: San
     computer = Computer(env=module_sandbox.env)
     try:
         window = await paired_root(computer, pid=info.pid)
-        observed = await computer.call("observe_ui", {"root": window["windowRef"]})
+        observed = await computer.call("observe_ui", {"root": window.ref})
         state = state_id_of(observed)
         label = await _ref(computer, state, text="Going away soon")
         gone = {"ref": label, "text": "Going away soon", "gone": True, "timeoutMs": 20_000}

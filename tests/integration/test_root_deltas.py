@@ -10,7 +10,6 @@ import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
 
 from atspi_helpers import root_of
 from computer_helpers import executed, matches_of, observed_of, paired_root, state_id_of, windows_of
@@ -18,6 +17,7 @@ from computer_helpers import executed, matches_of, observed_of, paired_root, sta
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionRequest
 from actui.backends.linux.sandbox import Sandbox
+from actui.results import RootView
 from actui.tool_result import ToolResult
 from actui.tools import Computer
 
@@ -25,10 +25,10 @@ FORM = str(Path(__file__).parents[1] / "apps" / "qt_form.py")
 
 
 async def _press(
-    computer: Computer, window: dict[str, Any], outcome: str = "worked", **query: str
+    computer: Computer, window: RootView, outcome: str = "worked", **query: str
 ) -> ToolResult:
     """Observe the window, press the element ``query`` finds; the act's details."""
-    state = state_id_of(await computer.call("observe_ui", {"root": window["windowRef"]}))
+    state = state_id_of(await computer.call("observe_ui", {"root": window.ref}))
     return await _press_in(computer, state, outcome, **query)
 
 
@@ -46,9 +46,7 @@ async def _press_in(
 
 
 @asynccontextmanager
-async def _app(
-    sandbox: Sandbox, argv: list[str]
-) -> AsyncIterator[tuple[Computer, int, dict[str, Any]]]:
+async def _app(sandbox: Sandbox, argv: list[str]) -> AsyncIterator[tuple[Computer, int, RootView]]:
     """The app started, an agent session, and the app's window (once it has its X window)."""
     process = await sandbox.launch(argv)
     await sandbox.wait_for_app(process.pid)
@@ -81,7 +79,7 @@ async def test_gtk4_whose_events_lag_settles_by_the_window(sandbox: Sandbox) -> 
 async def test_a_window_of_a_process_a_launcher_started_is_a_delta(sandbox: Sandbox) -> None:
     """xfce4-appfinder launches mousepad: appfinder closes, mousepad's window comes later."""
     async with _app(sandbox, ["xfce4-appfinder"]) as (computer, finder, window):
-        state = state_id_of(await computer.call("observe_ui", {"root": window["windowRef"]}))
+        state = state_id_of(await computer.call("observe_ui", {"root": window.ref}))
         query = await computer.call("search_ui", {"stateId": state, "role": "textbox"})
         typed = await computer.call(
             "act_ui",
@@ -123,13 +121,13 @@ async def test_a_window_that_opens_after_the_settle_is_reported_by_the_next_call
         trace = executed(await _press(computer, window, "unknown", text="Later", role="button"))
         assert trace.root_deltas == (), trace
         await asyncio.sleep(1.5)
-        observed = await computer.call("observe_ui", {"root": window["windowRef"]})
+        observed = await computer.call("observe_ui", {"root": window.ref})
         (news,) = observed_of(observed).window_changes
         assert (news.change, news.title, news.pid) == ("appeared", "Details", pid)
         assert f'new root: window "Details" {news.ref}' in observed.text
         listed = await computer.call("find_roots", {"pid": pid})
         assert news.ref in {w.ref for w in windows_of(listed)}
-        again = await computer.call("observe_ui", {"root": window["windowRef"]})
+        again = await computer.call("observe_ui", {"root": window.ref})
         assert observed_of(again).window_changes == (), "reported once"
 
 

@@ -49,7 +49,7 @@ async def _type_and_press_ok(
     )
     try:
         await sandbox.wait_for_app(dialog.pid)
-        root = (await paired_root(computer, pid=dialog.pid))["windowRef"]
+        root = (await paired_root(computer, pid=dialog.pid)).ref
         observed = await computer.call("observe_ui", {"root": root})
         assert not observed.is_error, observed.text
         state = state_id_of(observed)

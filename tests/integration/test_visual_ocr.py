@@ -96,9 +96,7 @@ async def test_visual_observe_adds_picture_only_text_and_a_click_on_it_hits_the_
     computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         window = await paired_root(computer, pid=factory.pid)
-        observed = await computer.call(
-            "observe_ui", {"root": window["windowRef"], "mode": "visual"}
-        )
+        observed = await computer.call("observe_ui", {"root": window.ref, "mode": "visual"})
         ocr = observed_of(observed).ocr
         assert ocr is not None and ocr.picture_only >= 1, ocr
         state = state_id_of(observed)

@@ -38,6 +38,7 @@ from actui.backends.atspi.tables import STATE_NAMES, role_name, state_names
 from actui.backends.atspi.window_origin import choose_window, content_offset
 from actui.backends.base import RawNode, Rect
 from actui.backends.x11.ewmh import XWindow
+from actui.errors import TargetGone
 
 
 @given(st.sets(st.integers(min_value=1, max_value=len(STATE_NAMES) - 1)))
@@ -60,6 +61,13 @@ def test_gtk4_root_states_and_roles_read_as_names() -> None:
 )
 def test_native_ids_parse_back_to_the_address(bus: str, path: str) -> None:
     assert Address.parse(Address(bus, path).native_id) == Address(bus, path)
+
+
+@pytest.mark.parametrize("reply", [None, 7, ":1.2/a", [":1.2"], (":1.2", "/a", "/b")])
+def test_a_reply_that_is_no_bus_path_pair_reads_as_gone_not_as_an_address(reply: object) -> None:
+    assert Address.of([":1.2", "/a"]) == Address.of((":1.2", "/a")) == Address(":1.2", "/a")
+    with pytest.raises(TargetGone):
+        Address.of(reply)
 
 
 def test_press_prefers_the_reference_order_after_normalizing() -> None:
@@ -538,7 +546,7 @@ class _TextToolkit:
             return ""
         return self.text[start:end]
 
-    async def get(self, destination: str, path: str, interface: str, name: str) -> int:
+    async def get_int(self, destination: str, path: str, interface: str, name: str) -> int:
         self.calls += 1
         assert (interface, name) == ("org.a11y.atspi.Text", "CharacterCount")
         return len(self.text)

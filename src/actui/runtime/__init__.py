@@ -1,1 +1,1 @@
-
+"""A session's runtime: resource lanes, saved states, the roots seen, waits and root deltas."""

@@ -17,7 +17,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import replace
-from typing import Any
 
 from dbus_fast import Variant
 
@@ -440,7 +439,7 @@ class ActionDelivery:
     async def _text(self, at: Address, basics: Basics) -> tuple[str, int]:
         """The live text; for a password field only its length, as bullets."""
         if basics.secure:
-            count = int(await self._bus.get(at.bus, at.path, TEXT, "CharacterCount"))
+            count = await self._bus.get_int(at.bus, at.path, TEXT, "CharacterCount")
             return "\u25cf" * count, count
         return await read_text(self._bus, at, 0, 1 << 20)
 
@@ -467,7 +466,7 @@ class ActionDelivery:
         if refused is not None:
             return refused
         before, count = await self._text(at, basics)
-        caret = int(await self._bus.get(at.bus, at.path, TEXT, "CaretOffset"))
+        caret = await self._bus.get_int(at.bus, at.path, TEXT, "CaretOffset")
         if caret < 0 or caret > count:
             caret = count
         text = request.text
@@ -551,13 +550,11 @@ class ActionDelivery:
         """
         ways: list[tuple[str, Callable[[], Awaitable[bool]]]] = []
 
-        async def ask(where: Address, interface: str, member: str, *args: int) -> Any:
+        async def call(where: Address, interface: str, member: str, *args: int) -> bool:
+            """Whether the method said it worked (one with no answer counts as yes)."""
             signature = "i" * len(args)
             body = await self._bus.call(where.bus, where.path, interface, member, signature, args)
-            return body[0] if body else True
-
-        async def call(where: Address, interface: str, member: str, *args: int) -> bool:
-            return bool(await ask(where, interface, member, *args))
+            return bool(body[0]) if body else True
 
         container = await self._container(at)
         if container is not None:
@@ -569,7 +566,10 @@ class ActionDelivery:
                 # GTK 3 refuses SelectChild on a table of several columns; its rows
                 # are selected through the Table interface.
                 async def add_row() -> bool:
-                    row = int(await ask(box, TABLE, "GetRowAtIndex", index))
+                    (row,) = await self._bus.call(
+                        box.bus, box.path, TABLE, "GetRowAtIndex", "i", (index,)
+                    )
+                    row = int(row)
                     return row >= 0 and await call(box, TABLE, "AddRowSelection", row)
 
                 ways.append(("Table.AddRowSelection", add_row))

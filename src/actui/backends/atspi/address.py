@@ -7,7 +7,7 @@ stable for the element's lifetime and splits unambiguously at the first ``/``.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from actui.errors import TargetGone
 
@@ -35,6 +35,9 @@ class Address(NamedTuple):
         return cls(native_id[:slash], native_id[slash:])
 
     @classmethod
-    def of(cls, pair: Any) -> Address:
-        """From a D-Bus ``(so)`` pair."""
-        return cls(str(pair[0]), str(pair[1]))
+    def of(cls, pair: object) -> Address:
+        """From a D-Bus ``(so)`` pair; anything else is reported as gone, as a malformed
+        id is."""
+        if isinstance(pair, (list, tuple)) and len(pair) == 2:
+            return cls(str(pair[0]), str(pair[1]))
+        raise TargetGone(repr(pair)[:80], "is not an AT-SPI (bus, path) pair", then="observe_ui")

@@ -342,10 +342,18 @@ class AtspiBus:
         """Whether ``destination`` may be sent ``kind``; the conservative set until identified."""
         return kind in self._allowed.get(destination, CONSERVATIVE)
 
-    async def get(self, destination: str, path: str, interface: str, name: str) -> Any:
+    async def get(self, destination: str, path: str, interface: str, name: str) -> object:
         """One property's value."""
         body = await self.call(destination, path, PROPERTIES, "Get", "ss", (interface, name))
         return _plain(body[0])
+
+    async def get_int(self, destination: str, path: str, interface: str, name: str) -> int:
+        """One integer property (a count, an offset, a process id); a value of another
+        type is the application failing the call."""
+        value = await self.get(destination, path, interface, name)
+        if isinstance(value, int):
+            return value
+        raise CallFailed(f"{interface}.{name}", "actui.NotAnInteger", repr(value)[:80])
 
     async def get_all(self, destination: str, path: str, interface: str) -> dict[str, object]:
         """All of an interface's properties in one call."""
@@ -369,7 +377,7 @@ class AtspiBus:
             except CallFailed:
                 self._no_get_all.add(key)
 
-        async def one(name: str) -> tuple[str, Any]:
+        async def one(name: str) -> tuple[str, object]:
             try:
                 return name, await self.get(destination, path, interface, name)
             except CallFailed:
@@ -554,5 +562,5 @@ def _error(call: Message, reply: Message) -> Exception:
     return CallFailed(f"{call.interface}.{call.member}", reply.error_name or "", detail)
 
 
-def _plain(value: Any) -> Any:
+def _plain(value: object) -> object:
     return value.value if isinstance(value, Variant) else value

@@ -72,7 +72,7 @@ class FocusTracker:
 async def read_length(bus: AtspiBus, native_id: str) -> int:
     """How many characters the field holds: one call, for waiting on a long text."""
     at = Address.parse(native_id)
-    return int(await bus.get(at.bus, at.path, TEXT, "CharacterCount"))
+    return await bus.get_int(at.bus, at.path, TEXT, "CharacterCount")
 
 
 async def read_field(bus: AtspiBus, native_id: str) -> FieldText | None:
@@ -82,11 +82,11 @@ async def read_field(bus: AtspiBus, native_id: str) -> FieldText | None:
     if "Text" not in basics.interfaces or "focused" not in basics.states:
         return None
     if basics.secure:
-        count = int(await bus.get(at.bus, at.path, TEXT, "CharacterCount"))
+        count = await bus.get_int(at.bus, at.path, TEXT, "CharacterCount")
         text = BULLET * count
     else:
         text, count = await read_text(bus, at, 0, MAX_FIELD_CHARS)
-    caret = int(await bus.get(at.bus, at.path, TEXT, "CaretOffset"))
+    caret = await bus.get_int(at.bus, at.path, TEXT, "CaretOffset")
     start = end = caret if 0 <= caret <= count else count
     (selections,) = await bus.call(at.bus, at.path, TEXT, "GetNSelections")
     if int(selections) > 0:

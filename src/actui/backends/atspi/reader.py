@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -93,7 +93,7 @@ def is_disabled(states: frozenset[str]) -> bool:
     return bool(states & _VISIBILITY) and not states & _SENSITIVITY
 
 
-def short_interfaces(names: Any) -> frozenset[str]:
+def short_interfaces(names: Iterable[object]) -> frozenset[str]:
     """``org.a11y.atspi.Text`` → ``Text``."""
     return _short_interfaces(tuple(str(n) for n in names))
 
@@ -245,7 +245,7 @@ async def read_text(bus: AtspiBus, at: Address, start: int, limit: int) -> tuple
     The end offset is always explicit: GTK 4 answers ``GetText(0, -1)`` with ''.
     """
     text_iface = IFACE_PREFIX + "Text"
-    count = int(await bus.get(at.bus, at.path, text_iface, "CharacterCount"))
+    count = await bus.get_int(at.bus, at.path, text_iface, "CharacterCount")
     end = min(count, start + max(0, limit))
     if end <= start:
         return "", count
@@ -271,7 +271,7 @@ async def actions_from(
         body = await request
         return tuple(str(entry[0]) for entry in body[0][:MAX_ACTIONS])
     except CallFailed:
-        count = int(await bus.get(at.bus, at.path, action, "NActions"))
+        count = await bus.get_int(at.bus, at.path, action, "NActions")
         names = await asyncio.gather(
             *(
                 bus.request(at.bus, at.path, action, "GetName", "i", (i,))
@@ -301,7 +301,7 @@ async def text_head_from(
     text = str((await request)[0])[:VALUE_CAP]
     if 0 < len(text) < VALUE_CAP or (clamps and not text):
         return text, len(text)
-    count = int(await bus.get(at.bus, at.path, IFACE_PREFIX + "Text", "CharacterCount"))
+    count = await bus.get_int(at.bus, at.path, IFACE_PREFIX + "Text", "CharacterCount")
     if text or count <= 0:
         return text, max(count, len(text))
     body = await bus.call(

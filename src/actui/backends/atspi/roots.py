@@ -255,7 +255,7 @@ class RootLister:
             self._bus.identify(at.bus, Toolkit.parse(str(toolkit), str(version)))
             if pid <= 0:
                 with contextlib.suppress(ActuiError):
-                    pid = max(0, int(await self._bus.get(at.bus, at.path, APPLICATION, "Id")))
+                    pid = max(0, await self._bus.get_int(at.bus, at.path, APPLICATION, "Id"))
         except ActuiError:
             return None  # exited while being listed
         return AppInfo(

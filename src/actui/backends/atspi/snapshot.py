@@ -714,8 +714,10 @@ class SnapshotReader:
                 )
                 basics = replace(basics, child_count=viewed.window.count)
             elif _uncounted(basics):
-                count = await self._bus.get(visit.at.bus, visit.at.path, ACCESSIBLE, "ChildCount")
-                basics = replace(basics, child_count=int(count))
+                count = await self._bus.get_int(
+                    visit.at.bus, visit.at.path, ACCESSIBLE, "ChildCount"
+                )
+                basics = replace(basics, child_count=count)
             closed = plan.closed_menu(basics, entry)
             wants_children = _wants_children(visit, basics, max_depth, closed=closed)
             listed = _listed_children(entry, known, wants_children)

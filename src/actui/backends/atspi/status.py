@@ -19,7 +19,9 @@ _STATUS = "org.a11y.Status"
 _PROPERTIES = "org.freedesktop.DBus.Properties"
 
 
-async def _properties(session: MessageBus, member: str, signature: str, body: list[Any]) -> Any:
+async def _properties(
+    session: MessageBus, member: str, signature: str, body: list[object]
+) -> list[Any] | None:
     """One ``Properties`` call on the launcher's Status; None when it fails or is unanswered."""
     message = Message(
         destination=_BUS[0],

@@ -117,9 +117,10 @@ class _Reader:
     def __init__(self, bus: AtspiBus, at: Address, table: bool, cells: bool) -> None:
         self.bus, self.at, self.table, self.cells = bus, at, table, cells
 
-    async def call(self, iface: str, member: str, signature: str = "", *args: int) -> Any:
-        body = await self.bus.call(self.at.bus, self.at.path, iface, member, signature, args)
-        return body[0]
+    async def table_index(self, member: str, index: int) -> int:
+        """``Table.<member>(index)``: the row or column of a child index (-1 off the table)."""
+        (value,) = await self.bus.call(self.at.bus, self.at.path, TABLE, member, "i", (index,))
+        return int(value)
 
     async def cell_of(self, found: Address) -> tuple[int, int] | None:
         """(row, column) of the element found at a point (a list: (index, 0)); None off a
@@ -136,10 +137,9 @@ class _Reader:
             name = await self.bus.get(found.bus, found.path, ACCESSIBLE, "Name")
             return cell_address(str(name))
         row, column = await asyncio.gather(
-            self.call(TABLE, "GetRowAtIndex", "i", index),
-            self.call(TABLE, "GetColumnAtIndex", "i", index),
+            self.table_index("GetRowAtIndex", index), self.table_index("GetColumnAtIndex", index)
         )
-        return (int(row), int(column)) if int(row) >= 0 and int(column) >= 0 else None
+        return (row, column) if row >= 0 and column >= 0 else None
 
     async def first_hit(
         self, points: Sequence[tuple[int, int]]
@@ -196,7 +196,7 @@ async def read_window(
         else _nothing([(0, 0, 0, 0)]),
         _nothing(basics.child_count)
         if counted
-        else bus.get(at.bus, at.path, ACCESSIBLE, "ChildCount"),
+        else bus.get_int(at.bus, at.path, ACCESSIBLE, "ChildCount"),
     )
     window = Window(count=int(count), cells=cells)
     if table:

@@ -17,7 +17,7 @@ from actui.backends.cdp.dialog import ACCEPT_ID, DISMISS_ID, PROMPT_ID
 from actui.backends.cdp.input import key_events, mouse_events, parse_chord
 from actui.backends.cdp.page import Element, PageSession
 from actui.backends.evidence import SETTLE_S, explain, judge, settle, verdict
-from actui.backends.reads import int_of, list_of, numbers, obj_of
+from actui.backends.reads import int_of, list_of, numbers, numbers_of, obj_of
 from actui.errors import DialogOpen, Undeliverable, UnsupportedAction
 
 PAGE_KINDS = ("m", "n", "i", "d")
@@ -150,8 +150,8 @@ async def _click_point(session: PageSession, el: Element) -> dict[str, object]:
     found: dict[str, object] = {"covered": bool(picked.get("covered"))}
     if picked.get("covered"):
         found["coveredBy"] = picked.get("coveredBy")
-    point = picked.get("point")
-    if not point:
+    point = numbers_of(picked, "point")
+    if len(point) != 2:
         return found
     # The element's frame may be offset from the page; its first box in page
     # coordinates (content quads) against the same box in its own viewport.
@@ -160,12 +160,10 @@ async def _click_point(session: PageSession, el: Element) -> dict[str, object]:
     shift_x = shift_y = 0.0
     if quads:
         quad = numbers(quads[0])
-        shift_x = min(quad[0::2]) - float(picked["rect"][0])
-        shift_y = min(quad[1::2]) - float(picked["rect"][1])
-    found["point"] = (
-        float(point[0]) + shift_x + el.offset[0],
-        float(point[1]) + shift_y + el.offset[1],
-    )
+        rect_x, rect_y = numbers_of(picked, "rect", required=True)[:2]
+        shift_x = min(quad[0::2]) - rect_x
+        shift_y = min(quad[1::2]) - rect_y
+    found["point"] = (point[0] + shift_x + el.offset[0], point[1] + shift_y + el.offset[1])
     return found
 
 
@@ -286,9 +284,9 @@ async def _keypress(session: PageSession, request: ActionRequest) -> ActionResul
 async def _toggle(session: PageSession, request: ActionRequest) -> ActionResult:
     el = await session.element(_require_target(request))
     object_id = await dom.resolve(el.channel, el.node)
-    before = await dom.call(el.channel, object_id, dom.CHECKED)
+    before = await dom.call_text(el.channel, object_id, dom.CHECKED)
     delivered = await _click_node(session, request)
-    after = await dom.call(el.channel, object_id, dom.CHECKED)
+    after = await dom.call_text(el.channel, object_id, dom.CHECKED)
     evidence = {**delivered, "before": before, "after": after}
     readable = not before == after == "none"
     outcome = judge(before, after, lambda now: now != before, readable=readable)
@@ -405,14 +403,15 @@ async def _set_value(session: PageSession, request: ActionRequest) -> ActionResu
     widget = await dom.call(el.channel, object_id, dom.VALUE_WIDGET, True)
     if widget.get("field"):
         return await _type_value(session, el, object_id, request, widget)
-    if widget.get("value") is None:
+    start = widget.get("value")
+    if not isinstance(start, (int, float)):
         raise UnsupportedAction(
             "setValue",
             "needs a range or number input, a widget with a text field, or an element with "
             "a numeric aria-valuenow",
             instead="keys",
         )
-    return await _step_value(session, el, object_id, request, float(widget["value"]))
+    return await _step_value(session, el, object_id, request, float(start))
 
 
 async def _type_value(
@@ -446,7 +445,7 @@ async def _step_value(
         pressed += 1
         read = await dom.call(el.channel, object_id, dom.VALUE_WIDGET, False)
         value = read.get("value")
-        if value is None or value == now:
+        if not isinstance(value, (int, float)) or value == now:
             if pressed == 1 and keys == ("ArrowUp",):
                 keys = ("ArrowRight",)  # some sliders only take the horizontal arrows
                 continue
@@ -475,15 +474,15 @@ async def _expand(session: PageSession, request: ActionRequest) -> ActionResult:
     want = "true" if request.kind == "expand" else "false"
     el = await session.element(_require_target(request))
     object_id = await dom.resolve(el.channel, el.node)
-    before = await dom.call(el.channel, object_id, dom.EXPANDED)
+    before = await dom.call_text(el.channel, object_id, dom.EXPANDED)
     if before == want:
         return result(request, "worked", {"before": before, "after": before, "already": True})
     watch = _Watch(session)
     delivered = await _click_node(session, request)
-    after = await dom.call(el.channel, object_id, dom.EXPANDED)
+    after = await dom.call_text(el.channel, object_id, dom.EXPANDED)
     if after == before:
         await watch.changes(("m",))  # a widget may update the state a moment later
-        after = await dom.call(el.channel, object_id, dom.EXPANDED)
+        after = await dom.call_text(el.channel, object_id, dom.EXPANDED)
     evidence = {**delivered, "before": before, "after": after}
     readable = not before == after == "none"
     outcome = judge(before, after, want.__eq__, readable=readable)

@@ -18,12 +18,12 @@ import os
 import time
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
 
 from actui.backends.base import (
     ActionRequest,
     ActionResult,
     Image,
+    JsonObject,
     RawNode,
     Rect,
     RootInfo,
@@ -477,9 +477,10 @@ async def debugger_url(host: str, port: int) -> str:
 
     shown = f"[{host}]" if ":" in host else host
 
-    def fetch() -> Any:
+    def fetch() -> JsonObject:
         with urllib.request.urlopen(f"http://{shown}:{port}/json/version", timeout=5) as reply:
-            return json.loads(reply.read(1 << 20))
+            version = json.loads(reply.read(1 << 20))
+        return version if isinstance(version, dict) else {}
 
     try:
         version = await asyncio.to_thread(fetch)

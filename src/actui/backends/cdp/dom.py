@@ -9,13 +9,14 @@ return only booleans and lengths. This module must not decide outcomes.
 
 from __future__ import annotations
 
-from typing import Any
-
+from actui.backends.base import JsonObject
 from actui.backends.cdp.connection import CdpCommandError, Sender
 from actui.backends.reads import obj_of, text_of
 from actui.errors import UnknownRef, UnsupportedAction
 
 OBJECT_GROUP = "actui"
+CALL_TIMEOUT_S = 5.0
+"""How long a page-side function's answer is waited for."""
 
 
 def parse_id(native_id: str) -> tuple[str, int]:
@@ -52,10 +53,22 @@ async def resolve(conn: Sender, node: int) -> str:
     return str(obj_of(result, "object", required=True)["objectId"])
 
 
-async def call(
-    conn: Sender, object_id: str, function: str, *args: object, timeout_s: float = 5.0
-) -> Any:
-    """Run ``function`` with ``this`` = the object; its JSON-able return value."""
+async def call(conn: Sender, object_id: str, function: str, *args: object) -> JsonObject:
+    """Run ``function`` with ``this`` = the object; the JSON object it returns (``{}`` when
+    it returns none: the functions that only act return ``true``)."""
+    value = await _run(conn, object_id, function, args)
+    return value if isinstance(value, dict) else {}
+
+
+async def call_text(conn: Sender, object_id: str, function: str) -> str:
+    """Run ``function`` with ``this`` = the object; the string it returns (a state such as
+    ``"true"`` / ``"none"``), ``""`` when it returns none."""
+    value = await _run(conn, object_id, function, ())
+    return value if isinstance(value, str) else ""
+
+
+async def _run(conn: Sender, object_id: str, function: str, args: tuple[object, ...]) -> object:
+    """``Runtime.callFunctionOn`` by value; a page exception refuses the step."""
     result = await conn.send(
         "Runtime.callFunctionOn",
         {
@@ -65,7 +78,7 @@ async def call(
             "returnByValue": True,
             "awaitPromise": True,
         },
-        timeout_s=timeout_s,
+        timeout_s=CALL_TIMEOUT_S,
     )
     if "exceptionDetails" in result:
         text = text_of(obj_of(obj_of(result, "exceptionDetails"), "exception"), "description")
