@@ -710,7 +710,13 @@ class SnapshotReader:
                 started = plan.windows.pop(visit.at, None)
                 viewed = await (
                     started
-                    or read_window(self._bus, visit.at, basics, showing_known=plan.showing_known)
+                    or read_window(
+                        self._bus,
+                        visit.at,
+                        basics,
+                        showing_known=plan.showing_known,
+                        parent_role=_role_of(plan, parent),
+                    )
                 )
                 basics = replace(basics, child_count=viewed.window.count)
             elif _uncounted(basics):
@@ -869,17 +875,19 @@ def _prefetch(
     the child lists were a chain of round trips every later element waited behind
     (children are admitted in breadth-first order), and a tree view's view, a
     dozen round trips of its own, started only once the walk got down to it."""
-    below = [(root, 0)]
+    below: list[tuple[Address, int, str | None]] = [(root, 0, None)]
     seen = {root}
     while below:
-        at, depth = below.pop()
+        at, depth, parent_role = below.pop()
         entry = cache.get(at)
         if entry is None or depth >= max_depth:
             continue
         basics = entry.basics
         if is_windowed(basics):
             plan.windows[at] = asyncio.ensure_future(
-                read_window(bus, at, basics, showing_known=plan.showing_known)
+                read_window(
+                    bus, at, basics, showing_known=plan.showing_known, parent_role=parent_role
+                )
             )
             continue  # its children are not listed
         if plan.closed_menu(basics, entry):
@@ -888,7 +896,17 @@ def _prefetch(
             plan.prefetched[at] = request_children(bus, at)
         fresh = [child for child in entry.children if child not in seen]
         seen.update(fresh)
-        below.extend((child, depth + 1) for child in fresh)
+        below.extend((child, depth + 1, basics.role) for child in fresh)
+
+
+def _role_of(plan: _Plan, visit: _Visit | None) -> str | None:
+    """A visit's role when the cache or its own read already told it (None: not yet)."""
+    if visit is None:
+        return None
+    entry = plan.cache.get(visit.at) if plan.cache is not None else None
+    if entry is not None:
+        return entry.basics.role
+    return visit.basics.role if visit.basics is not None else None
 
 
 def _from_cache(visits: list[_Visit], index: int, plan: _Plan, max_depth: int) -> bool:

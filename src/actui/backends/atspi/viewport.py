@@ -49,6 +49,8 @@ INSET = 3
 """Pixels inside the container's edge a probe starts at."""
 MIN_LINE = 8
 """Pixels a row or column takes at least: bounds what a view can show."""
+SPREADSHEET = "document spreadsheet"
+"""The role of the parent that makes a table a spreadsheet (its cells are named ``A1``)."""
 T = TypeVar("T")
 _CELL_NAME = re.compile(r"^([A-Z]{1,3})([1-9][0-9]{0,6})$")
 
@@ -173,13 +175,20 @@ class _Reader:
 
 
 async def read_window(
-    bus: AtspiBus, at: Address, basics: Basics, *, showing_known: bool = True
+    bus: AtspiBus,
+    at: Address,
+    basics: Basics,
+    *,
+    showing_known: bool = True,
+    parent_role: str | None = None,
 ) -> Viewed:
     """The container's size and its shown part (nothing shown when it has no extents, or
     is not ``showing`` where the toolkit says so reliably: GTK 4 never does).
 
     A container whose cache entry did not count its children (GTK 3's tree views
-    say -1) is asked ``ChildCount`` with the first calls.
+    say -1) is asked ``ChildCount`` with the first calls. ``parent_role``, when the
+    caller already read it, tells a spreadsheet without asking its parent: those two
+    calls in a row were the first link of the longest chain of a cold GTK 3 look.
     """
     table = "Table" in basics.interfaces
     placed = "Component" in basics.interfaces
@@ -189,7 +198,7 @@ async def read_window(
     # ms each for a GTK 3 list of 100,000 rows).
     counted = basics.child_count >= 0
     cells, size, extents, count = await asyncio.gather(
-        _in_spreadsheet(bus, at) if table else _nothing(False),
+        _in_spreadsheet(bus, at, parent_role) if table else _nothing(False),
         bus.get_many(at.bus, at.path, TABLE, ("NRows", "NColumns")) if table else _nothing({}),
         bus.call(at.bus, at.path, COMPONENT, "GetExtents", "u", (SCREEN,))
         if placed
@@ -248,7 +257,9 @@ async def _nothing(value: T) -> T:
     return value
 
 
-async def _in_spreadsheet(bus: AtspiBus, at: Address) -> bool:
+async def _in_spreadsheet(bus: AtspiBus, at: Address, parent_role: str | None) -> bool:
+    if parent_role is not None:
+        return parent_role == SPREADSHEET
     try:
         parent = Address.of(await bus.get(at.bus, at.path, ACCESSIBLE, "Parent"))
         if parent.is_null:
@@ -256,7 +267,7 @@ async def _in_spreadsheet(bus: AtspiBus, at: Address) -> bool:
         (role,) = await bus.call(parent.bus, parent.path, ACCESSIBLE, "GetRole")
     except CallFailed:
         return False
-    return role_name(int(role)) == "document spreadsheet"
+    return role_name(int(role)) == SPREADSHEET
 
 
 Identity = tuple[str, frozenset[str]]
