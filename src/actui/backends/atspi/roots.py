@@ -33,6 +33,7 @@ import asyncio
 import contextlib
 from collections import defaultdict
 from dataclasses import dataclass, replace
+from typing import Any
 
 from dbus_fast import Message
 
@@ -40,7 +41,17 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import REGISTRY, REGISTRY_ROOT, AppGone, AtspiBus
 from actui.backends.atspi.changes import WINDOW_EVENTS
 from actui.backends.atspi.names import clean_name
-from actui.backends.atspi.reader import Basics, read_basics, read_children, read_extents
+from actui.backends.atspi.reader import (
+    Basics,
+    children_of,
+    discard,
+    extents_of,
+    read_basics,
+    read_children,
+    read_extents,
+    request_children,
+    request_extents,
+)
 from actui.backends.atspi.toolkits import FIRST_CONTACT, Toolkit
 from actui.backends.atspi.window_origin import WindowOrigins
 from actui.backends.base import Rect, RootInfo, RootKind
@@ -306,24 +317,54 @@ class RootLister:
         """``probe_s``: the timeout of the first call, when shorter than the bus's."""
         generation = self._generations[app.address.bus]
         kept = self._kept.get(app.address.bus)
-        children = tuple(await read_children(self._bus, app.address, timeout_s=probe_s))
+        await self._bus.a11y()
+        asked = request_children(self._bus, app.address, timeout_s=probe_s)
+        # The kept roots' frames with the children, not after them: one round trip of
+        # every look instead of two. Not to an application that last did not answer:
+        # its first call alone is bounded by the probe.
+        frames = self._frames(kept) if kept is not None and probe_s is None else []
+        try:
+            children = tuple(children_of(await asked))
+        except BaseException:
+            discard([f for f in frames if f is not None])
+            raise
         if kept is not None and kept.children == children:
-            roots = await asyncio.gather(*(self._moved(app, r, raw) for r, raw in kept.roots))
+            frames = frames or self._frames(kept)
+            moved = (
+                self._moved(app, r, raw, f) for (r, raw), f in zip(kept.roots, frames, strict=True)
+            )
+            roots = await asyncio.gather(*moved)
             if self._generations[app.address.bus] == generation and None not in roots:
                 return [r for r in roots if r is not None]
             generation = self._generations[app.address.bus]
+        else:
+            discard([f for f in frames if f is not None])
         read = await asyncio.gather(*(self._root(app, at) for at in children))
         found = [r for r in read if r is not None]
         if keeps_roots(app.toolkit_label) and self._generations[app.address.bus] == generation:
             self._kept[app.address.bus] = _Kept(generation, children, tuple(found))
         return [r for r, _ in found]
 
-    async def _moved(self, app: AppInfo, root: RootInfo, raw: Rect | None) -> RootInfo | None:
-        """The kept root with its current frame; None when that cannot be read."""
-        if raw is None:
+    def _frames(self, kept: _Kept) -> list[asyncio.Future[list[Any]] | None]:
+        """The kept roots' extents, asked now (None for a root kept without a frame)."""
+        return [
+            None if raw is None else request_extents(self._bus, Address.parse(r.native_id))
+            for r, raw in kept.roots
+        ]
+
+    async def _moved(
+        self,
+        app: AppInfo,
+        root: RootInfo,
+        raw: Rect | None,
+        asked: asyncio.Future[list[Any]] | None,
+    ) -> RootInfo | None:
+        """The kept root with its current frame (``asked``: its extents, asked already);
+        None when that cannot be read."""
+        if raw is None or asked is None:
             return root
         try:
-            now = await read_extents(self._bus, Address.parse(root.native_id), (0, 0))
+            now = extents_of(await asked, (0, 0))
         except ActuiError:
             return None
         if now is None:
