@@ -64,9 +64,11 @@ from actui.backends.atspi.mirror import Assembled, Mirrors, NodeRecord, Reuse, r
 from actui.backends.atspi.names import clean_name, clean_text
 from actui.backends.atspi.reader import (
     ACCESSIBLE,
+    Ahead,
     Basics,
     Details,
     as_unseen,
+    ask_ahead,
     children_of,
     discard,
     extents_of,
@@ -351,9 +353,25 @@ class _Plan:
         capability. A hidden element's caps follow its role instead, and so do
         a GTK 3 button's (:data:`PRESS_BY_ROLE_TOOLKITS`).
         """
-        if self.is_gtk and basics.role in GTK_INERT_ROLES:
+        return self.acts_by_role(basics.role, shown)
+
+    def acts_by_role(self, role: str, shown: bool) -> bool:
+        """:meth:`wants_actions`, from the role alone (all it looks at)."""
+        if self.is_gtk and role in GTK_INERT_ROLES:
             return False
-        return shown and not (self.press_by_role and basics.role in PRESS_ROLES)
+        return shown and not (self.press_by_role and role in PRESS_ROLES)
+
+    def ahead(self, bus: AtspiBus, visit: _Visit, known: NodeRecord | None) -> Ahead | None:
+        """A shown cell's extents and actions, asked with its states (``reader.Ahead``):
+        only where the window told its role and interfaces, and its states will say whether
+        it shows (GTK 3, Chromium), and neither the mirror nor the grid places it."""
+        hint = visit.hint
+        if hint is None or known is not None or hint.extents is not None:
+            return None
+        if not self.showing_known or visit.unseen:
+            return None
+        wants = self.acts_by_role(hint.role, True)
+        return ask_ahead(bus, visit.at, hint.interfaces, actions=wants)
 
     def uncalled(self, basics: Basics, shown: bool) -> Details | None:
         """The element's details when reading them needs no call (``reader.uncalled_details``)."""
@@ -698,11 +716,13 @@ class SnapshotReader:
         known = plan.reuse.clean(visit.at) if plan.reuse is not None else None
         parent = visits[visit.parent] if visit.parent >= 0 else None
         pending: list[asyncio.Future[list[Any]]] = []
+        ahead = None
         try:
             if plan.rect_follows_parent and parent is not None:
                 await parent.settled.wait()
             visit.unseen = plan.unseen(parent)
             visit.hint = parent.cell_hints.get(visit.at) if parent is not None else None
+            ahead = plan.ahead(self._bus, visit, known) if entry is None else None
             basics = await self._basics(visit, entry, known, plan, visit.hint)
             viewed = None
             if visit.depth < max_depth and is_windowed(basics):
@@ -734,7 +754,7 @@ class SnapshotReader:
                 early = plan.prefetched.pop(visit.at, None)
                 pending.append(early or request_children(self._bus, visit.at))
             if plan.rect_follows_parent:
-                visit.details = await self._details(visit, known, basics, plan, parent)
+                visit.details = await self._details(visit, known, basics, plan, parent, ahead)
                 visit.basics = basics
                 if wants_children and plan.hides_below(basics, visit.details, index == 0):
                     wants_children, listed, visit.unread = False, [], basics.child_count
@@ -748,7 +768,7 @@ class SnapshotReader:
             visit.children_known = True
             admit()
             if not plan.rect_follows_parent:
-                visit.details = await self._details(visit, known, basics, plan, parent)
+                visit.details = await self._details(visit, known, basics, plan, parent, ahead)
                 visit.basics = basics
             if plan.wants_labels(basics, visit.shown):
                 visit.labelled_by = await self._labelled_by(visit.at)
@@ -765,6 +785,8 @@ class SnapshotReader:
             visits[visit.parent].truncated = True
         finally:
             discard(pending)
+            if ahead is not None:
+                ahead.discard()
             visit.settled.set()
             if not visit.children_known:
                 visit.child_addresses = []
@@ -817,6 +839,7 @@ class SnapshotReader:
         basics: Basics,
         plan: _Plan,
         parent: _Visit | None,
+        ahead: Ahead | None = None,
     ) -> Details:
         shown = visit.shown = plan.wants_rect(basics, parent)
         if basics.unseen:
@@ -833,10 +856,17 @@ class SnapshotReader:
         if laid is not None and shown and "Component" in basics.interfaces:
             read = await self._read(visit.at, basics, plan, shown, rect=False)
             return replace(read, rect=extents_of([laid], plan.origin))
-        return await self._read(visit.at, basics, plan, shown)
+        return await self._read(visit.at, basics, plan, shown, ahead=ahead)
 
     async def _read(
-        self, at: Address, basics: Basics, plan: _Plan, shown: bool, *, rect: bool = True
+        self,
+        at: Address,
+        basics: Basics,
+        plan: _Plan,
+        shown: bool,
+        *,
+        rect: bool = True,
+        ahead: Ahead | None = None,
     ) -> Details:
         return await read_details(
             self._bus,
@@ -847,6 +877,7 @@ class SnapshotReader:
             want_actions=plan.wants_actions(basics, shown),
             value_is_name=plan.value_is_name(basics),
             text_clamps=plan.text_clamps,
+            ahead=ahead,
         )
 
     async def _mirrored_details(

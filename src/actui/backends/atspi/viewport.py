@@ -315,10 +315,17 @@ async def _shown_children(bus: AtspiBus, at: Address, window: Window, table: boo
     found = await answers(headers + grid)
     cells = [Address.of(v) if v is not None else Address("", "") for v in found[len(headers) :]]
     firsts = [cell for cell in cells[: len(columns)] if not cell.is_null]
-    identities = dict(zip(firsts, await _identities(bus, firsts), strict=True))
+    # the headers' too, in the same round trip: their reads then need no role call, and
+    # their extents are asked with their states (``reader.Ahead``)
+    tops = list(dict.fromkeys(h for h in _present(found[: len(headers)]) if h not in firsts))
+    identities = dict(zip(firsts + tops, await _identities(bus, firsts + tops), strict=True))
     once = Counter(cells)
     grid_at = await _grid(bus, cells, len(columns), once) if window.cells else None
     hints: dict[Address, CellHint] = {}
+    for header in tops:
+        known = identities[header]
+        if known is not None:
+            hints[header] = CellHint(*known)
     for index, cell in enumerate(cells):
         known = identities.get(cells[index % len(columns)])
         if cell.is_null or known is None:
