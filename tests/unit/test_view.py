@@ -155,6 +155,19 @@ def test_every_view_keeps_its_budget_and_its_counts(outline: Outline, budget: in
     check_budget_and_counts(outline, budget)
 
 
+@settings(max_examples=60, deadline=None)
+@given(outlines(40), st.lists(st.tuples(st.integers(60, 900), st.integers(1, 10**6)), max_size=4))
+def test_views_of_one_outline_read_as_views_of_a_fresh_copy(
+    outline: Outline, looks: list[tuple[int, int]]
+) -> None:
+    """The lines drawn for an outline serve its later views (an unchanged window's): each
+    reads as the view of an outline never drawn before, whatever budget and state id."""
+    for budget, number in looks:
+        fresh = Outline(outline.root, dict(outline.nodes))
+        again = render_view(outline, f"s{number}", budget)
+        assert again == render_view(fresh, f"s{number}", budget)
+
+
 def check_budget_and_counts(outline: Outline, budget: int) -> None:
     view = render_view(outline, "s12", budget)
     assert estimate_tokens(view.text) <= budget

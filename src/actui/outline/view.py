@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -332,9 +332,37 @@ class Drawn:
     dissolved: frozenset[str]
 
 
+class _RecentTrees:
+    """The lines of the last few outlines, by identity.
+
+    An unchanged window hands back the very outline it had (``runtime.waiting``'s
+    recent outlines), and a diff draws its successor again for the view that may
+    follow; outlines are immutable, so their lines, with the text and cost each
+    line worked out, serve every view of them: dissolving and weighing them again
+    was most of a warm look's time.
+    """
+
+    def __init__(self, size: int = 4) -> None:
+        self._size = size
+        self._recent: OrderedDict[int, tuple[Outline, _Tree]] = OrderedDict()
+
+    def tree(self, outline: Outline) -> _Tree:
+        hit = self._recent.get(id(outline))
+        if hit is not None and hit[0] is outline:
+            return hit[1]
+        tree = _Tree(outline)
+        self._recent[id(outline)] = (outline, tree)  # the outline is kept: ids stay unique
+        while len(self._recent) > self._size:
+            self._recent.popitem(last=False)
+        return tree
+
+
+_trees = _RecentTrees()
+
+
 def drawn(outline: Outline) -> Drawn:
     """Every element's place among the lines of a view of ``outline`` (with room for all)."""
-    tree = _Tree(outline)
+    tree = _trees.tree(outline)
     places = {tree.root.key: Place(tree.root.unit, None, None, alone=True)}
     for line in tree.lines:
         kids = line.children
@@ -347,7 +375,7 @@ def drawn(outline: Outline) -> Drawn:
 
 def render_view(outline: Outline, state_id: str, budget: int, reason: str | None = None) -> View:
     """The first view of ``outline`` within ``budget`` tokens, header line included."""
-    tree = _Tree(outline)
+    tree = _trees.tree(outline)
     required: set[str] = {tree.root.key}
     for line in tree.lines:
         if line.unit[0].focused:
