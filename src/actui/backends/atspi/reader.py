@@ -416,12 +416,11 @@ async def read_details(
         return known
     await bus.a11y()
     ifaces = basics.interfaces
-    early = ahead or Ahead()
     rect_f = actions_f = None
     if want_rect and "Component" in ifaces:
-        rect_f = early.rect or request_extents(bus, at)
+        rect_f = (ahead and ahead.rect) or request_extents(bus, at)
     if want_actions and "Action" in ifaces:
-        actions_f = early.actions or request_actions(bus, at)
+        actions_f = (ahead and ahead.actions) or request_actions(bus, at)
     text_f = value_f = None
     if not basics.secure:
         if "Text" in ifaces:
