@@ -22,6 +22,7 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
 from actui.backends.atspi.changes import ChangeCounters
 from actui.backends.atspi.fields import FieldText, FocusTracker, read_field, read_length
+from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import Listing, RootLister
@@ -75,7 +76,8 @@ class AtspiBackend(Backend):
         self._actions = ActionDelivery(self._bus, self._mirrors.paths)
         self._changes.listen(self._mirrors.on_event)
         self._changes.listen(self._roots.on_event)
-        self._snapshots = SnapshotReader(self._bus, self._mirrors)
+        self._kept_cells = KeptCells()
+        self._snapshots = SnapshotReader(self._bus, self._mirrors, self._kept_cells)
         self._focus = FocusTracker()
         self._bus.subscribe(self._focus.on_signal)
 
