@@ -28,6 +28,7 @@ from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, 
 from actui.backends.atspi.roots import Listing, RootLister
 from actui.backends.atspi.snapshot import WALK_BUDGET_S, SnapshotReader
 from actui.backends.atspi.unread import accepted_cells, read_cells
+from actui.backends.atspi.viewport import in_spreadsheet
 from actui.backends.atspi.window_origin import WindowOrigins
 from actui.backends.base import (
     POLL_INTERVAL_S,
@@ -264,7 +265,10 @@ class AtspiBackend(Backend):
     async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
         at = Address.parse(query.container)
         basics = await read_basics(self._bus, at)
-        cells = await accepted_cells(self._bus, query, "Table" in basics.interfaces)
+        table = "Table" in basics.interfaces
+        sheet = table and await in_spreadsheet(self._bus, at)
+        kept = self._kept_cells if sheet else None
+        cells = await accepted_cells(self._bus, query, table, kept)
         origin, _ = await self._origin(root)
         selects = "Selection" in basics.interfaces
         return await read_cells(self._bus, cells, origin, root.toolkit, parent_selects=selects)

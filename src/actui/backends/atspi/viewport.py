@@ -201,7 +201,7 @@ async def read_window(
     # ms each for a GTK 3 list of 100,000 rows).
     counted = basics.child_count >= 0
     cells, size, extents, count = await asyncio.gather(
-        _in_spreadsheet(bus, at) if table else _nothing(False),
+        in_spreadsheet(bus, at) if table else _nothing(False),
         bus.get_many(at.bus, at.path, TABLE, ("NRows", "NColumns")) if table else _nothing({}),
         bus.call(at.bus, at.path, COMPONENT, "GetExtents", "u", (SCREEN,))
         if placed
@@ -260,7 +260,8 @@ async def _nothing(value: T) -> T:
     return value
 
 
-async def _in_spreadsheet(bus: AtspiBus, at: Address) -> bool:
+async def in_spreadsheet(bus: AtspiBus, at: Address) -> bool:
+    """Whether the table is a spreadsheet's sheet (its parent says so: LibreOffice's)."""
     try:
         parent = Address.of(await bus.get(at.bus, at.path, ACCESSIBLE, "Parent"))
         if parent.is_null:
@@ -303,7 +304,7 @@ async def _shown_children(
     its first shown cell, not once per cell; a spreadsheet's are all alike
     (LibreOffice's), read once, and it has no column headers (LibreOffice
     answers null for every column), so none are asked. A spreadsheet's cells
-    come from ``kept`` where an earlier look was given them (:func:`_cells_at`).
+    come from ``kept`` where an earlier look was given them (:func:`cells_at`).
     """
     rows = range(window.first_row, window.last_row + 1)
     if not table:
@@ -318,7 +319,7 @@ async def _shown_children(
     ]
     positions = [(r, c) for r in rows for c in columns]
     try:
-        cells, states = await _cells_at(bus, at, positions, kept if window.cells else None)
+        cells, states = await cells_at(bus, at, positions, kept if window.cells else None)
     except BaseException:
         discard(headers)
         raise
@@ -346,7 +347,7 @@ async def _shown_children(
     return Viewed(window, tuple(children), hints)
 
 
-async def _cells_at(
+async def cells_at(
     bus: AtspiBus, at: Address, positions: list[tuple[int, int]], kept: KeptCells | None
 ) -> tuple[list[Address], dict[Address, frozenset[str]]]:
     """The cell at each position (a null address where there is none), and the states of
