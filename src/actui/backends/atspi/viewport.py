@@ -304,7 +304,9 @@ async def _shown_children(
     its first shown cell, not once per cell; a spreadsheet's are all alike
     (LibreOffice's), read once, and it has no column headers (LibreOffice
     answers null for every column), so none are asked. A spreadsheet's cells
-    come from ``kept`` where an earlier look was given them (:func:`cells_at`).
+    come from ``kept`` where an earlier look was given them (:func:`cells_at`), and
+    the new ones are asked their state with their role and extents (the walk would
+    ask it after them, one round trip later).
     """
     rows = range(window.first_row, window.last_row + 1)
     if not table:
@@ -327,10 +329,17 @@ async def _shown_children(
     firsts = [cell for cell in cells[: len(columns)] if not cell.is_null]
     if window.cells:
         firsts = firsts[:1]
-    identities = dict(zip(firsts, await _identities(bus, firsts), strict=True))
-    alike = next(iter(identities.values()), None) if window.cells else None
     once = Counter(cells)
-    grid_at = await _grid(bus, cells, len(columns), once) if window.cells else None
+    # a spreadsheet's new cells are asked their state with the rest, not by the walk after
+    fresh = [c for c in once if window.cells and not c.is_null and c not in states]
+    found, grid_at, said = await asyncio.gather(
+        _identities(bus, firsts),
+        _grid(bus, cells, len(columns), once) if window.cells else _nothing(None),
+        _states(bus, fresh),
+    )
+    states.update((c, s) for c, s in zip(fresh, said, strict=True) if s is not None)
+    identities = dict(zip(firsts, found, strict=True))
+    alike = next(iter(identities.values()), None) if window.cells else None
     hints: dict[Address, CellHint] = {}
     for index, cell in enumerate(cells):
         known = alike or identities.get(cells[index % len(columns)])
