@@ -259,10 +259,11 @@ async def calc(rounds: int) -> str:
 
 
 async def successor_looks(env: dict[str, str], pid: int, rounds: int) -> str:
-    """An agent's looks at the sheet on one ``Computer``: each after a keypress (Down, then
-    Up) moved the cursor, so the sheet is read again; their ms, AT-SPI calls and soffice's
-    growth over them."""
-    series, calls = Series("observe_ui after a keypress, one Computer"), Series("calls")
+    """An agent's steps on the sheet on one ``Computer``: a keypress (Down, then Up) moves
+    the cursor and ``act_ui``'s successor reads the sheet again, then ``observe_ui``; the
+    ms and AT-SPI calls of the two together, and soffice's growth over them."""
+    series = Series("act_ui keypress + observe_ui, one Computer")
+    calls = Series("calls")
     computer = Computer(env=env)
     try:
         ref = await root_ref(computer, pid)
@@ -271,8 +272,8 @@ async def successor_looks(env: dict[str, str], pid: int, rounds: int) -> str:
         for index in range(rounds):
             keys = ["Down" if index % 2 == 0 else "Up"]
             pressed = {"stateId": state, "actions": [{"action": "keypress", "keys": keys}]}
-            ok(await computer.call("act_ui", pressed))
             with counted_calls() as count, Stopwatch() as watch:
+                ok(await computer.call("act_ui", pressed))
                 state = ok(await computer.observe_ui(root=ref, mode="semantic")).details["stateId"]
             series.add(watch.ms)
             calls.add(count[0])
