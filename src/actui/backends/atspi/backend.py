@@ -22,11 +22,13 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
 from actui.backends.atspi.changes import ChangeCounters
 from actui.backends.atspi.fields import FieldText, FocusTracker, read_field, read_length
+from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import Listing, RootLister
 from actui.backends.atspi.snapshot import WALK_BUDGET_S, SnapshotReader
 from actui.backends.atspi.unread import accepted_cells, read_cells
+from actui.backends.atspi.viewport import in_spreadsheet
 from actui.backends.atspi.window_origin import WindowOrigins
 from actui.backends.base import (
     POLL_INTERVAL_S,
@@ -75,7 +77,8 @@ class AtspiBackend(Backend):
         self._actions = ActionDelivery(self._bus, self._mirrors.paths)
         self._changes.listen(self._mirrors.on_event)
         self._changes.listen(self._roots.on_event)
-        self._snapshots = SnapshotReader(self._bus, self._mirrors)
+        self._kept_cells = KeptCells()
+        self._snapshots = SnapshotReader(self._bus, self._mirrors, self._kept_cells)
         self._focus = FocusTracker()
         self._bus.subscribe(self._focus.on_signal)
 
@@ -262,7 +265,10 @@ class AtspiBackend(Backend):
     async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
         at = Address.parse(query.container)
         basics = await read_basics(self._bus, at)
-        cells = await accepted_cells(self._bus, query, "Table" in basics.interfaces)
+        table = "Table" in basics.interfaces
+        sheet = table and await in_spreadsheet(self._bus, at)
+        kept = self._kept_cells if sheet else None
+        cells = await accepted_cells(self._bus, query, table, kept)
         origin, _ = await self._origin(root)
         selects = "Selection" in basics.interfaces
         return await read_cells(self._bus, cells, origin, root.toolkit, parent_selects=selects)

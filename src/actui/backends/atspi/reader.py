@@ -110,9 +110,13 @@ async def read_basics(
     identity: tuple[str, frozenset[str]] | None = None,
     *,
     name: str | None = None,
+    states: frozenset[str] | None = None,
 ) -> Basics:
     """Four calls; two when ``identity`` (role, interfaces) is already known; one when the
-    ``name`` is too (a spreadsheet cell: no description, no children)."""
+    ``name`` is too (a spreadsheet cell: no description, no children); none when its
+    ``states`` are too (a kept spreadsheet cell, ``viewport``)."""
+    if identity is not None and name is not None and states is not None:
+        return Basics(identity[0], name, "", states, identity[1], 0)
     await bus.a11y()
     state_f = bus.request(at.bus, at.path, ACCESSIBLE, "GetState")
     calls = [state_f]

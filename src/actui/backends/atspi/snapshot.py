@@ -41,7 +41,8 @@ A container too big to list (more than ``viewport.MAX_CHILDREN`` children) or on
 that makes its children on demand (``manages_descendants``) is read as a
 window onto its data (``viewport``): its size, and as children only the cells
 on screen; it is read again on every walk (scrolling it sends no event about
-it), while its cells come from the mirror like any other node.
+it), while its cells come from the mirror like any other node, except a spreadsheet's:
+LibreOffice sends no event about the cell objects a backend keeps (``kept_cells``).
 An unnamed, showing field of a toolkit known to answer ``GetRelationSet`` is
 asked who labels it (one call each; the names are resolved above the seam).
 Per-node calls live in ``reader``; caps in ``caps``; naming quirks in
@@ -60,6 +61,7 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
 from actui.backends.atspi.caps import PRESS_ROLES, SCROLL_ROLES, derive_caps
 from actui.backends.atspi.gecko import closed_popup
+from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import Assembled, Mirrors, NodeRecord, Reuse, remembered
 from actui.backends.atspi.names import clean_name, clean_text
 from actui.backends.atspi.reader import (
@@ -475,9 +477,10 @@ def _in_order(
 
 
 class SnapshotReader:
-    def __init__(self, bus: AtspiBus, mirrors: Mirrors) -> None:
+    def __init__(self, bus: AtspiBus, mirrors: Mirrors, kept: KeptCells) -> None:
         self._bus = bus
         self._mirrors = mirrors
+        self._kept = kept
 
     async def _cache(self, root: RootInfo, at: Address) -> dict[Address, _Cached] | None:
         """The toolkit's cache, where it is worth its round trip.
@@ -669,6 +672,8 @@ class SnapshotReader:
         if known is None or anchor is None:
             return False
         parent = visits[visit.parent]
+        if _in_sheet(parent):
+            return False
         if plan.rect_follows_parent and plan.parent_shows(parent) is None:
             return False
         unseen = plan.unseen(parent)
@@ -713,8 +718,10 @@ class SnapshotReader:
         """
         visit = visits[index]
         entry = plan.cache.get(visit.at) if plan.cache is not None else None
-        known = plan.reuse.clean(visit.at) if plan.reuse is not None else None
         parent = visits[visit.parent] if visit.parent >= 0 else None
+        known = None
+        if plan.reuse is not None and not _in_sheet(parent):
+            known = plan.reuse.clean(visit.at)
         pending: list[asyncio.Future[list[Any]]] = []
         ahead = None
         try:
@@ -736,6 +743,7 @@ class SnapshotReader:
                         basics,
                         showing_known=plan.showing_known,
                         parent_role=_role_of(plan, parent),
+                        kept=self._kept,
                     )
                 )
                 basics = replace(basics, child_count=viewed.window.count)
@@ -826,10 +834,10 @@ class SnapshotReader:
             return await read_unseen(self._bus, visit.at, role)
         if known is not None and not known.basics.unseen:
             return known.basics
+        if hint is not None:
+            laid = (hint.role, hint.interfaces)
+            return await read_basics(self._bus, visit.at, laid, name=hint.name, states=hint.states)
         identity = plan.reuse.identity(visit.at) if plan.reuse is not None else None
-        if identity is None and hint is not None:
-            identity = (hint.role, hint.interfaces)
-            return await read_basics(self._bus, visit.at, identity, name=hint.name)
         return await read_basics(self._bus, visit.at, identity)
 
     async def _details(
@@ -981,6 +989,13 @@ async def _closed_items(bus: AtspiBus, items: list[Address]) -> bool:
     asked = [bus.request(a.bus, a.path, ACCESSIBLE, "GetState") for a in items[:PROBED_ITEMS]]
     found = await answers(asked)
     return bool(found) and not any(v is not None and "showing" in state_names(v) for v in found)
+
+
+def _in_sheet(parent: _Visit | None) -> bool:
+    """Whether the element is a spreadsheet's shown cell: read on every walk, never taken
+    from the mirror. LibreOffice sends no event about a cell object a look keeps
+    (``kept_cells``) when the cell's text or focus changes."""
+    return parent is not None and parent.window is not None and parent.window.cells
 
 
 def _listed_children(

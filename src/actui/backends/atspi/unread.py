@@ -7,7 +7,9 @@ accepts, and reads those in full (fields and capabilities, as a walk would)
 so they can be acted on. Nothing here scrolls or moves focus: the app's view
 is left as it was. GTK 3 answers about 2,600 rows a second this way (one
 column) and keeps each cell it was asked for (about 0.8 KB), which is why a
-caller bounds the rows it asks for.
+caller bounds the rows it asks for. LibreOffice makes a new cell object for every
+ask (about 6.8 KB, never freed), so a spreadsheet's cells this backend was given
+already are asked their state instead (``kept_cells``).
 """
 
 from __future__ import annotations
@@ -16,32 +18,32 @@ import asyncio
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus, CallFailed
+from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.reader import ACCESSIBLE, read_basics, read_details
 from actui.backends.atspi.snapshot import element_node
-from actui.backends.atspi.viewport import TABLE, answers
+from actui.backends.atspi.viewport import TABLE, answers, cells_at
 from actui.backends.base import RawNode, RowQuery
 
 CHUNK_CELLS = 1024
 """Cells asked for at once: enough to keep the bus's calls in flight."""
 
 
-async def accepted_cells(bus: AtspiBus, query: RowQuery, table: bool) -> list[Address]:
+async def accepted_cells(
+    bus: AtspiBus, query: RowQuery, table: bool, kept: KeptCells | None = None
+) -> list[Address]:
     """The cells of the query's rows × columns whose name it accepts (a list's rows are its
-    children), at most its limit."""
+    children), at most its limit. A spreadsheet's cells come from ``kept`` where a
+    look or search was given them already, and are kept there (``kept_cells``)."""
     await bus.a11y()
     at = Address.parse(query.container)
     cells = [(r, c) for r in query.rows for c in (query.columns if table else range(1))]
     found: list[Address] = []
     for start in range(0, len(cells), CHUNK_CELLS):
         chunk = cells[start : start + CHUNK_CELLS]
-        asked = [
-            bus.request(at.bus, at.path, TABLE, "GetAccessibleAt", "ii", rc)
-            if table
-            else bus.request(at.bus, at.path, ACCESSIBLE, "GetChildAtIndex", "i", rc[:1])
-            for rc in chunk
-        ]
-        refs = [Address.of(a) for a in await answers(asked) if a is not None]
-        refs = [ref for ref in refs if not ref.is_null]
+        if table and kept is not None:
+            refs = [ref for ref in (await cells_at(bus, at, chunk, kept))[0] if not ref.is_null]
+        else:
+            refs = await _asked(bus, at, chunk, table)
         named = [
             bus.request(ref.bus, ref.path, "org.freedesktop.DBus.Properties", "Get", "ss",
                         (ACCESSIBLE, "Name"))
@@ -54,6 +56,19 @@ async def accepted_cells(bus: AtspiBus, query: RowQuery, table: bool) -> list[Ad
                 if len(found) >= query.limit:
                     return found
     return found
+
+
+async def _asked(
+    bus: AtspiBus, at: Address, positions: list[tuple[int, int]], table: bool
+) -> list[Address]:
+    asked = [
+        bus.request(at.bus, at.path, TABLE, "GetAccessibleAt", "ii", rc)
+        if table
+        else bus.request(at.bus, at.path, ACCESSIBLE, "GetChildAtIndex", "i", rc[:1])
+        for rc in positions
+    ]
+    refs = [Address.of(a) for a in await answers(asked) if a is not None]
+    return [ref for ref in refs if not ref.is_null]
 
 
 async def read_cells(

@@ -12,7 +12,9 @@ under a millisecond) gives the first and last shown row and column, and
 A point may fall on a column header or a gap; a few points further in are
 tried. Row and column of a cell come from its index through the table
 (``GetRowAtIndex``); LibreOffice's index overflows past row 131,072, so a
-spreadsheet's cells fall back on their names (``A1``). This module reads; it
+spreadsheet's cells fall back on their names (``A1``). A spreadsheet's shown
+cells are asked of the table only once per backend (``kept_cells``): LibreOffice
+makes a new object for every ask and never frees it. This module reads; it
 does not decide which containers are windows.
 """
 
@@ -26,10 +28,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from actui.backends.atspi.address import Address
-from actui.backends.atspi.bus import AtspiBus, CallFailed
+from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
+from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX, Basics, discard, short_interfaces
-from actui.backends.atspi.tables import role_name
+from actui.backends.atspi.tables import role_name, state_names
 from actui.backends.base import Window, column_letters
+from actui.errors import TargetGone
 
 TABLE = IFACE_PREFIX + "Table"
 COMPONENT = IFACE_PREFIX + "Component"
@@ -73,6 +77,8 @@ class CellHint:
     name: str | None = None
     extents: tuple[int, int, int, int] | None = None
     """Screen extents (x, y, width, height)."""
+    states: frozenset[str] | None = None
+    """Read with the cell (a kept one is asked its state to know it is still there)."""
 
 
 @dataclass(frozen=True)
@@ -181,9 +187,11 @@ async def read_window(
     *,
     showing_known: bool = True,
     parent_role: str | None = None,
+    kept: KeptCells | None = None,
 ) -> Viewed:
     """The container's size and its shown part (nothing shown when it has no extents, or
-    is not ``showing`` where the toolkit says so reliably: GTK 4 never does).
+    is not ``showing`` where the toolkit says so reliably: GTK 4 never does). A
+    spreadsheet's shown cells are taken from ``kept`` where they are, and kept there.
 
     A container whose cache entry did not count its children (GTK 3's tree views
     say -1) is asked ``ChildCount`` with the first calls. ``parent_role``, when the
@@ -198,7 +206,7 @@ async def read_window(
     # ms each for a GTK 3 list of 100,000 rows).
     counted = basics.child_count >= 0
     cells, size, extents, count = await asyncio.gather(
-        _in_spreadsheet(bus, at, parent_role) if table else _nothing(False),
+        in_spreadsheet(bus, at, parent_role) if table else _nothing(False),
         bus.get_many(at.bus, at.path, TABLE, ("NRows", "NColumns")) if table else _nothing({}),
         bus.call(at.bus, at.path, COMPONENT, "GetExtents", "u", (SCREEN,))
         if placed
@@ -249,7 +257,7 @@ async def read_window(
         first_column=first[1],
         last_column=first[1] + columns - 1,
     )
-    return await _shown_children(bus, at, window, table)
+    return await _shown_children(bus, at, window, table, kept)
 
 
 async def _nothing(value: T) -> T:
@@ -257,7 +265,9 @@ async def _nothing(value: T) -> T:
     return value
 
 
-async def _in_spreadsheet(bus: AtspiBus, at: Address, parent_role: str | None) -> bool:
+async def in_spreadsheet(bus: AtspiBus, at: Address, parent_role: str | None = None) -> bool:
+    """Whether the table is a spreadsheet's sheet (its parent says so: LibreOffice's);
+    ``parent_role``, where the caller read it, answers without asking the parent."""
     if parent_role is not None:
         return parent_role == SPREADSHEET
     try:
@@ -292,12 +302,19 @@ def _present(values: list[Any | None]) -> list[Address]:
     return [a for a in found if not a.is_null]
 
 
-async def _shown_children(bus: AtspiBus, at: Address, window: Window, table: bool) -> Viewed:
+async def _shown_children(
+    bus: AtspiBus, at: Address, window: Window, table: bool, kept: KeptCells | None
+) -> Viewed:
     """Shown column headers (where the table has them), then shown cells row by row.
 
     A table's cells of one column share a role and interfaces (GTK 3 makes a
-    column's cells from one renderer; LibreOffice's are all alike), so those
-    are read once per column, from its first shown cell, not once per cell.
+    column's cells from one renderer), so those are read once per column, from
+    its first shown cell, not once per cell; a spreadsheet's are all alike
+    (LibreOffice's), read once, and it has no column headers (LibreOffice
+    answers null for every column), so none are asked. A spreadsheet's cells
+    come from ``kept`` where an earlier look was given them (:func:`cells_at`), and
+    the new ones are asked their state with their role and extents (the walk would
+    ask it after them, one round trip later).
     """
     rows = range(window.first_row, window.last_row + 1)
     if not table:
@@ -306,28 +323,41 @@ async def _shown_children(bus: AtspiBus, at: Address, window: Window, table: boo
         ]
         return Viewed(window, tuple(dict.fromkeys(_present(await answers(asked)))))
     columns = range(window.first_column, window.last_column + 1)
-    headers = [bus.request(at.bus, at.path, TABLE, "GetColumnHeader", "i", (c,)) for c in columns]
-    grid = [
-        bus.request(at.bus, at.path, TABLE, "GetAccessibleAt", "ii", (r, c))
-        for r in rows
-        for c in columns
+    headers = [
+        bus.request(at.bus, at.path, TABLE, "GetColumnHeader", "i", (c,))
+        for c in (() if window.cells else columns)
     ]
-    found = await answers(headers + grid)
-    cells = [Address.of(v) if v is not None else Address("", "") for v in found[len(headers) :]]
+    positions = [(r, c) for r in rows for c in columns]
+    try:
+        cells, states = await cells_at(bus, at, positions, kept if window.cells else None)
+    except BaseException:
+        discard(headers)
+        raise
+    shown_headers = _present(await answers(headers))
     firsts = [cell for cell in cells[: len(columns)] if not cell.is_null]
+    if window.cells:
+        firsts = firsts[:1]
     # the headers' too, in the same round trip: their reads then need no role call, and
     # their extents are asked with their states (``reader.Ahead``)
-    tops = list(dict.fromkeys(h for h in _present(found[: len(headers)]) if h not in firsts))
-    identities = dict(zip(firsts + tops, await _identities(bus, firsts + tops), strict=True))
+    tops = list(dict.fromkeys(h for h in shown_headers if h not in firsts))
     once = Counter(cells)
-    grid_at = await _grid(bus, cells, len(columns), once) if window.cells else None
+    # a spreadsheet's new cells are asked their state with the rest, not by the walk after
+    fresh = [c for c in once if window.cells and not c.is_null and c not in states]
+    found, grid_at, said = await asyncio.gather(
+        _identities(bus, firsts + tops),
+        _grid(bus, cells, len(columns), once) if window.cells else _nothing(None),
+        _states(bus, fresh),
+    )
+    states.update((c, s) for c, s in zip(fresh, said, strict=True) if s is not None)
+    identities = dict(zip(firsts + tops, found, strict=True))
+    alike = next(iter(identities.values()), None) if window.cells else None
     hints: dict[Address, CellHint] = {}
     for header in tops:
         known = identities[header]
         if known is not None:
             hints[header] = CellHint(*known)
     for index, cell in enumerate(cells):
-        known = identities.get(cells[index % len(columns)])
+        known = alike or identities.get(cells[index % len(columns)])
         if cell.is_null or known is None:
             continue
         row, column = divmod(index, len(columns))
@@ -335,9 +365,56 @@ async def _shown_children(bus: AtspiBus, at: Address, window: Window, table: boo
             hints[cell] = CellHint(*known)
             continue
         name = cell_name(rows[row], columns[column])
-        hints[cell] = CellHint(*known, name=name, extents=grid_at(row, column))
-    children = dict.fromkeys(_present(found))
+        extents = grid_at(row, column)
+        hints[cell] = CellHint(*known, name=name, extents=extents, states=states.get(cell))
+    children = dict.fromkeys([*shown_headers, *(cell for cell in cells if not cell.is_null)])
     return Viewed(window, tuple(children), hints)
+
+
+async def cells_at(
+    bus: AtspiBus, at: Address, positions: list[tuple[int, int]], kept: KeptCells | None
+) -> tuple[list[Address], dict[Address, frozenset[str]]]:
+    """The cell at each position (a null address where there is none), and the states of
+    those that were kept.
+
+    A kept cell (``kept_cells``) is asked its state, which the walk needs of
+    every shown cell anyway; only where it is gone or defunct is the table asked
+    for the cell, as it is for every position not kept, and where it is focused:
+    LibreOffice answers the focused cell's position with an object of its own,
+    the one its focus events name (asking for it makes no new one).
+    """
+    known = kept.of(at) if kept is not None else {}
+    reused = [(p, known[p]) for p in positions if p in known]
+    said = await _states(bus, [cell for _, cell in reused])
+    states = {
+        cell: s
+        for (_, cell), s in zip(reused, said, strict=True)
+        if s is not None and "focused" not in s
+    }
+    cells = {p: cell for p, cell in reused if cell in states}
+    missing = [p for p in positions if p not in cells]
+    asked = [bus.request(at.bus, at.path, TABLE, "GetAccessibleAt", "ii", p) for p in missing]
+    for p, value in zip(missing, await answers(asked), strict=True):
+        cells[p] = Address.of(value) if value is not None else Address("", "")
+    if kept is not None:
+        kept.keep(at, {p: cell for p, cell in cells.items() if not cell.is_null})
+    return [cells[p] for p in positions], states
+
+
+async def _states(bus: AtspiBus, cells: list[Address]) -> list[frozenset[str] | None]:
+    """Each cell's states; None where it is gone, defunct or refused."""
+    asked = [bus.request(c.bus, c.path, ACCESSIBLE, "GetState") for c in cells]
+    try:
+        bodies = await asyncio.gather(*asked, return_exceptions=True)
+    finally:
+        discard(asked)
+    for body in bodies:
+        if isinstance(body, AppGone) or (
+            isinstance(body, BaseException) and not isinstance(body, CallFailed | TargetGone)
+        ):
+            raise body
+    said = [None if isinstance(b, BaseException) else state_names(b[0]) for b in bodies]
+    return [None if s is None or "defunct" in s else s for s in said]
 
 
 async def _grid(
