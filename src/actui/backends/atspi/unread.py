@@ -21,7 +21,7 @@ from actui.backends.atspi.bus import AtspiBus, CallFailed
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.reader import ACCESSIBLE, read_basics, read_details
 from actui.backends.atspi.snapshot import element_node
-from actui.backends.atspi.viewport import TABLE, answers, cells_at
+from actui.backends.atspi.viewport import answers, cells_at
 from actui.backends.base import RawNode, RowQuery
 
 CHUNK_CELLS = 1024
@@ -40,10 +40,10 @@ async def accepted_cells(
     found: list[Address] = []
     for start in range(0, len(cells), CHUNK_CELLS):
         chunk = cells[start : start + CHUNK_CELLS]
-        if table and kept is not None:
+        if table:
             refs = [ref for ref in (await cells_at(bus, at, chunk, kept))[0] if not ref.is_null]
         else:
-            refs = await _asked(bus, at, chunk, table)
+            refs = await _children(bus, at, [r for r, _ in chunk])
         named = [
             bus.request(ref.bus, ref.path, "org.freedesktop.DBus.Properties", "Get", "ss",
                         (ACCESSIBLE, "Name"))
@@ -58,14 +58,10 @@ async def accepted_cells(
     return found
 
 
-async def _asked(
-    bus: AtspiBus, at: Address, positions: list[tuple[int, int]], table: bool
-) -> list[Address]:
+async def _children(bus: AtspiBus, at: Address, indexes: list[int]) -> list[Address]:
+    """A list's rows at ``indexes`` (those it has)."""
     asked = [
-        bus.request(at.bus, at.path, TABLE, "GetAccessibleAt", "ii", rc)
-        if table
-        else bus.request(at.bus, at.path, ACCESSIBLE, "GetChildAtIndex", "i", rc[:1])
-        for rc in positions
+        bus.request(at.bus, at.path, ACCESSIBLE, "GetChildAtIndex", "i", (i,)) for i in indexes
     ]
     refs = [Address.of(a) for a in await answers(asked) if a is not None]
     return [ref for ref in refs if not ref.is_null]
