@@ -17,6 +17,12 @@ states stay immutable), which also remembers the rows searched, so searching
 it again continues where this one stopped. What was not searched is said,
 with how to reach it. Nothing is scrolled or focused.
 
+A spreadsheet is not scanned: it names each cell after its address (``Z200``,
+also a cell holding text), so the only cell whose name a text can match is the
+one it names, read first and alone (:class:`SheetCell`). Scanning compared
+addresses by prefix and substring (``A`` took every cell of column A) and made
+LibreOffice a cell object for each cell asked for (``kept_cells``).
+
 A wait (``wait_for``, ``act_ui``'s ``expect`` and ``require``) whose condition a
 look does not show met reads the same way, within the wait's time left, until
 the condition holds (:class:`ConditionReach`); what it read joins the state the
@@ -30,7 +36,15 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
-from actui.backends.base import Backend, RootInfo, RowQuery, Window
+from actui.backends.base import (
+    Backend,
+    RawNode,
+    RootInfo,
+    RowQuery,
+    Window,
+    cell_address,
+    cell_name,
+)
 from actui.conditions import UiCondition, anchor_node, evaluate, text_test
 from actui.errors import CallTimeout
 from actui.outline.diff import stabilize
@@ -61,6 +75,8 @@ READ_AFTER_S = 0.5
 """How far into a wait its first read on demand comes (:class:`ConditionReach`)."""
 READ_EVERY_S = 1.0
 """How far apart a wait's reads on demand are."""
+Position = tuple[int, int]
+"""A cell's (row, column), 0-based."""
 
 
 def merged(intervals: Intervals, added: tuple[int, int]) -> Intervals:
@@ -201,7 +217,44 @@ class Unopened:
         return {"hiddenRead": self.read, "hiddenNotRead": [n.ref for n in self.left]}
 
 
-Reached = Coverage | Unopened
+@dataclass(frozen=True)
+class SheetCell:
+    """What a search read of a spreadsheet's unread cells: the one cell its text names."""
+
+    node: Node
+    address: str | None
+    """The cell the text names (``Z200``); None when it names none."""
+    read: bool = False
+    slow: bool = False
+    """The application did not give the cell in time."""
+
+    def note(self, state_id: str) -> str:
+        what = f"{self.node.ref} {self.node.role}"
+        if self.address is None:
+            return (
+                f"{what}: its unread cells were not searched (a spreadsheet names each cell "
+                "after its address; their contents are not searched): search_ui for a cell's "
+                f"address (e.g. Z200) reads that cell, or scroll {self.node.ref} there."
+            )
+        if self.read:
+            return f"{what}: read cell {self.address}, which the text names."
+        if self.slow:
+            return (
+                f"{what}: cell {self.address} was not read (the application answered too "
+                f"slowly): search_ui again on stateId {state_id}, or scroll {self.node.ref} there."
+            )
+        return f"{what}: has no cell {self.address}."
+
+    def json(self) -> Wire:
+        return {
+            "ref": self.node.ref,
+            "cell": self.address,
+            "cellRead": self.read,
+            "stoppedSlow": self.slow,
+        }
+
+
+Reached = Coverage | Unopened | SheetCell
 
 
 def has_unread(state: State) -> bool:
@@ -229,6 +282,11 @@ def _accepts(text: str) -> Callable[[str], bool]:
         return ranked is not None and ranked[0] != "fuzzy"
 
     return accepts
+
+
+def named_cell(text: str) -> Position | None:
+    """The cell ``text`` names as a spreadsheet names its cells (``Z200``, any case), or None."""
+    return cell_address(text.strip().upper())
 
 
 def _exact(text: str, names: Iterable[str]) -> bool:
@@ -271,6 +329,9 @@ class Goal:
     within: Node | None = None
     """Read only what lies inside this element (a condition's anchor)."""
     max_cells: int = MAX_CELLS
+    cell: Position | None = None
+    """The cell a spreadsheet is asked for (the text names it); no other cell of a
+    spreadsheet is read."""
 
 
 @dataclass(frozen=True)
@@ -290,6 +351,43 @@ def _inside(outline: Outline, within: Node | None) -> Callable[[Node], bool]:
     return lambda node: node.ref in refs
 
 
+async def _asked(
+    backend: Backend, root: RootInfo, query: RowQuery, deadline: float
+) -> list[RawNode] | None:
+    """The cells the backend keeps of ``query``; None when the application did not answer
+    before ``deadline``."""
+    loop = asyncio.get_running_loop()
+    try:
+        async with asyncio.timeout(max(0.1, deadline - loop.time())):
+            return await backend.find_in_rows(root, query)
+    except (CallTimeout, TimeoutError):
+        return None
+
+
+async def _named(
+    backend: Backend,
+    root: RootInfo,
+    node: Node,
+    window: Window,
+    cell: Position | None,
+    deadline: float,
+) -> tuple[list[RawNode] | None, SheetCell]:
+    """The spreadsheet's cell at ``cell`` (read alone, kept only when its name is its
+    address), and what the search says of it; None when it was not asked for."""
+    address = None if cell is None else cell_name(*cell)
+    if cell is None or cell[0] >= (window.rows or 0) or cell[1] >= (window.columns or 0):
+        return None, SheetCell(node, address)
+    if asyncio.get_running_loop().time() >= deadline:
+        return None, SheetCell(node, address, slow=True)
+    row, column = cell
+    query = RowQuery(
+        str(node.wire), range(row, row + 1), range(column, column + 1),
+        lambda name: name.strip() == address, 1,
+    )  # fmt: skip
+    found = await _asked(backend, root, query, deadline)
+    return found, SheetCell(node, address, read=bool(found), slow=found is None)
+
+
 async def reach(
     backend: Backend,
     root: RootInfo,
@@ -300,13 +398,27 @@ async def reach(
     scale: float,
 ) -> Reach:
     """``outline`` with what it left unread read in until ``goal`` is met or ``deadline``
-    (loop time) passes: hidden subtrees in outline order, then the cells of unread rows."""
+    (loop time) passes: the cell of each spreadsheet the goal names, hidden subtrees in
+    outline order, then the cells of other containers' unread rows."""
     loop = asyncio.get_running_loop()
     seen_rows = dict(searched)
     inside = _inside(outline, goal.within)
     cells = 0
     done = slow = False
     coverage: list[Reached] = []
+    accepts = goal.accepts
+    windows = [(n, w) for n, w in _windows(outline) if inside(n)] if accepts else []
+    for node, window in [(n, w) for n, w in windows if w.cells]:
+        if done or cells >= goal.max_cells:
+            break
+        found, said = await _named(backend, root, node, window, goal.cell, deadline)
+        coverage.append(said)
+        slow = slow or said.slow
+        if found is not None:
+            cells += 1
+            before = outline.max_ref
+            outline = grafted(outline, node.ref, tuple(found), root.frame, scale)
+            done = goal.met(outline, before)
     hidden = [n for n in _hidden(outline) if inside(n)]
     for i, node in enumerate(hidden):
         if done or loop.time() >= deadline:
@@ -323,9 +435,7 @@ async def reach(
     else:
         if hidden:
             coverage.append(Unopened(len(hidden), ()))
-    accepts = goal.accepts
-    windows = [(n, w) for n, w in _windows(outline) if inside(n)] if accepts else []
-    for node, window in windows:
+    for node, window in [(n, w) for n, w in windows if not w.cells]:
         assert accepts is not None
         total = _total(window)
         seen = seen_rows.get(str(node.wire), _shown(window))
@@ -337,10 +447,8 @@ async def reach(
             if done or slow or loop.time() >= deadline or not rows:
                 break
             query = RowQuery(str(node.wire), rows, columns, accepts, MATCH_LIMIT)
-            try:
-                async with asyncio.timeout(max(0.1, deadline - loop.time())):
-                    found = await backend.find_in_rows(root, query)
-            except (CallTimeout, TimeoutError):
+            found = await _asked(backend, root, query, deadline)
+            if found is None:
                 slow = True  # what was searched so far still counts; the rest is said
                 break
             cells += len(rows) * len(columns)
@@ -369,7 +477,7 @@ async def search_unread(
     """A successor of ``state`` holding what was unread and matches ``text``: hidden
     subtrees first, then the cells of unread rows, until one holds an exact match."""
     deadline = asyncio.get_running_loop().time() + BUDGET_S
-    goal = Goal(_accepts(text), _found_exact(text))
+    goal = Goal(_accepts(text), _found_exact(text), cell=named_cell(text))
     got = await reach(backend, state.root, state.outline, _searched(state), goal, deadline, scale)
     meta = replace(state.meta, searched_rows=got.searched)
     return _successor(state, got.outline, epoch, meta), list(got.reached)
@@ -400,8 +508,8 @@ class ConditionReach:
     any), hidden subtrees are read again at every read (what a wait waits for may
     appear there), rows of windowed containers once per wait: later reads go on where
     earlier ones stopped, at most :data:`MAX_CELLS` cells in all, and the shown rows are
-    in every look anyway. What was read joins the outline the wait returns, with refs
-    inherited from ``base``.
+    in every look anyway; of a spreadsheet, only the cell the text names (:class:`SheetCell`).
+    What was read joins the outline the wait returns, with refs inherited from ``base``.
 
     Most waits follow an action and are met by what is shown within a few hundred ms
     (GTK 4's events lag about 250 ms behind an action, docs/design-notes.md §6), while
@@ -431,9 +539,9 @@ class ConditionReach:
             return False
         inside = _inside(outline, within)
         rows = text_test(cond) is not None and self._cells < MAX_CELLS
-        return any(inside(n) for n in _hidden(outline)) or (
-            rows and any(inside(n) for n, _ in _windows(outline))
-        )
+        cell = None if cond.text is None else named_cell(cond.text)
+        readable = [n for n, w in _windows(outline) if cell is not None or not w.cells]
+        return any(inside(n) for n in _hidden(outline)) or (rows and any(map(inside, readable)))
 
     def due_in(self) -> float | None:
         return None if self._idle else max(0.0, self._next_at - time.monotonic())
@@ -452,7 +560,8 @@ class ConditionReach:
             return evaluate(cond, grown).present
 
         within = None if cond.anchor is None else anchor_node(cond, outline)
-        goal = Goal(text_test(cond), met, within, MAX_CELLS - self._cells)
+        cell = None if cond.text is None else named_cell(cond.text)
+        goal = Goal(text_test(cond), met, within, MAX_CELLS - self._cells, cell)
         deadline = asyncio.get_running_loop().time() + min(max(0.0, budget_s), BUDGET_S)
         got = await reach(self._backend, root, outline, self._searched, goal, deadline, self._scale)
         self._searched, self._cells = got.searched, self._cells + got.cells

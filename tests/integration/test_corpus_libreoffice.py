@@ -5,7 +5,8 @@ asking for all of them grew soffice from 0.5 to 2.2 GB and no observation
 ever returned. actui reads such a container as a window onto its data (its
 size, and the cells on screen), so observing Calc returns and says the
 sheet's size and shown range, soffice's memory stays put, and Calc keeps
-answering. The task an agent would do works end to end: find A1, enter 3, 4,
+answering. A cell off screen is found by its address, reading that cell alone.
+The task an agent would do works end to end: find A1, enter 3, 4,
 5 and their sum below, save; a headless soffice reads the file back. Closed
 menus are left unread, and a search reads them on demand.
 """
@@ -37,7 +38,7 @@ from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX
 from actui.backends.base import RawNode
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.windows import window_text
-from actui.reaching import Unopened
+from actui.reaching import SheetCell, Unopened
 from actui.results import RootView
 from actui.tools import Computer
 
@@ -113,6 +114,15 @@ async def test_observing_calc_returns_and_leaves_its_memory_and_answers_alone(ca
         calc.computer, calc.pid, "search_ui", {"stateId": state, "text": "A1", "role": "cell"}
     )
     assert matches_of(cell)[0].label == "A1", cell.text
+    far = await call_alive(
+        calc.computer, calc.pid, "search_ui", {"stateId": state, "text": "Z200", "role": "cell"}
+    )
+    assert [m.label for m in matches_of(far) if m.reason == "exact"] == ["Z200"], far.text
+    (named,) = [each for each in found_of(far).unread if isinstance(each, SheetCell)]
+    assert named.read, far.text
+    grown = calc.computer.state(found_of(far).state_id).outline
+    read = {n.ref for n in grown} - {n.ref for n in calc.computer.state(state).outline}
+    assert [grown.nodes[ref].name for ref in read] == ["Z200"], "one cell read, by its address"
     again = await call_alive(calc.computer, calc.pid, "observe_ui", {"root": calc.root})
     assert observation_of(again).node_count == observation_of(observed).node_count
     assert _rss_mb(calc.pid) - before < GROWTH_MB

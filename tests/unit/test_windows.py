@@ -9,8 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import outlines, raw
 
-from actui.backends.atspi.viewport import cell_address, cell_name
-from actui.backends.base import Window
+from actui.backends.base import Window, cell_address, cell_name
 from actui.outline.model import Outline, grafted, opened
 from actui.outline.windows import column_letters, window_json, window_text
 

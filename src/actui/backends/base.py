@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
@@ -100,6 +101,10 @@ class RootInfo:
     accessibility: Accessibility = "full"
 
 
+_CELL_NAME = re.compile(r"^([A-Z]{1,3})([1-9][0-9]{0,6})$")
+"""A spreadsheet's cell name as LibreOffice gives it: its address (``B3``)."""
+
+
 def column_letters(column: int) -> str:
     """0 → ``A``, 25 → ``Z``, 26 → ``AA`` (spreadsheet column names)."""
     letters = ""
@@ -108,6 +113,22 @@ def column_letters(column: int) -> str:
         column, rest = divmod(column - 1, 26)
         letters = chr(ord("A") + rest) + letters
     return letters
+
+
+def cell_address(name: str) -> tuple[int, int] | None:
+    """``"B3"`` → (row 2, column 1), 0-based; None for anything else."""
+    found = _CELL_NAME.match(name.strip())
+    if found is None:
+        return None
+    column = 0
+    for letter in found.group(1):
+        column = column * 26 + ord(letter) - ord("A") + 1
+    return int(found.group(2)) - 1, column - 1
+
+
+def cell_name(row: int, column: int) -> str:
+    """(2, 1) → ``"B3"``: the inverse of :func:`cell_address`."""
+    return f"{column_letters(column)}{row + 1}"
 
 
 @dataclass(frozen=True)

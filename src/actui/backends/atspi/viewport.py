@@ -21,7 +21,6 @@ does not decide which containers are windows.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -32,7 +31,7 @@ from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX, Basics, discard, short_interfaces
 from actui.backends.atspi.tables import role_name, state_names
-from actui.backends.base import Window, column_letters
+from actui.backends.base import Window, cell_address, cell_name
 from actui.errors import TargetGone
 
 TABLE = IFACE_PREFIX + "Table"
@@ -56,7 +55,6 @@ MIN_LINE = 8
 SPREADSHEET = "document spreadsheet"
 """The role of the parent that makes a table a spreadsheet (its cells are named ``A1``)."""
 T = TypeVar("T")
-_CELL_NAME = re.compile(r"^([A-Z]{1,3})([1-9][0-9]{0,6})$")
 
 
 @dataclass(frozen=True)
@@ -89,22 +87,6 @@ class Viewed:
     window: Window
     children: tuple[Address, ...]
     hints: Mapping[Address, CellHint] = field(default_factory=dict)
-
-
-def cell_address(name: str) -> tuple[int, int] | None:
-    """``"B3"`` → (row 2, column 1), 0-based; None for anything else."""
-    found = _CELL_NAME.match(name.strip())
-    if found is None:
-        return None
-    column = 0
-    for letter in found.group(1):
-        column = column * 26 + ord(letter) - ord("A") + 1
-    return int(found.group(2)) - 1, column - 1
-
-
-def cell_name(row: int, column: int) -> str:
-    """(2, 1) → ``"B3"``: the inverse of :func:`cell_address`."""
-    return f"{column_letters(column)}{row + 1}"
 
 
 def is_windowed(basics: Basics, max_children: int = MAX_CHILDREN) -> bool:
