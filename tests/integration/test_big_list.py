@@ -91,6 +91,32 @@ async def test_observing_says_how_many_rows_exist_and_which_are_shown(big: BigLi
     await big.app.answering()
 
 
+SHORT = 5
+"""Rows of a list that does not fill its view."""
+
+
+async def test_a_list_shorter_than_its_view_shows_all_its_rows(module_sandbox: Sandbox) -> None:
+    """The probes from the bottom meet nothing under them: the data ends before that edge,
+    so every row from the first shown to the last is shown, and read."""
+    process = await module_sandbox.launch(["/usr/bin/python3", str(APP), str(SHORT)])
+    await module_sandbox.wait_for_app(process.pid)
+    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
+    try:
+        app = Driven(computer, process.pid)
+        window = await app.window(f"Big list {SHORT}")
+        observed = observation_of(await app.ok("observe_ui", {"root": window.ref}))
+        (shown,) = observed.windows
+        assert (shown.window.rows, rows_shown(shown)) == (SHORT, (1, SHORT)), shown
+        assert f"showing rows 1–{SHORT}" in app.texts[-1], app.texts[-1]
+        for row in range(1, SHORT + 1):
+            assert await exact(app, observed.state_id, f"Row {row}"), app.texts[-1]
+        await app.answering()
+    finally:
+        await computer.close()
+        process.kill()
+        await process.wait()
+
+
 async def test_a_shown_cell_can_be_selected(big: BigList) -> None:
     state = state_id_of(await big.app.ok("observe_ui", {"root": big.root, "mode": "semantic"}))
     (cell,) = await exact(big.app, state, "Row 5")
