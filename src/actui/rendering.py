@@ -14,7 +14,14 @@ from contextvars import ContextVar
 from actui.backends.base import RootInfo
 from actui.imaging import scale_of
 from actui.outline.diff import changes_json, compute_changes, diff_or_view
-from actui.outline.view import MIN_VIEW_TOKENS, PAGE_TOKENS, RECEIPT, WINDOW_TOKENS, render_view
+from actui.outline.view import (
+    MIN_VIEW_TOKENS,
+    PAGE_TOKENS,
+    RECEIPT,
+    WINDOW_TOKENS,
+    ViewLines,
+    render_view,
+)
 from actui.outline.windows import windowed
 from actui.results import Capture, Observation, RootDelta, RootView, Shown
 from actui.runtime.deltas import Announced
@@ -70,6 +77,7 @@ class Renderer:
         """The label each root ref was last named with (``named``)."""
         self._receipt_shown = False
         """Whether a view has said how to open a fold (``RECEIPT``): once a session."""
+        self._recent = ViewLines()
 
     def named(self, ref: str, root: RootInfo) -> str:
         """``@r1 app — "title"`` where this session has not shown that label yet, else ``@r1``.
@@ -98,16 +106,18 @@ class Renderer:
     def fold_text(self, state: State, reason: str | None = None, above: str = "") -> str:
         """The first view of ``state`` (``outline.view``), within what the result has left."""
         return self._receipt_once(
-            render_view(state.outline, state.state_id, view_budget(state, above), reason).text
+            render_view(
+                state.outline, state.state_id, view_budget(state, above), reason, self._recent
+            ).text
         )
 
     def diff_text(self, base: State, successor: State, above: str = "") -> tuple[str, Shown]:
         """The diff from ``base``, or the view when that is shorter or the diff asks for it,
         within what the result has left below the lines ``above``."""
-        changes = compute_changes(base.outline, successor.outline)
+        changes = compute_changes(base.outline, successor.outline, self._recent)
         budget = view_budget(successor, above)
         text, reason = diff_or_view(
-            changes, successor.outline, base.state_id, successor.state_id, budget
+            changes, successor.outline, base.state_id, successor.state_id, budget, self._recent
         )
         if reason is not None:
             return self._receipt_once(text), Shown("full", reason=reason)

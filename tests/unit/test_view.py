@@ -13,7 +13,7 @@ from strategies import outline_of, outlines, raw
 from actui.backends.base import RawNode, Rect
 from actui.outline.fold import USUAL_CAPS, node_line
 from actui.outline.model import Outline
-from actui.outline.view import RECEIPT, is_layout, render_view
+from actui.outline.view import RECEIPT, ViewLines, is_layout, render_view
 from actui.tokens import estimate_tokens
 
 LIVE = frozenset({"enabled", "sensitive", "visible", "showing"})
@@ -162,10 +162,24 @@ def test_views_of_one_outline_read_as_views_of_a_fresh_copy(
 ) -> None:
     """The lines drawn for an outline serve its later views (an unchanged window's): each
     reads as the view of an outline never drawn before, whatever budget and state id."""
+    recent = ViewLines()
+    render_view(outline, "s0", 300, recent=recent)
     for budget, number in looks:
         fresh = Outline(outline.root, dict(outline.nodes))
-        again = render_view(outline, f"s{number}", budget)
+        again = render_view(outline, f"s{number}", budget, recent=recent)
         assert again == render_view(fresh, f"s{number}", budget)
+    assert len(recent) == 1, "one outline, drawn once"
+
+
+def test_each_session_keeps_its_own_recent_outlines() -> None:
+    """Sessions in one process do not push each other's outlines out of their recent
+    lines: each keeps its own few."""
+    ours, theirs = ViewLines(), ViewLines()
+    outline = task_page()
+    mine = ours.tree(outline)
+    for _ in range(8):
+        theirs.tree(Outline(outline.root, dict(outline.nodes)))
+    assert ours.tree(outline) is mine
 
 
 def check_budget_and_counts(outline: Outline, budget: int) -> None:

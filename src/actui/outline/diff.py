@@ -26,7 +26,15 @@ from actui.outline.fold import (
     quoted,
 )
 from actui.outline.model import Node, Outline, renumbered
-from actui.outline.view import WINDOW_TOKENS, Drawn, Place, drawn, is_layout, render_view
+from actui.outline.view import (
+    WINDOW_TOKENS,
+    Drawn,
+    Place,
+    ViewLines,
+    drawn,
+    is_layout,
+    render_view,
+)
 from actui.quoting import quote
 from actui.tokens import estimate_tokens
 
@@ -267,8 +275,9 @@ def _drawn_ancestor(outline: Outline, node: Node) -> str | None:
     return None
 
 
-def compute_changes(base: Outline, successor: Outline) -> Changes:
-    """Per-ref changes from ``base`` to a successor already stabilized against it."""
+def compute_changes(base: Outline, successor: Outline, recent: ViewLines | None = None) -> Changes:
+    """Per-ref changes from ``base`` to a successor already stabilized against it;
+    ``recent``: the session's recent outlines' lines (``view.ViewLines``)."""
     added = tuple(
         Added(ref=n.ref, parent=n.parent, fields=node_fields(n))
         for n in successor
@@ -285,7 +294,7 @@ def compute_changes(base: Outline, successor: Outline) -> Changes:
     labels_gone = any(n.role == "label" for n in gone)
     # one drawing of the base serves both the paragraphs a removed label was a piece of
     # and the captions an addition or an update may bring back as lines
-    base_drawn = drawn(base) if labels_gone or added or updated else None
+    base_drawn = drawn(base, recent) if labels_gone or added or updated else None
     pieces = base_drawn.places if base_drawn is not None and labels_gone else {}
     removed = tuple(
         Removed(
@@ -547,7 +556,12 @@ def render_changes(
 
 
 def diff_or_view(
-    changes: Changes, successor: Outline, base_state_id: str, state_id: str, budget: int
+    changes: Changes,
+    successor: Outline,
+    base_state_id: str,
+    state_id: str,
+    budget: int,
+    recent: ViewLines | None = None,
 ) -> tuple[str, str | None]:
     """The diff text, or the successor's first view and why it was given instead.
 
@@ -557,11 +571,11 @@ def diff_or_view(
     """
     if changes.full_view_reason:
         reason = changes.full_view_reason
-        return render_view(successor, state_id, budget, reason).text, reason
+        return render_view(successor, state_id, budget, reason, recent).text, reason
     if not changes.count:
         return f"{base_state_id} → {state_id}: no changes", None
     lines = [f"{base_state_id} → {state_id}"]  # a line per change, or a count of the unlisted
-    drawn_now = drawn(successor)
+    drawn_now = drawn(successor, recent)
     said: set[str] = set()
     """Refs a paragraph's line told: its pieces get no lines of their own."""
     layout = 0
@@ -607,7 +621,7 @@ def diff_or_view(
     if cost <= min(SHORT_DIFF_TOKENS, budget):
         return text, None
     reason = "diff_longer_than_view"
-    view = render_view(successor, state_id, budget, reason).text
+    view = render_view(successor, state_id, budget, reason, recent).text
     return (view, reason) if cost > budget or cost > estimate_tokens(view) else (text, None)
 
 

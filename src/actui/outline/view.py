@@ -332,19 +332,24 @@ class Drawn:
     dissolved: frozenset[str]
 
 
-class _RecentTrees:
-    """The lines of the last few outlines, by identity.
+class ViewLines:
+    """The lines of one session's last few outlines, by identity.
 
     An unchanged window hands back the very outline it had (``runtime.waiting``'s
     recent outlines), and a diff draws its successor again for the view that may
     follow; outlines are immutable, so their lines, with the text and cost each
     line worked out, serve every view of them: dissolving and weighing them again
-    was most of a warm look's time.
+    was most of a warm look's time. One per session (``rendering.Renderer``), so
+    sessions in one process do not push each other's outlines out; a few outlines
+    each, as lines weigh about 0.7 KiB a node.
     """
 
     def __init__(self, size: int = 4) -> None:
         self._size = size
         self._recent: OrderedDict[int, tuple[Outline, _Tree]] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._recent)
 
     def tree(self, outline: Outline) -> _Tree:
         hit = self._recent.get(id(outline))
@@ -357,12 +362,14 @@ class _RecentTrees:
         return tree
 
 
-_trees = _RecentTrees()
+def _tree(outline: Outline, recent: ViewLines | None) -> _Tree:
+    """``outline``'s lines, from ``recent`` where given (else worked out now)."""
+    return _Tree(outline) if recent is None else recent.tree(outline)
 
 
-def drawn(outline: Outline) -> Drawn:
+def drawn(outline: Outline, recent: ViewLines | None = None) -> Drawn:
     """Every element's place among the lines of a view of ``outline`` (with room for all)."""
-    tree = _trees.tree(outline)
+    tree = _tree(outline, recent)
     places = {tree.root.key: Place(tree.root.unit, None, None, alone=True)}
     for line in tree.lines:
         kids = line.children
@@ -373,9 +380,16 @@ def drawn(outline: Outline) -> Drawn:
     return Drawn(places, frozenset(tree.dissolved))
 
 
-def render_view(outline: Outline, state_id: str, budget: int, reason: str | None = None) -> View:
-    """The first view of ``outline`` within ``budget`` tokens, header line included."""
-    tree = _trees.tree(outline)
+def render_view(
+    outline: Outline,
+    state_id: str,
+    budget: int,
+    reason: str | None = None,
+    recent: ViewLines | None = None,
+) -> View:
+    """The first view of ``outline`` within ``budget`` tokens, header line included;
+    ``recent``: the session's recent outlines' lines (:class:`ViewLines`)."""
+    tree = _tree(outline, recent)
     required: set[str] = {tree.root.key}
     for line in tree.lines:
         if line.unit[0].focused:
