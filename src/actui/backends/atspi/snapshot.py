@@ -723,7 +723,7 @@ class SnapshotReader:
         if plan.reuse is not None and not _in_sheet(parent):
             known = plan.reuse.clean(visit.at)
         pending: list[asyncio.Future[list[Any]]] = []
-        ahead = None
+        ahead = labels = None
         try:
             if plan.rect_follows_parent and parent is not None:
                 await parent.settled.wait()
@@ -731,6 +731,11 @@ class SnapshotReader:
             visit.hint = parent.cell_hints.get(visit.at) if parent is not None else None
             ahead = plan.ahead(self._bus, visit, known) if entry is None else None
             basics = await self._basics(visit, entry, known, plan, visit.hint)
+            if plan.wants_labels(basics, plan.wants_rect(basics, parent)):
+                # with the details, not after them: it was a round trip of its own
+                labels = self._bus.request(
+                    visit.at.bus, visit.at.path, ACCESSIBLE, "GetRelationSet"
+                )
             viewed = None
             if visit.depth < max_depth and is_windowed(basics):
                 # an uncounted one is counted with its window's first calls, not before
@@ -778,8 +783,8 @@ class SnapshotReader:
             if not plan.rect_follows_parent:
                 visit.details = await self._details(visit, known, basics, plan, parent, ahead)
                 visit.basics = basics
-            if plan.wants_labels(basics, visit.shown):
-                visit.labelled_by = await self._labelled_by(visit.at)
+            if labels is not None:
+                visit.labelled_by = await _labelled_by(labels)
             visit.children_read = wants_children or basics.child_count == 0
         except AppGone:
             raise  # a partial tree of a dead app would look like a real one
@@ -792,7 +797,7 @@ class SnapshotReader:
             visit.basics = None
             visits[visit.parent].truncated = True
         finally:
-            discard(pending)
+            discard([*pending, *([labels] if labels is not None else [])])
             if ahead is not None:
                 ahead.discard()
             visit.settled.set()
@@ -802,19 +807,6 @@ class SnapshotReader:
                 task = asyncio.current_task()
                 if task is None or not task.cancelling():
                     admit()  # a cancelled walk (another visit failed) admits nothing more
-
-    async def _labelled_by(self, at: Address) -> tuple[str, ...]:
-        """The elements the toolkit says label ``at``; none when it cannot say."""
-        try:
-            (relations,) = await self._bus.call(at.bus, at.path, ACCESSIBLE, "GetRelationSet")
-        except CallFailed:
-            return ()
-        return tuple(
-            Address.of(target).native_id
-            for kind, targets in relations
-            if kind == LABELLED_BY
-            for target in targets
-        )
 
     async def _basics(
         self,
@@ -936,6 +928,21 @@ def _prefetch(
         fresh = [child for child in entry.children if child not in seen]
         seen.update(fresh)
         below.extend((child, depth + 1, basics.role) for child in fresh)
+
+
+async def _labelled_by(asked: asyncio.Future[list[Any]]) -> tuple[str, ...]:
+    """The elements the toolkit says label an element, from its ``GetRelationSet`` asked;
+    none when it cannot say."""
+    try:
+        (relations,) = await asked
+    except CallFailed:
+        return ()
+    return tuple(
+        Address.of(target).native_id
+        for kind, targets in relations
+        if kind == LABELLED_BY
+        for target in targets
+    )
 
 
 def _role_of(plan: _Plan, visit: _Visit | None) -> str | None:
