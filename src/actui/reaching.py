@@ -198,23 +198,36 @@ def _hidden(outline: Outline) -> list[Node]:
 
 @dataclass(frozen=True)
 class Unopened:
-    """The hidden subtrees a search read, and those it had no time left for."""
+    """The hidden subtrees a search read, and those it had no time left for, or did not
+    need once it met an exact match."""
 
     read: int
     left: tuple[Node, ...]
+    matched: bool = False
+    """The search stopped at an exact match: searching again finds it and reads no more."""
 
     def note(self, state_id: str) -> str:
         text = f"read {self.read:,} part(s) that were not shown"
         if not self.left:
             return text + "."
         refs = ", ".join(n.ref for n in self.left[:5]) + (", …" if len(self.left) > 5 else "")
+        if self.matched:
+            done = f"{text}, then met an exact match" if self.read else "met an exact match"
+            return (
+                f"{done}; {len(self.left):,} part(s) not shown were not searched ({refs}): "
+                "expand_ui one of them to look inside."
+            )
         return (
             f"{text}; {len(self.left):,} not read ({refs}): search_ui again on stateId "
             f"{state_id} continues, or expand_ui one of them."
         )
 
     def json(self) -> Wire:
-        return {"hiddenRead": self.read, "hiddenNotRead": [n.ref for n in self.left]}
+        return {
+            "hiddenRead": self.read,
+            "hiddenNotRead": [n.ref for n in self.left],
+            "stoppedAtMatch": self.matched,
+        }
 
 
 @dataclass(frozen=True)
@@ -422,7 +435,7 @@ async def reach(
     hidden = [n for n in _hidden(outline) if inside(n)]
     for i, node in enumerate(hidden):
         if done or loop.time() >= deadline:
-            coverage.append(Unopened(i, tuple(hidden[i:])))
+            coverage.append(Unopened(i, tuple(hidden[i:]), matched=done))
             break
         before = outline.max_ref
         try:

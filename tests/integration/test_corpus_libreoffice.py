@@ -148,8 +148,9 @@ async def test_search_ui_finds_an_item_of_a_closed_menu_by_reading_it_on_demand(
     searched = found_of(found)
     assert searched.base_state_id == state and searched.state_id != state
     (hidden,) = [each for each in searched.unread if isinstance(each, Unopened)]
-    assert hidden.read >= 1 and hidden.left, hidden
-    assert "search_ui again on stateId" in found.text, found.text
+    assert hidden.read >= 1 and hidden.left and hidden.matched, hidden
+    # searching again would meet the match at once: what is left is opened by expand_ui
+    assert "then met an exact match" in found.text and "expand_ui" in found.text, found.text
     stored = calc.computer.state(state).outline
     assert not any(n.name == "Cells..." for n in stored), "the stored state stayed as it was"
     assert _rss_mb(calc.pid) - before < GROWTH_MB

@@ -75,4 +75,27 @@ def test_hidden_parts_a_search_had_no_time_for_are_named_with_how_to_reach_them(
     assert Unopened(3, ()).note("s4") == "read 3 part(s) that were not shown."
     note = Unopened(1, left).note("s4")
     assert "2 not read (@e8, @e9)" in note and "stateId s4" in note and "expand_ui" in note
-    assert Unopened(1, left).json() == {"hiddenRead": 1, "hiddenNotRead": ["@e8", "@e9"]}
+    assert Unopened(1, left).json() == {
+        "hiddenRead": 1,
+        "hiddenNotRead": ["@e8", "@e9"],
+        "stoppedAtMatch": False,
+    }
+
+
+def test_hidden_parts_left_after_an_exact_match_are_not_said_to_be_read_by_searching_again() -> (
+    None
+):
+    """Searching again meets the match at once and reads nothing more: only expand_ui
+    looks inside what is left."""
+    left = (Node(ref="@e8", wire="/w/8", role="menu", raw_role="menu", unread=12),)
+    note = Unopened(0, left, matched=True).note("s4")
+    assert note == (
+        "met an exact match; 1 part(s) not shown were not searched (@e8): expand_ui one of "
+        "them to look inside."
+    )
+    assert "search_ui again" not in Unopened(2, left, matched=True).note("s4")
+    assert (
+        Unopened(2, left, matched=True)
+        .note("s4")
+        .startswith("read 2 part(s) that were not shown, then met an exact match")
+    )
