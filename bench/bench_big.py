@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from bench_desktop import baseline, have_baselines, ok, root_ref
-from bench_walk_floor import recorded_snapshot, replay_bus
+from bench_walk_floor import get_items_ms, recorded_snapshot, replay_bus
 from benchkit import Series, Stopwatch, machine_line, ms, ratio, table
 
 from actui.backends.atspi.bus import AtspiBus
@@ -205,8 +205,6 @@ async def calc(rounds: int) -> str:
     ``Cache.GetItems`` to soffice and the look's calls replayed with no dependencies,
     so a slow first look can be told apart from soffice's own warm-up. soffice's growth is
     given over everything and over the looks alone (the floors' reads make cells too)."""
-    from bench_calc import get_items_ms  # bench_calc imports this module
-
     series = Series("Calc cold observe_ui")
     items, replay = Series("Cache.GetItems round trip"), Series("the look's calls replayed")
     async with Sandbox() as desktop:

@@ -27,17 +27,14 @@ import asyncio
 import json
 import os
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from bench_big import cold_observe, rss_mb, started_calc, started_list
 from bench_desktop import ok, root_ref
-from bench_walk_floor import recorded_snapshot, replay_bus
+from bench_walk_floor import get_items_ms, recorded_snapshot, replay_bus
 from benchkit import Series, Stopwatch, machine_line, ms, table
-from dbus_fast import Message
-from raw_atspi import RawAtspi
 
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.linux.sandbox import Sandbox
@@ -96,23 +93,6 @@ async def one_run(
     if process.returncode != 0:
         raise RuntimeError(f"the cold observe with {src} failed (exit {process.returncode})")
     return dict(json.loads(out.decode().strip().splitlines()[-1]))
-
-
-async def get_items_ms(env: dict[str, str], destination: str) -> tuple[float, int]:
-    raw = await RawAtspi.connect(env)
-    try:
-        started = time.perf_counter()
-        (items,) = await raw.send(
-            Message(
-                destination=destination,
-                path="/org/a11y/atspi/cache",
-                interface="org.a11y.atspi.Cache",
-                member="GetItems",
-            )
-        )
-        return (time.perf_counter() - started) * 1000, len(items)
-    finally:
-        raw.close()
 
 
 async def warm_observes(env: dict[str, str], pid: int, series: Series, rounds: int) -> None:

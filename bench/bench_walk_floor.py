@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -146,10 +147,29 @@ def _message(
     )
 
 
+async def get_items_ms(env: dict[str, str], destination: str) -> tuple[float, int]:
+    raw = await RawAtspi.connect(env)
+    try:
+        started = time.perf_counter()
+        (items,) = await raw.send(
+            Message(
+                destination=destination,
+                path="/org/a11y/atspi/cache",
+                interface="org.a11y.atspi.Cache",
+                member="GetItems",
+            )
+        )
+        return (time.perf_counter() - started) * 1000, len(items)
+    finally:
+        raw.close()
+
+
 async def measure(app: str, rounds: int) -> str:
     walk = Series("actui cold snapshot (backend, fresh connection)")
     floor = Series(f"the same calls replayed independently through actui's bus, ≤ {IN_FLIGHT}")
     plain = Series(f"the same, through plain dbus-fast (a write per call), ≤ {IN_FLIGHT}")
+    flat = Series("the same but GetExtents (a look without geometry), through actui's bus")
+    items = Series("one Cache.GetItems round trip")
     mix: Counter[str] = Counter()
     async with Sandbox() as desktop:
         env = dict(desktop.env)
@@ -159,7 +179,7 @@ async def measure(app: str, rounds: int) -> str:
         _, calls = await recorded_snapshot(env, process.pid)
         for index in range(rounds):
             # each round in another order: the app and machine drift
-            order = (0, 1, 2) if index % 2 else (2, 1, 0)
+            order = (0, 1, 2, 3, 4) if index % 2 else (4, 3, 2, 1, 0)
             for which in order:
                 if which == 0:
                     took, calls = await recorded_snapshot(env, process.pid)
@@ -167,15 +187,21 @@ async def measure(app: str, rounds: int) -> str:
                     mix = Counter(str(m.member) for m in calls)
                 elif which == 1:
                     floor.add(await replay_bus(env, calls))
-                else:
+                elif which == 2:
                     plain.add(await replay_plain(env, calls))
-    rows = [series_row(s, ratio(floor.median, s.median)) for s in (walk, floor, plain)]
+                elif which == 3:
+                    flat.add(await replay_bus(env, [m for m in calls if m.member != "GetExtents"]))
+                else:
+                    items.add((await get_items_ms(env, str(calls[0].destination)))[0])
+    every = (walk, floor, plain, flat, items)
+    rows = [series_row(s, ratio(floor.median, s.median)) for s in every]
     calls_line = ", ".join(f"{n} {member}" for member, n in mix.most_common())
     notes = [
         f"calls per cold snapshot: {sum(mix.values())} ({calls_line})",
         "the walk's median over the floor's shows what the walk's order and overhead cost "
         "beyond the application's own answering time; the plain row, what coalescing writes "
-        "saves",
+        "saves; the row without GetExtents, the least a look that reads no element's "
+        "geometry (reading order, what a scrolled view shows) could take beside GetItems",
     ]
     headers = (*SERIES_HEADERS, "floor / actui (median)")
     return f"### cold walk vs its call floor — {app}\n\n" + "\n".join(
