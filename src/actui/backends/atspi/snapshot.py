@@ -797,7 +797,7 @@ class SnapshotReader:
             visit.basics = None
             visits[visit.parent].truncated = True
         finally:
-            discard([*pending, *([labels] if labels is not None else [])])
+            discard(pending if labels is None else [*pending, labels])
             if ahead is not None:
                 ahead.discard()
             visit.settled.set()
