@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import executed, paired_root, state_id_of, text_of
+from computer_helpers import assert_alive, executed, paired_root, state_id_of, text_of
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
@@ -46,6 +46,13 @@ async def _observe(computer: Computer, pid: int, mode: str = "fused") -> str:
     observed = await computer.call("observe_ui", {"root": root, "mode": mode})
     assert not observed.is_error, observed.text
     return str(state_id_of(observed))
+
+
+async def _survived(computer: Computer, pid: int) -> None:
+    """The app still runs and answers: a fresh look at its window succeeds."""
+    assert_alive(pid)
+    await _observe(computer, pid)
+    assert_alive(pid)
 
 
 def _one(computer: Computer, state: str, where: Callable[[Node], bool]) -> Node:
@@ -84,6 +91,7 @@ async def test_dragging_a_scale_handle_moves_its_value(computer: Computer, facto
     assert trace.last_delivered is not None and trace.last_delivered.delivery == "hid"
     moved = computer.state(state_id_of(acted)).outline.get(scale.ref)
     assert moved is not None and float(moved.value) > 90, moved
+    await _survived(computer, factory)
 
 
 async def test_wheel_scrolling_a_text_view_moves_its_scroll_bar(
@@ -102,6 +110,7 @@ async def test_wheel_scrolling_a_text_view_moves_its_scroll_bar(
         float(after.nodes[ref].value or 0) for ref in bars if after.nodes[ref].role == "scrollbar"
     ]
     assert max(offsets) > 0, offsets
+    await _survived(computer, factory)
 
 
 async def test_unicode_typed_after_a_coordinate_click_reaches_the_app_exactly(
@@ -125,9 +134,11 @@ async def test_unicode_typed_after_a_coordinate_click_reaches_the_app_exactly(
     )
     typed = trace.steps[1]
     assert typed.background_first is False and typed.delivery == "hid"
+    await _survived(computer, dialog.pid)
     await _act(computer, state_id_of(acted), {"action": "press", "ref": ok.ref})
     out, _ = await asyncio.wait_for(dialog.communicate(), timeout=10)
     assert out.decode().rstrip("\n") == UNICODE
+    assert dialog.returncode == 0, "zenity ended by its OK button, not by a crash"
 
 
 async def test_a_refused_background_insert_is_retried_in_the_foreground_and_stays_honest(
@@ -155,6 +166,7 @@ async def test_a_refused_background_insert_is_retried_in_the_foreground_and_stay
     assert trace.outcome == "didnt"
     read = await computer.call("read_text", {"stateId": state_id_of(acted), "ref": view.ref})
     assert text_of(read) == "read only text\n"
+    await _survived(computer, viewer.pid)
 
 
 async def test_a_check_box_without_actions_is_toggled_and_clicked_physically(
@@ -189,3 +201,4 @@ async def test_a_check_box_without_actions_is_toggled_and_clicked_physically(
                 break
             await asyncio.sleep(0.05)
         assert now != was, f"{action} did not flip the check box"
+    await _survived(computer, app.pid)
