@@ -33,7 +33,7 @@ from benchkit import Series, Stopwatch, machine_line, ms, ratio, table
 
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 APP = Path(__file__).resolve().parents[1] / "tests" / "apps" / "gtk3_big_list.py"
 SIZES = (100, 1_000, 10_000, 100_000)

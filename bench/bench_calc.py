@@ -38,7 +38,7 @@ from benchkit import Series, Stopwatch, machine_line, ms, table
 
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 HERE = Path(__file__).resolve().parent
 OWN_SRC = HERE.parent / "src"

@@ -34,7 +34,7 @@ import actui.backends.atspi.backend as atspi_backend
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.base import RowQuery
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 SCRIPT = Path(__file__).resolve()
 TEXTS = ("Z200", "A", "Total")

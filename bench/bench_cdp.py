@@ -12,7 +12,7 @@ document, depth 8, what an agent reads to see everything) are both shown.
 Tokens are estimated as UTF-8 bytes / 4 (no tokenizer). Then the
 latency of ``act_ui`` per action type, without ``expect`` (the runtime waits its
 root-settle window) and with an ``expect`` that already holds (no settle wait).
-Everything runs in-process through ``actui.tools.Computer``: MCP transport costs are
+Everything runs in-process through ``actui.tools.dispatch.Computer``: MCP transport costs are
 not included.
 """
 
@@ -34,7 +34,7 @@ from miniwob_agent import miniwob_html, no_desktop_env
 
 from actui import ToolResult
 from actui.backends.cdp.connection import CdpSession
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 PAGES = (
     "click-button",

@@ -46,7 +46,7 @@ from raw_atspi import RawAtspi
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
 from actui.runtime.store import State
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 HERE = Path(__file__).resolve().parent
 BASELINE_PYTHON = HERE / ".baseline-venv" / "bin" / "python"

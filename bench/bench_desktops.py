@@ -109,7 +109,7 @@ async def main(sizes: list[int], rounds: int) -> None:
     print(machine_line())
     env = {**os.environ, "ACTUI_MCP_TOKEN": TOKEN}
     server = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "actui.cli", "mcp", "--http", "--port", "0",
+        sys.executable, "-m", "actui.server.cli", "mcp", "--http", "--port", "0",
         "--desktop-per-session", "--max-desktops", str(max(sizes)), "--app", APP,
         env=env, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip

@@ -22,7 +22,7 @@ from pathlib import Path
 from benchkit import machine_line, table
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.demo import Agent, connect
+from actui.server.demo import Agent, connect
 
 APP = str(Path(__file__).resolve().parents[1] / "tests" / "apps" / "gtk_hostile.py")
 WARM_UP = 100

@@ -18,7 +18,7 @@ overruns its timeout is unsolved.
 
 Also: the first view of each page, when opened and once its task shows; each
 server's tool catalog (the ``tools/list`` result as JSON); and the tokens per
-solved task of ``make demo``'s desktop tasks (``actui.demo``'s own calculator
+solved task of ``make demo``'s desktop tasks (``actui.server.demo``'s own calculator
 and zenity steps, on a private desktop). To compare actui versions, point
 ``PYTHONPATH`` at another tree's ``src``: the actui server and the demo steps
 come from it. The MiniWoB agent comes from this tree's ``tests/integration``,
@@ -145,7 +145,7 @@ async def catalogs() -> dict[str, int]:
     (no ``outputSchema``: a client refuses a result that lacks what its schema promises)."""
     sizes: dict[str, int] = {}
     for flags in ((), ("--no-structured-content",)):
-        args = ["-m", "actui.cli", "mcp", *flags]
+        args = ["-m", "actui.server.cli", "mcp", *flags]
         async with connect(sys.executable, args, no_desktop_env()) as session:
             sizes[" ".join(["actui mcp", *flags])] = await catalog_tokens(session)
     return sizes
@@ -209,7 +209,7 @@ class Run:
 async def miniwob(tasks: Sequence[str], seeds: int, pages: Path, run: Run) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-tokens-") as scratch:
         async with (
-            connect(sys.executable, ["-m", "actui.cli", "mcp"], no_desktop_env()) as actui,
+            connect(sys.executable, ["-m", "actui.server.cli", "mcp"], no_desktop_env()) as actui,
             connect(
                 str(playwright_agent.EXECUTABLE),
                 playwright_agent.server_args(Path(scratch) / "out"),
@@ -314,8 +314,8 @@ async def _refresh(episode: Episode) -> None:
 
 async def desktop(rounds: int, run: Run) -> None:
     """``make demo``'s two desktop tasks, with the demo's own steps, counted per round."""
-    from actui import demo
     from actui.backends.linux.sandbox import Sandbox
+    from actui.server import demo
 
     class QuietAgent(demo.Agent):
         """The demo's agent, through the meter and without printing every result."""
@@ -332,7 +332,9 @@ async def desktop(rounds: int, run: Run) -> None:
             )
             await screen.wait_for_app(calculator.pid)
             await screen.wait_for_app(dialog.pid)
-            async with connect(sys.executable, ["-m", "actui.cli", "mcp"], screen.env) as session:
+            async with connect(
+                sys.executable, ["-m", "actui.server.cli", "mcp"], screen.env
+            ) as session:
                 meter = Meter(session, frozenset())
                 agent = QuietAgent(meter)  # type: ignore[arg-type]
                 for name, steps in (("calculator", demo._calculator), ("zenity", demo._zenity)):

@@ -42,9 +42,9 @@ from actui.backends.x11.connection import XConnection
 from actui.backends.x11.input import X11Input
 from actui.backends.x11.session import X11Session
 from actui.backends.x11.window_watch import WindowWatch
-from actui.ocr import recognize
-from actui.tools import Computer
-from actui.visual import add_visual_evidence
+from actui.runtime.ocr import recognize
+from actui.runtime.visual import add_visual_evidence
+from actui.tools.dispatch import Computer
 
 MEASURES = ("listing", "capture", "typing", "ocr")
 WINDOW_COUNTS = (1, 4, 8)

@@ -44,7 +44,7 @@ from actui.backends.atspi.snapshot import SnapshotReader
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline import model as model_module
 from actui.outline import view as view_module
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 HERE = Path(__file__).resolve().parent
 OWN_SRC = HERE.parent / "src"

@@ -3,6 +3,6 @@
 __version__ = "0.1.0"
 
 from actui.api import Computer, Expect
-from actui.tool_result import ToolResult
+from actui.results.tool_result import ToolResult
 
 __all__ = ["Computer", "Expect", "ToolResult", "__version__"]

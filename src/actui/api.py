@@ -28,18 +28,17 @@ from dataclasses import dataclass, field
 from types import TracebackType
 from typing import Any, Literal, TypeVar, overload
 
-from actui import contract
 from actui.backends.base import Backend, Outcome
 from actui.errors import ActuiError
-from actui.observations import ElementText, Observed, PageShown, WindowClosed
-from actui.observations import Waited as Waiting
 from actui.outline.model import Node
 from actui.outline.search import SearchResult
 from actui.outline.search import search as search_outline
-from actui.results import (
+from actui.results.observations import ElementText, Observed, PageShown, WindowClosed
+from actui.results.observations import Waited as Waiting
+from actui.results.tool_result import ToolResult
+from actui.results.typed import (
     Execution,
     Found,
-    RootDelta,
     RootsFound,
     RootView,
     StepError,
@@ -48,9 +47,10 @@ from actui.results import (
     VerificationStatus,
     Wire,
 )
+from actui.runtime.deltas import RootDelta
 from actui.runtime.store import ObserveMode, State
-from actui.tool_result import ToolResult
-from actui.tools import Computer as Tools
+from actui.tools import contract
+from actui.tools.dispatch import Computer as Tools
 
 Root = RootView
 """A window, dialog or page, by its ``@r`` ref (``root`` has all the backend said)."""

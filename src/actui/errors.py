@@ -11,7 +11,7 @@ them into these.
 from __future__ import annotations
 
 from actui import sentences
-from actui.backends.base import Refused
+from actui.refusals import Refused
 from actui.sentences import Instead, Lacks, Then
 
 
@@ -46,7 +46,7 @@ class FieldRule(ValueError):
     """A contract rule a parameter broke, raised inside a parameter model's validation.
 
     ``key`` names the offending key relative to the value being validated
-    (``""``: the value itself); :func:`actui.contract.validate` prefixes where
+    (``""``: the value itself); :func:`actui.tools.contract.validate` prefixes where
     that value sits and turns it into :class:`InvalidParams`. A ``ValueError``
     so that pydantic carries it to the contract with its location.
     """

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from actui.backends.base import Blocked, Refused
+from actui.refusals import Blocked, Refused
 
 Then = Literal["", "find_roots", "observe_ui", "launch_browser"]
 """The tool whose call brings an agent back to something that exists."""

@@ -24,8 +24,8 @@ from typing import Any, TypeVar
 from actui import api
 from actui.api import Done, Element, Evaluated, Expect, Observation, Root, Roots, Step
 from actui.backends.base import Backend
+from actui.results.tool_result import ToolResult
 from actui.runtime.store import ObserveMode
-from actui.tool_result import ToolResult
 
 T = TypeVar("T")
 

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from actui.backends.linux.sandbox import Sandbox, tagged_pids
-from actui.observations import (
+from actui.outline.model import Node
+from actui.outline.search import Match
+from actui.results.observations import (
     ElementText,
     Expanded,
     Inspected,
@@ -18,9 +20,8 @@ from actui.observations import (
     ToolError,
     Waited,
 )
-from actui.outline.model import Node
-from actui.outline.search import Match
-from actui.results import (
+from actui.results.tool_result import ToolResult
+from actui.results.typed import (
     Execution,
     Found,
     NoSuccessor,
@@ -29,8 +30,7 @@ from actui.results import (
     RootView,
     VerificationStatus,
 )
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 
 async def paired_root(

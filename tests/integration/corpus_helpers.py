@@ -10,9 +10,9 @@ from typing import Any
 from computer_helpers import executed, matches_of, process_alive, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.results import Execution, RootView
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.results.tool_result import ToolResult
+from actui.results.typed import Execution, RootView
+from actui.tools.dispatch import Computer
 
 
 class Driven:

@@ -90,7 +90,7 @@ async def mcp_tools(env: Mapping[str, str]) -> AsyncIterator[Tools]:
 
     async def host() -> None:
         server = StdioServerParameters(
-            command=sys.executable, args=["-m", "actui.cli", "mcp"], env=dict(env)
+            command=sys.executable, args=["-m", "actui.server.cli", "mcp"], env=dict(env)
         )
         try:
             async with stdio_client(server) as (read, write), ClientSession(read, write) as session:

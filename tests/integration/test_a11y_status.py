@@ -20,7 +20,7 @@ from dbus_fast.aio import MessageBus
 
 from actui.backends.atspi.status import read_enabled
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 BUTTONS = "".join(f"<button>Button {i}</button>" for i in range(40))
 PAGE = f"data:text/html,<title>Many</title><h1>Many buttons</h1>{BUTTONS}"

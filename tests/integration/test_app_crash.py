@@ -27,8 +27,8 @@ from computer_helpers import (
 )
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.results.tool_result import ToolResult
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -16,7 +16,7 @@ from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S
 from actui.backends.linux.sandbox import Sandbox, tagged_pids
 from actui.errors import CallTimeout, TargetGone
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 CALL_TIMEOUT_S = 1.0
 

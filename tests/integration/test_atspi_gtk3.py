@@ -12,16 +12,10 @@ import pytest_asyncio
 from atspi_helpers import assert_answers, find, launch_app, nodes, root_of, settle, snap
 
 from actui.backends.atspi import AtspiBackend
-from actui.backends.base import (
-    ActionKind,
-    ActionRequest,
-    ActionResult,
-    RawNode,
-    Refused,
-    RootInfo,
-)
+from actui.backends.base import ActionKind, ActionRequest, ActionResult, RawNode, RootInfo
 from actui.backends.linux.sandbox import Sandbox
 from actui.errors import TargetGone
+from actui.refusals import Refused
 from actui.sentences import refusal
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")

@@ -18,8 +18,8 @@ from corpus_helpers import Driven
 from actui import api
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.windows import Windowed
-from actui.reaching import Coverage
-from actui.tools import Computer
+from actui.runtime.reaching import Coverage
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

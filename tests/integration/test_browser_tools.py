@@ -10,7 +10,7 @@ import urllib.parse
 from pathlib import Path
 from typing import Any
 
-from actui.demo import Agent, connect
+from actui.server.demo import Agent, connect
 from actui.tokens import estimate_tokens
 
 FORM_URL = (Path(__file__).resolve().parents[1] / "apps" / "web" / "form.html").as_uri()

@@ -23,7 +23,7 @@ import pytest
 import pytest_asyncio
 from computer_helpers import executed, matches_of, process_alive, roots_of, state_id_of, windows_of
 
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

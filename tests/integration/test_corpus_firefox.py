@@ -23,9 +23,9 @@ import pytest_asyncio
 from computer_helpers import executed, matches_of, paired_root, state_id_of, text_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.results import Execution
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.results.tool_result import ToolResult
+from actui.results.typed import Execution
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 PAGE = Path(__file__).parents[1] / "apps" / "web" / "collector_form.html"

@@ -38,9 +38,9 @@ from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX
 from actui.backends.base import RawNode
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.windows import window_text
-from actui.reaching import SheetCell, Unopened
-from actui.results import RootView
-from actui.tools import Computer
+from actui.results.typed import RootView
+from actui.runtime.reaching import SheetCell, Unopened
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 GROWTH_MB = 100

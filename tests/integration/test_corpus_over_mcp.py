@@ -15,7 +15,7 @@ from typing import Any
 from computer_helpers import assert_alive
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.demo import Agent, connect
+from actui.server.demo import Agent, connect
 
 TEXT = "Über den Fluss, 東京\nzweite Zeile ✓"
 

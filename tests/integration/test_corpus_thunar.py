@@ -29,9 +29,9 @@ from computer_helpers import (
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
-from actui.results import Execution, StepTrace
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.results.tool_result import ToolResult
+from actui.results.typed import Execution, StepTrace
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 FILES = ("notes.txt", "report.md", "todo.txt")

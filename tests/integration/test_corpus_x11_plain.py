@@ -30,8 +30,8 @@ from computer_helpers import (
 )
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.results import RootView
-from actui.tools import Computer
+from actui.results.typed import RootView
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

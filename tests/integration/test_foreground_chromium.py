@@ -14,7 +14,7 @@ from computer_helpers import executed, matches_of, paired_root, state_id_of, tex
 
 from actui.backends.cdp.launch import command_line, find_executable
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 PAGE = (
     "<!doctype html><title>Escalation form</title>"

@@ -18,9 +18,9 @@ from computer_helpers import assert_alive, executed, paired_root, state_id_of, t
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
-from actui.results import Execution
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.results.tool_result import ToolResult
+from actui.results.typed import Execution
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -15,7 +15,7 @@ from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.record import InputMonitor
 from actui.backends.x11.session import X11Session
 from actui.outline.model import Node
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 
 def _first(nodes: list[Node], role: str, name: str = "") -> Node:

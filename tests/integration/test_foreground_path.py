@@ -18,8 +18,8 @@ from computer_helpers import (
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.record import InputMonitor
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.results.tool_result import ToolResult
+from actui.tools.dispatch import Computer
 
 
 async def _dialog(sandbox: Sandbox, title: str) -> asyncio.subprocess.Process:

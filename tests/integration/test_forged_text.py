@@ -13,10 +13,10 @@ import pytest_asyncio
 from computer_helpers import matches_of, paired_root, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.observations import PageShown
-from actui.results import Found, RootsFound
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.results.observations import PageShown
+from actui.results.tool_result import ToolResult
+from actui.results.typed import Found, RootsFound
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -21,7 +21,7 @@ from typing import Any
 
 from test_browser_tools import FORM_URL, _no_desktop_env, _ref
 
-from actui.demo import Agent, connect
+from actui.server.demo import Agent, connect
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "act_ui_form.json"
 TIMINGS = frozenset({"elapsedMs", "pageChanges"})

@@ -13,7 +13,7 @@ from computer_helpers import expanded_of, found_of, waited_of
 from corpus_helpers import Driven, headless_app
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.reaching import Unopened
+from actui.runtime.reaching import Unopened
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

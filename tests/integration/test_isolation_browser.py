@@ -17,8 +17,8 @@ import pytest_asyncio
 from computer_helpers import assert_alive, error_of, paired_root, roots_of, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.results.tool_result import ToolResult
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

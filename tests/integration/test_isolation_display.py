@@ -24,7 +24,7 @@ from computer_helpers import (
 )
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 
 async def _dialog(sandbox: Sandbox) -> tuple[asyncio.subprocess.Process, Computer, dict[str, Any]]:

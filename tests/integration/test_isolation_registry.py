@@ -33,7 +33,7 @@ from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -12,7 +12,7 @@ from atspi_helpers import launch_app
 from computer_helpers import desktop_pids, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 
 async def test_a_wait_is_woken_when_the_accessibility_bus_dies(sandbox: Sandbox) -> None:

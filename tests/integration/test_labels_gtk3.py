@@ -15,7 +15,7 @@ from computer_helpers import state_id_of
 from corpus_helpers import Driven
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -13,8 +13,8 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from hypothesis import HealthCheck, given, settings
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.contract import TOOL_NAMES
-from actui.demo import Agent, connect
+from actui.server.demo import Agent, connect
+from actui.tools.contract import TOOL_NAMES
 from tool_calls import check_answer, tool_calls
 
 FUZZ_CALLS = int(os.environ.get("ACTUI_FUZZ_CALLS", "500"))

@@ -79,7 +79,7 @@ async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Serv
     tmp = tmp_path_factory.mktemp("http-server-tmp")
     env = {**os.environ, "ACTUI_MCP_TOKEN": TOKEN, "TMPDIR": str(tmp)}
     process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "actui.cli", "mcp", "--http", "--port", "0",
+        sys.executable, "-m", "actui.server.cli", "mcp", "--http", "--port", "0",
         "--desktop-per-session", "--max-desktops", str(CAP), "--app", APP,
         env=env, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip

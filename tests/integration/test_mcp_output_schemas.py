@@ -20,9 +20,9 @@ from computer_helpers import assert_alive
 from test_browser_tools import FORM_URL, _no_desktop_env
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.contract import TOOL_NAMES
-from actui.demo import Agent, connect
-from actui.result_schemas import output_schema
+from actui.results.schemas import output_schema
+from actui.server.demo import Agent, connect
+from actui.tools.contract import TOOL_NAMES
 
 
 class Recorder(Agent):

@@ -6,8 +6,8 @@ import asyncio
 from typing import Any
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.contract import TOOL_NAMES
-from actui.demo import Agent, connect
+from actui.server.demo import Agent, connect
+from actui.tools.contract import TOOL_NAMES
 
 
 async def _observe(agent: Agent, text: str) -> tuple[str, dict[str, Any]]:

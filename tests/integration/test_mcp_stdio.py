@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from actui.mcp_stdin import MAX_REQUEST_BYTES
+from actui.server.stdin_guard import MAX_REQUEST_BYTES
 
 PARSE_ERROR, INVALID_REQUEST = -32700, -32600
 
@@ -24,7 +24,7 @@ class RawServer:
 
     def __init__(self) -> None:
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "actui.cli", "mcp"],
+            [sys.executable, "-m", "actui.server.cli", "mcp"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,

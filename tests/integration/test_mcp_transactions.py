@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.demo import Agent, connect
+from actui.server.demo import Agent, connect
 
 
 async def test_every_tool_on_a_real_dialog_with_require_wait_and_expect(sandbox: Sandbox) -> None:

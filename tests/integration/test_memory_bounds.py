@@ -12,7 +12,7 @@ from computer_helpers import inspected_of, matches_of, paired_root, state_id_of
 
 from actui.backends.base import TEXT_CAP
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 APP = str(Path(__file__).parents[1] / "apps" / "gtk_hostile.py")
 CHURN_KB = 400

@@ -14,9 +14,9 @@ import pytest_asyncio
 from computer_helpers import check_of, error_of, matches_of, paired_root, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.observations import WindowClosed
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.results.observations import WindowClosed
+from actui.results.tool_result import ToolResult
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

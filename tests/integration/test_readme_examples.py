@@ -18,7 +18,7 @@ from computer_helpers import assert_alive, matches_of, state_id_of, text_of, win
 
 import actui
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools import Computer
+from actui.tools.dispatch import Computer
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 EXAMPLES = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)

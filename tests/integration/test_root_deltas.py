@@ -17,9 +17,9 @@ from computer_helpers import executed, matches_of, observed_of, paired_root, sta
 from actui.backends.atspi import AtspiBackend
 from actui.backends.base import ActionRequest
 from actui.backends.linux.sandbox import Sandbox
-from actui.results import RootView
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.results.tool_result import ToolResult
+from actui.results.typed import RootView
+from actui.tools.dispatch import Computer
 
 FORM = str(Path(__file__).parents[1] / "apps" / "qt_form.py")
 

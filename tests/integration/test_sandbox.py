@@ -397,7 +397,7 @@ def _run_cli(*argv: str) -> tuple[int, str]:
         [
             sys.executable,
             "-c",
-            "import sys; from actui.cli import main; sys.exit(main(sys.argv[1:]))",
+            "import sys; from actui.server.cli import main; sys.exit(main(sys.argv[1:]))",
             "sandbox",
             "run",
             *argv,

@@ -178,7 +178,7 @@ class RawMcp:
 
 @pytest.fixture
 async def server(places: Places) -> AsyncIterator[RawMcp]:
-    mcp = await RawMcp.start([sys.executable, "-m", "actui.cli", "mcp"], places.env())
+    mcp = await RawMcp.start([sys.executable, "-m", "actui.server.cli", "mcp"], places.env())
     yield mcp
     if mcp.process.returncode is None:
         mcp.process.kill()
@@ -208,7 +208,7 @@ async def test_sigterm_to_actui_mcp_closes_the_browser_and_removes_its_dirs(
 
 # -- actui sandbox run --------------------------------------------------------------------
 
-SANDBOX = [sys.executable, "-m", "actui.cli", "sandbox", "run"]
+SANDBOX = [sys.executable, "-m", "actui.server.cli", "sandbox", "run"]
 
 
 async def test_killing_the_sandbox_owner_stops_its_desktop_and_removes_its_run_dir(
@@ -246,7 +246,7 @@ async def test_killing_the_sandbox_owner_stops_its_desktop_and_removes_its_run_d
 
 
 async def test_killing_the_client_inside_a_sandbox_leaves_nothing(places: Places) -> None:
-    client = [sys.executable, "-m", "actui.cli", "mcp"]
+    client = [sys.executable, "-m", "actui.server.cli", "mcp"]
     owner = await RawMcp.start([*SANDBOX, "--", *client], places.env())
     try:
         await owner.open_browser_with_stored_output()

@@ -19,9 +19,9 @@ from actui.backends import arrival
 from actui.backends.base import ActionRequest, RootInfo
 from actui.backends.linux.backend import LinuxBackend
 from actui.backends.linux.sandbox import Sandbox
-from actui.results import StepTrace
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.results.tool_result import ToolResult
+from actui.results.typed import StepTrace
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -17,10 +17,10 @@ from computer_helpers import (
 from actui.backends.linux.backend import LinuxBackend
 from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.session import X11Session
-from actui.ocr import recognize
 from actui.outline.model import build_outline
-from actui.tools import Computer
-from actui.visual import add_visual_evidence
+from actui.runtime.ocr import recognize
+from actui.runtime.visual import add_visual_evidence
+from actui.tools.dispatch import Computer
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -11,13 +11,14 @@ import pytest_asyncio
 from Xlib import display
 
 from actui.backends.atspi.backend import AtspiBackend
-from actui.backends.base import ActionRequest, DeliveryPolicy, RawNode, RootInfo
+from actui.backends.base import ActionRequest, RawNode, RootInfo
 from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11 import ewmh
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.input import X11Input
 from actui.backends.x11.session import X11Session
 from actui.errors import CoordinateBlocked, ForegroundRequired
+from actui.refusals import DeliveryPolicy
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 

@@ -11,7 +11,25 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from actui.actions import (
+from actui.backends.base import (
+    ActionKind,
+    ActionRequest,
+    ActionResult,
+    Backend,
+    RawNode,
+    Rect,
+    RootInfo,
+    SemanticReach,
+    Snapshot,
+    TextSlice,
+)
+from actui.errors import ForegroundRequired, InvalidParams
+from actui.outline.model import build_outline
+from actui.refusals import Blocked, DeliveryPolicy, Needs, Refused
+from actui.results.typed import BackgroundAttempt
+from actui.runtime.store import State
+from actui.sentences import refusal
+from actui.tools.actions import (
     aggregate,
     can_retry_in_foreground,
     click_meaning,
@@ -19,28 +37,7 @@ from actui.actions import (
     prepare,
     reconcile,
 )
-from actui.backends.base import (
-    ActionKind,
-    ActionRequest,
-    ActionResult,
-    Backend,
-    Blocked,
-    DeliveryPolicy,
-    Needs,
-    RawNode,
-    Rect,
-    Refused,
-    RootInfo,
-    SemanticReach,
-    Snapshot,
-    TextSlice,
-)
-from actui.contract import ActionStep
-from actui.errors import ForegroundRequired, InvalidParams
-from actui.outline.model import build_outline
-from actui.results import BackgroundAttempt
-from actui.runtime.store import State
-from actui.sentences import refusal
+from actui.tools.contract import ActionStep
 
 ROOT = RootInfo(
     native_id="app/1",

@@ -11,8 +11,8 @@ from test_transaction import ROOT, ModelApp
 from actui.backends.browsing import BrowserBackend
 from actui.backends.registry import Backends
 from actui.errors import BackendUnavailable
-from actui.observer import Observer
 from actui.runtime.deltas import Announced
+from actui.runtime.observer import Observer
 from actui.runtime.roots import RootRegistry
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import StateStore

@@ -8,8 +8,8 @@ from strategies import outline_of, raw
 
 from actui.backends.atspi import names
 from actui.backends.base import TEXT_CAP
-from actui.output import FIELD_CAP, bound_details
-from actui.views import node_json
+from actui.results.bounds import FIELD_CAP, bound_details
+from actui.results.views import node_json
 
 
 def test_long_names_are_cut_and_never_cached() -> None:

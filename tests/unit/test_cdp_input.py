@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.cdp.input import CTRL, SHIFT, key_events, mouse_events, parse_chord
-from actui.contract import chord_names
 from actui.errors import UnknownKey
+from actui.tools.contract import chord_names
 
 
 def test_enter_types_a_carriage_return() -> None:

@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from actui.backends.base import RawNode
-from actui.conditions import (
+from actui.errors import InvalidParams
+from actui.outline.conditions import (
     DEFAULT_TIMEOUT_MS,
     UiCondition,
     check_scope,
@@ -20,9 +21,8 @@ from actui.conditions import (
     evaluate,
     refuse_secrets,
 )
-from actui.contract import ActUi, WaitFor, validate
-from actui.errors import InvalidParams
 from actui.outline.model import Node, Outline, build_outline
+from actui.tools.contract import ActUi, WaitFor, validate
 
 
 def raw(role: str, name: str = "", *children: RawNode, **fields: Any) -> RawNode:

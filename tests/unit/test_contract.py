@@ -14,7 +14,8 @@ from pydantic import ValidationError
 
 from actui.backends.cdp.input import parse_chord
 from actui.backends.x11.keys import chord_keysyms
-from actui.contract import (
+from actui.errors import InvalidParams, UnknownKey, UnsupportedAction
+from actui.tools.contract import (
     MODIFIER_KEYS,
     STEP_RULES,
     TOOL_NAMES,
@@ -24,9 +25,8 @@ from actui.contract import (
     export_schemas,
     input_schema,
 )
-from actui.contract import validate as validate_call
-from actui.errors import InvalidParams, UnknownKey, UnsupportedAction
-from actui.tool_docs import STEP_DOCS, markdown_reference
+from actui.tools.contract import validate as validate_call
+from actui.tools.docs import STEP_DOCS, markdown_reference
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
 

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from test_transaction import ModelApp, windows_of
 
-from actui.contract import TOOL_NAMES
-from actui.observations import Observed
-from actui.tools import Computer
+from actui.results.observations import Observed
+from actui.tools.contract import TOOL_NAMES
+from actui.tools.dispatch import Computer
 from tool_calls import check_answer, tool_calls
 
 FUZZ_CALLS = int(os.environ.get("ACTUI_FUZZ_CALLS", "2000"))

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from actui.mcp_http import Door, HttpUsageError, is_loopback, resolve_options
+from actui.server.mcp_http import Door, HttpUsageError, is_loopback, resolve_options
 
 LOOPBACK = Door.for_options(resolve_options(host="127.0.0.1", port=0, token_file=None, env={}))
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from actui.backends.base import RawNode
 from actui.outline.model import build_outline
-from actui.queries import _actions_text
+from actui.tools.queries import _actions_text
 
 
 def _node(**fields: object) -> str:

@@ -6,7 +6,7 @@ import io
 
 import mcp_types as types
 
-from actui.mcp_stdin import _guess_id, _problem, _read_line
+from actui.server.stdin_guard import _guess_id, _problem, _read_line
 
 
 def test_lines_are_read_whole_or_cut_to_the_limit_with_their_full_length() -> None:

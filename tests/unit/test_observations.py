@@ -9,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.base import ProcessExit, Rect, RootInfo
-from actui.conditions import UiCondition
-from actui.imaging import OcrReport
-from actui.observations import (
+from actui.outline.conditions import UiCondition
+from actui.outline.model import Node
+from actui.results.observations import (
     ElementText,
     Evaluation,
     Expanded,
@@ -24,20 +24,20 @@ from actui.observations import (
     Waited,
     WindowClosed,
 )
-from actui.outline.model import Node
-from actui.reaching import Unopened
-from actui.results import (
+from actui.results.typed import (
     Capture,
     Execution,
     NoSuccessor,
     Observation,
-    RootDelta,
     RootView,
     Shown,
     StepError,
     exit_json,
 )
-from actui.views import node_json
+from actui.results.views import node_json
+from actui.runtime.deltas import RootDelta
+from actui.runtime.imaging import OcrReport
+from actui.runtime.reaching import Unopened
 
 NODE = Node(ref="@e3", wire="w3", role="button", raw_role="push button", name="7")
 

@@ -13,7 +13,7 @@ from PIL import Image
 from actui.backends.base import Rect
 from actui.backends.x11.image import encode_png
 from actui.errors import BackendUnavailable
-from actui.ocr import UPSCALE, engine_input, parse_tsv, recognize
+from actui.runtime.ocr import UPSCALE, engine_input, parse_tsv, recognize
 
 COLUMNS = "level page_num block_num par_num line_num word_num left top width height conf text"
 HEADER = COLUMNS.replace(" ", "\t")

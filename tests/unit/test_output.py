@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from actui.errors import SchedulerClosed, UnknownRef
-from actui.output import (
+from actui.results.bounds import (
     PAGE_BYTES,
     PREVIEW_BYTES,
     VISIBLE_BYTES,

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from actui.backends.base import Window
 from actui.outline.model import Node
-from actui.reaching import END_ROWS, Coverage, Unopened, gaps, merged, scan_order
+from actui.runtime.reaching import END_ROWS, Coverage, Unopened, gaps, merged, scan_order
 
 spans = st.lists(st.tuples(st.integers(0, 2000), st.integers(0, 200)), max_size=12)
 

@@ -28,10 +28,10 @@ from actui.backends.base import (
     Window,
     cell_name,
 )
-from actui.conditions import UiCondition
+from actui.outline.conditions import UiCondition
 from actui.outline.model import Outline
 from actui.outline.search import search
-from actui.reaching import ConditionReach, SheetCell, Unopened, named_cell, search_unread
+from actui.runtime.reaching import ConditionReach, SheetCell, Unopened, named_cell, search_unread
 from actui.runtime.store import State
 from actui.runtime.waiting import observed_outline
 

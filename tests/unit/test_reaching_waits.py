@@ -22,9 +22,9 @@ from actui.backends.base import (
     TextSlice,
     Window,
 )
-from actui.conditions import UiCondition
+from actui.outline.conditions import UiCondition
 from actui.outline.model import Outline
-from actui.reaching import MAX_CELLS, READ_AFTER_S, ConditionReach
+from actui.runtime.reaching import MAX_CELLS, READ_AFTER_S, ConditionReach
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
 
 ROOT = RootInfo("app/1", 7, "model", "Model", "window", "frame", frame=Rect(0, 0, 300, 200))

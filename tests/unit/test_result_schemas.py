@@ -16,28 +16,27 @@ from hypothesis import strategies as st
 from strategies import outlines
 
 from actui.backends.base import Outcome, RootInfo, RootKind
-from actui.conditions import UiCondition
-from actui.contract import TOOL_NAMES, export_schemas
+from actui.outline.conditions import UiCondition
 from actui.outline.model import Outline
 from actui.outline.search import search
-from actui.reaching import Coverage, Unopened
-from actui.result_schemas import EXECUTION, RESULTS, output_schema
-from actui.results import (
+from actui.results.schemas import EXECUTION, RESULTS, output_schema
+from actui.results.typed import (
     BackgroundAttempt,
     Execution,
     Found,
     FoundRoot,
-    RootDelta,
     RootsFound,
     RootView,
-    SettledBy,
     StepError,
     StepTrace,
     Verification,
     VerificationStatus,
     Where,
 )
+from actui.runtime.deltas import RootDelta, SettledBy
+from actui.runtime.reaching import Coverage, Unopened
 from actui.tokens import estimate_tokens
+from actui.tools.contract import TOOL_NAMES, export_schemas
 
 OUTCOMES = st.sampled_from(get_args(Outcome))
 KINDS = st.sampled_from(get_args(RootKind))

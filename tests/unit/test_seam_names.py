@@ -22,10 +22,10 @@ SEAM = {"base", "browsing", "registry"}
 PLATFORM = re.compile(r"at-?spi|x11|xlib|ewmh|xtest|\bcdp|cdp_|devtools|linux|d-?bus", re.I)
 ENVIRONMENT = {"environ", "environb", "getenv", "putenv", "unsetenv"}
 BESIDE = {
-    "cli.py": "the command's entry point hands its process environment to the MCP layer",
-    "mcp_http.py": "the HTTP server starts a sandbox per session from its environment",
+    "server/cli.py": "the command's entry point hands its process environment to the MCP layer",
+    "server/mcp_http.py": "the HTTP server starts a sandbox per session from its environment",
     "config.py": "the configuration's keys are the user's names, read from env and files",
-    "ocr.py": "runs the OCR engine as a process with the caller's environment",
+    "runtime/ocr.py": "runs the OCR engine as a process with the caller's environment",
 }
 """Modules beside the layers rather than above the seam: entry points and the desktop
 sandbox, which exist to deal with a platform or a process environment."""
@@ -134,3 +134,73 @@ def pick(x11_display: str) -> str:
     assert any("'LinuxBackend'" in f for f in found), found
     assert any("'DBUS_SESSION_BUS_ADDRESS'" in f for f in found), found
     assert not any("RootInfo" in f or "AT-SPI" in f or "D-Bus" in f for f in found), found
+
+
+LAYERS = ("ground", "backends", "outline", "runtime", "results", "tools", "face", "server")
+"""The layers from the bottom up: a module imports only from its own layer or one below."""
+FACE = {"__init__", "api", "sync_api"}
+"""The public face's modules at the package's top; every other top-level module is ground."""
+GROUND = {"config", "errors", "quoting", "refusals", "sentences", "tokens", "urls"}
+
+
+def layer_of(module: str) -> str:
+    """The layer of a dotted module name inside ``actui``."""
+    parts = module.split(".")
+    if len(parts) == 1 or parts[1] in FACE:
+        return "face"
+    return parts[1] if parts[1] in LAYERS else "ground"
+
+
+def _imported(tree: ast.AST) -> list[tuple[int, str]]:
+    """Every ``actui`` module a source imports, with its line (``from actui import x`` names
+    the module ``actui.x`` when ``x`` is one, else the package's face)."""
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, a.name) for a in node.names if a.name.startswith("actui")]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "actui":
+                for alias in node.names:
+                    sub = PACKAGE / f"{alias.name}.py"
+                    is_module = sub.is_file() or (PACKAGE / alias.name).is_dir()
+                    found.append((node.lineno, f"actui.{alias.name}" if is_module else "actui"))
+            elif node.module.startswith("actui"):
+                found.append((node.lineno, node.module))
+    return found
+
+
+def upward_imports(path: Path) -> list[str]:
+    """Where the module at ``path`` imports from a layer above its own."""
+    relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    name = ".".join(relative.parts).removesuffix(".__init__")
+    own = LAYERS.index(layer_of(name))
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    return [
+        f"{relative}.py:{line}: {layer_of(name)} imports {module} ({layer_of(module)})"
+        for line, module in _imported(tree)
+        if LAYERS.index(layer_of(module)) > own
+    ]
+
+
+def test_every_module_imports_only_its_own_layer_or_those_below() -> None:
+    modules = sorted(PACKAGE.rglob("*.py"))
+    assert len(modules) > 100, "the walk found the package's modules"
+    found = [where for path in modules for where in upward_imports(path)]
+    assert not found, "\n".join(found)
+
+
+def test_the_package_top_holds_the_layer_folders_the_face_and_the_ground_only() -> None:
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == set(LAYERS) - {"ground", "face"}
+    modules = {p.stem for p in PACKAGE.glob("*.py")}
+    assert modules == FACE | GROUND
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    assert layer_of("actui.runtime.observer") == "runtime"
+    assert layer_of("actui.errors") == "ground"
+    assert layer_of("actui") == layer_of("actui.api") == "face"
+    tree = ast.parse("from actui.results.typed import Found\nfrom actui import contract\n")
+    assert [m for _, m in _imported(tree)] == ["actui.results.typed", "actui"]
+    below = [LAYERS.index(layer_of(m)) for _, m in _imported(tree)]
+    assert below[0] > LAYERS.index("runtime"), "a runtime module importing results is upward"

@@ -7,7 +7,6 @@ from typing import get_args
 from hypothesis import given
 from hypothesis import strategies as st
 
-from actui.backends.base import DeliveryPolicy, Needs, Refused
 from actui.errors import (
     BrowserSilent,
     CoordinateBlocked,
@@ -15,6 +14,7 @@ from actui.errors import (
     TargetGone,
     UnsupportedAction,
 )
+from actui.refusals import DeliveryPolicy, Needs, Refused
 from actui.sentences import Instead, Then, refusal
 
 facts = st.text(st.characters(categories=("L", "N", "Zs")), min_size=1, max_size=20)

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from actui.cli import NO_STRUCTURED, without_structured_content
 from actui.config import load_config
-from actui.mcp_server import _catalog, _to_mcp
-from actui.observations import OutputPage
-from actui.tool_result import ToolResult
+from actui.results.observations import OutputPage
+from actui.results.tool_result import ToolResult
+from actui.server.cli import NO_STRUCTURED, without_structured_content
+from actui.server.mcp_stdio import _catalog, _to_mcp
 
 PAGE = OutputPage("@o1", 0, 5, 5, has_more=False, complete=True)
 

@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from actui.contract import MAX_TOKENS, MIN_TOKENS, validate
 from actui.errors import InvalidParams
-from actui.output import OutputStore
+from actui.results.bounds import OutputStore
 from actui.tokens import estimate_tokens
+from actui.tools.contract import MAX_TOKENS, MIN_TOKENS, validate
 
 
 @pytest.mark.parametrize(
@@ -69,7 +69,7 @@ def test_a_budget_out_of_range_is_refused_naming_the_field_and_the_range(bad: ob
 
 
 def test_every_tool_takes_a_budget() -> None:
-    from actui.contract import TOOL_NAMES, input_schema
+    from actui.tools.contract import TOOL_NAMES, input_schema
 
     for name in TOOL_NAMES:
         prop = input_schema(name)["properties"]["maxTokens"]

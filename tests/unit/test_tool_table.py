@@ -7,18 +7,18 @@ from typing import Any
 
 from test_transaction import ModelApp, windows_of
 
-from actui import contract
-from actui.observations import ElementText, Expanded, Inspected, Observed, ToolError, Waited
-from actui.observer import Observer
-from actui.output import OutputStore, bound_details
-from actui.rendering import Renderer
-from actui.results import Execution, Found, RootsFound
+from actui.results.bounds import OutputStore, bound_details
+from actui.results.observations import ElementText, Expanded, Inspected, Observed, ToolError, Waited
+from actui.results.rendering import Renderer
+from actui.results.typed import Execution, Found, RootsFound
 from actui.runtime.deltas import Announced
+from actui.runtime.observer import Observer
 from actui.runtime.roots import RootRegistry
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import StateStore
-from actui.session import Session
-from actui.tools import HANDLERS, Computer
+from actui.tools import contract
+from actui.tools.dispatch import HANDLERS, Computer
+from actui.tools.session import Session
 
 PARTS = (Observer, Renderer, Scheduler, StateStore, RootRegistry, Announced, OutputStore)
 MEANT = {"close", "config", "state", "backends"}

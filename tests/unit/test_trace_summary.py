@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from actui.backends.base import Outcome
-from actui.results import BackgroundAttempt, Execution, StepError, StepTrace
-from actui.views import trace_summary
+from actui.results.typed import BackgroundAttempt, Execution, StepError, StepTrace
+from actui.results.views import trace_summary
 
 
 def step(action: str, outcome: Outcome, **extra: Any) -> StepTrace:

@@ -18,16 +18,16 @@ from actui.backends.base import (
     Backend,
     RawNode,
     Rect,
-    Refused,
     RootInfo,
     Snapshot,
     TextSlice,
 )
 from actui.errors import ActuiError
-from actui.observations import Observed, ToolError
-from actui.results import Execution, Found, RootsFound, RootView, Verification
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.refusals import Refused
+from actui.results.observations import Observed, ToolError
+from actui.results.tool_result import ToolResult
+from actui.results.typed import Execution, Found, RootsFound, RootView, Verification
+from actui.tools.dispatch import Computer
 
 ROOT = RootInfo(
     native_id="app/1",

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from actui.contract import LaunchBrowser, NavigateBrowser, validate
 from actui.errors import InvalidParams
+from actui.tools.contract import LaunchBrowser, NavigateBrowser, validate
 
 
 def navigate_to(url: object) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from actui.backends.base import Rect, RootInfo
-from actui.results import RootView
-from actui.views import reach_note, root_line
+from actui.results.typed import RootView
+from actui.results.views import reach_note, root_line
 
 ROOT = RootInfo(
     native_id="x11:0x31",

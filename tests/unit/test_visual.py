@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 from strategies import outline_of, outlines, raw
 
 from actui.backends.base import Rect
-from actui.ocr import TextBox
 from actui.outline.model import Outline
-from actui.visual import add_visual_evidence
+from actui.runtime.ocr import TextBox
+from actui.runtime.visual import add_visual_evidence
 
 
 def _form() -> Outline:

@@ -6,8 +6,8 @@ import asyncio
 from collections.abc import Sequence
 
 from actui.backends.base import RootInfo
-from actui.observer import _InLane
 from actui.outline.model import Outline
+from actui.runtime.observer import _InLane
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.waiting import ReadNote
 

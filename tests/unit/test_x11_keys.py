@@ -13,8 +13,8 @@ from actui.backends.x11.keys import (
     keysym_for_name,
     plan_typing,
 )
-from actui.contract import chord_names
 from actui.errors import UnknownKey, UnsupportedAction
+from actui.tools.contract import chord_names
 
 # A small US-like keymap: keycode 10 = 1/!, 24 = q/Q, 38 = a/A, 50 = Shift_L, 36 = Return.
 ROWS = {10: (0x31, 0x21), 24: (0x71, 0x51), 38: (0x61, 0x41), 50: (0xFFE1, 0), 36: (0xFF0D, 0)}

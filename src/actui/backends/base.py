@@ -10,7 +10,7 @@ A backend must bound every call it makes to an application with a timeout and
 raise :class:`actui.errors.ActuiError` subclasses (never platform exceptions)
 when something goes wrong. A step it cannot send under the request's policy is
 not an error but an answer (:class:`Refused`): whether to send it again in the
-foreground is decided above the seam, in ``actui.actions``, alone.
+foreground is decided above the seam, in ``actui.tools.actions``, alone.
 """
 
 from __future__ import annotations
@@ -22,14 +22,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal, get_args
 
+from actui.refusals import Blocked, DeliveryPolicy, Refused
+
 Outcome = Literal["worked", "didnt", "unknown"]
-Blocked = Literal["", "disabled", "menu_closed", "modal_dialog"]
-"""What stands in the way: the target stayed ``disabled``, or is in a closed menu
-(``menu_closed``), and nothing was sent; or the step opened a ``modal_dialog`` that
-blocks the application's accessibility until it is closed."""
 JsonObject = dict[str, object]
 """A JSON object as it crosses a public signature (schemas, wire bodies): the one alias."""
-DeliveryPolicy = Literal["ax_only", "background", "default", "foreground"]
 POLL_INTERVAL_S = 0.15
 """The polling fallback's interval, for toolkits that emit no usable events."""
 TEXT_CAP = 4096
@@ -289,25 +286,6 @@ class ActionResult:
     above the seam, from this)."""
 
 
-Needs = Literal["physical", "pixels", "activation"]
-"""What a refused step would need: ``physical`` input (pointer or keyboard; the step has
-no semantic form here), physical input at a point of a window no accessibility tree
-describes (``pixels``), or its window made active (``activation``)."""
-
-
-@dataclass(frozen=True)
-class Refused:
-    """A step the backend sent nothing of, because ``policy`` forbids the input it needs.
-
-    ``why`` is the fact that stood in the way (plain data, no advice); the
-    agent's sentence is made from it at the tools boundary.
-    """
-
-    why: str
-    needs: Needs
-    policy: DeliveryPolicy
-
-
 ACTION_KINDS: frozenset[ActionKind] = frozenset(get_args(ActionKind))
 NO_PHYSICAL_INPUT: tuple[DeliveryPolicy, ...] = ("ax_only", "background")
 """The policies under which a step goes only as what it means, never as pointer or keys."""
@@ -317,7 +295,7 @@ NO_PHYSICAL_INPUT: tuple[DeliveryPolicy, ...] = ("ax_only", "background")
 class SemanticReach:
     """The steps a backend delivers to a root without physical input, declared up front.
 
-    ``actui.actions`` reads it before sending anything: a step this rules out
+    ``actui.tools.actions`` reads it before sending anything: a step this rules out
     under a policy of :data:`NO_PHYSICAL_INPUT` is not sent, and its
     :meth:`refusal` is the answer, so choosing the delivery never waits on a
     round trip that could only say no. A backend gates its own semantic path

@@ -10,7 +10,7 @@ this module alone says what the readings mean and how long to wait for them:
 - ``unknown`` when the effect could not be read, or something else changed.
 
 It never talks to a platform and never chooses a delivery: deciding between
-background and foreground input, and retrying, belong to ``actui.actions``.
+background and foreground input, and retrying, belong to ``actui.tools.actions``.
 """
 
 from __future__ import annotations

@@ -1,1 +1,5 @@
-"""A session's runtime: resource lanes, saved states, the roots seen, waits and root deltas."""
+"""A session's runtime: observe, save, wait and reach; resource lanes, saved states, the
+roots seen and root deltas.
+
+Never imports ``actui.results`` or ``actui.tools``.
+"""

@@ -11,14 +11,46 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from typing import Literal
 
-from actui.backends.base import RootInfo
-from actui.results import RootChange, RootDelta, SettledBy
+from actui.backends.base import JsonObject, RootInfo, RootKind
 
 SETTLE_WINDOW_S = 0.3
 SETTLE_POLL_S = 0.03
 REDIFF_COUNT = 3
 REDIFF_INTERVAL_S = 0.06
+
+RootChange = Literal["appeared", "closed", "focused"]
+SettledBy = Literal["events", "window", "launch", "none"]
+"""What ended a transaction's settling: events, the window listing, a launch, or nothing."""
+
+
+@dataclass(frozen=True)
+class RootDelta:
+    """A window that appeared, closed or took focus, named by its ``@r`` ref."""
+
+    change: RootChange
+    kind: RootKind
+    ref: str
+    title: str
+    pid: int
+    is_modal: bool
+
+    @classmethod
+    def of(cls, change: RootChange, ref: str, root: RootInfo) -> RootDelta:
+        return cls(change, root.kind, ref, root.title, root.pid, root.is_modal)
+
+    def to_wire(self) -> JsonObject:
+        return {
+            "change": self.change,
+            "kind": self.kind,
+            "ref": self.ref,
+            "title": self.title,
+            "pid": self.pid,
+            "isModal": self.is_modal,
+        }
+
 
 Signature = frozenset[tuple[str, bool, str]]
 

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from actui.backends.base import Backend, RawNode, Rect, RootInfo, Snapshot
-from actui.conditions import Evaluation, UiCondition, evaluate
+from actui.outline.conditions import Evaluation, UiCondition, evaluate
 from actui.outline.diff import stabilize
 from actui.outline.model import Outline, build_outline
-from actui.results import ReadNote
+from actui.runtime.reaching import ReadNote
 
 SnapshotFn = Callable[[], Awaitable[tuple[Snapshot, int]]]
 """Takes a snapshot and says at which epoch of its resource it was taken."""
@@ -35,7 +35,7 @@ of another application wakes no wait on this one."""
 
 class Reader(Protocol):
     """Reads on demand what a look left unread and the condition could be met in
-    (``actui.reaching.ConditionReach``); it keeps its own schedule."""
+    (``actui.runtime.reaching.ConditionReach``); it keeps its own schedule."""
 
     def due_in(self) -> float | None:
         """Seconds until it means to read (0 when due), None when there is nothing to read."""

@@ -51,16 +51,10 @@ from actui.backends.atspi.reader import (
 )
 from actui.backends.atspi.scrollbars import scroll_bars, wheel_target
 from actui.backends.atspi.toolkits import insert_length
-from actui.backends.base import (
-    ACTION_KINDS,
-    ActionRequest,
-    ActionResult,
-    Outcome,
-    Refused,
-    SemanticReach,
-)
+from actui.backends.base import ACTION_KINDS, ActionRequest, ActionResult, Outcome, SemanticReach
 from actui.backends.evidence import explain, judge, read_back, settle, settle_window, verdict
 from actui.errors import ActuiError, CallTimeout, StepTimeout, TargetGone
+from actui.refusals import Refused
 
 # GTK 4 emits ~250 ms after a button's DoAction: its effect is read back 0.1 s later
 # than the common window allows.

@@ -37,7 +37,6 @@ from actui.backends.base import (
     Backend,
     RawNode,
     Rect,
-    Refused,
     RootInfo,
     RowQuery,
     SemanticReach,
@@ -45,6 +44,7 @@ from actui.backends.base import (
     TextSlice,
 )
 from actui.errors import ActuiError, SecureTextUnreadable, TargetGone
+from actui.refusals import Refused
 
 MAX_NODES = 4096
 MAX_DEPTH = 64

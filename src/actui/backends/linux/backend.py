@@ -16,7 +16,7 @@ their pixels (a one-node snapshot; visual mode adds OCR) and driven by
 physical input only. A step a policy forbids is answered as data (``Refused``:
 AT-SPI has no semantic form for it, the window has no tree, or the default
 policy meets an inactive window); whether it goes again in the foreground is
-``actui.actions``'s decision. When the X display is gone, that is the error of every
+``actui.tools.actions``'s decision. When the X display is gone, that is the error of every
 call, whatever the accessibility bus or the registry said first (they go with
 the display or fail oddly after it), and waits on events end at once. This
 module only composes; each half owns its platform.
@@ -41,7 +41,6 @@ from actui.backends.base import (
     Image,
     ProcessExit,
     RawNode,
-    Refused,
     RootInfo,
     RowQuery,
     SemanticReach,
@@ -63,6 +62,7 @@ from actui.errors import (
     TargetGone,
     UnsupportedAction,
 )
+from actui.refusals import Refused
 
 UNPAIRED_GRACE_S = 1.5
 """How long a window of an accessible application may stay unpaired before it is listed

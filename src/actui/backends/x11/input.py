@@ -23,7 +23,7 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from Xlib import X
 from Xlib.ext import xtest
 
-from actui.backends.base import ActionRequest, ActionResult, Rect, Refused
+from actui.backends.base import ActionRequest, ActionResult, Rect
 from actui.backends.evidence import verdict
 from actui.backends.x11 import ewmh
 from actui.backends.x11.connection import XConnection
@@ -46,6 +46,7 @@ from actui.errors import (
     UnsupportedAction,
     refusal_error,
 )
+from actui.refusals import Refused
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 WHEEL_UP, WHEEL_DOWN, WHEEL_LEFT, WHEEL_RIGHT = 4, 5, 6, 7

@@ -3,9 +3,9 @@
 Tool schemas come from the contract; every call goes through
 ``Computer.call``, so validation, bounding and error text are the same as in
 the Python API. Images travel as image content, details as structured
-content. On stdio it opens no network listener (:mod:`actui.mcp_http` serves
+content. On stdio it opens no network listener (:mod:`actui.server.mcp_http` serves
 the same server over HTTP when asked to). Stdin is read through
-``actui.mcp_stdin``, so a line the SDK cannot take is answered with a
+``actui.server.stdin_guard``, so a line the SDK cannot take is answered with a
 JSON-RPC error instead of nothing.
 """
 
@@ -26,11 +26,12 @@ from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 
-from actui import __version__, contract
+from actui import __version__
 from actui.config import load_config
-from actui.mcp_stdin import CheckedStdin, claimed_stdin
-from actui.tool_result import ToolResult
-from actui.tools import Computer
+from actui.results.tool_result import ToolResult
+from actui.server.stdin_guard import CheckedStdin, claimed_stdin
+from actui.tools import contract
+from actui.tools.dispatch import Computer
 
 INSTRUCTIONS = (
     "actui drives desktop and browser apps. Typical loop: find_roots → observe_ui(root) → "

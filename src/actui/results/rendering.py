@@ -12,7 +12,6 @@ from collections.abc import Callable
 from contextvars import ContextVar
 
 from actui.backends.base import RootInfo
-from actui.imaging import scale_of
 from actui.outline.diff import changes_json, compute_changes, diff_or_view
 from actui.outline.view import (
     MIN_VIEW_TOKENS,
@@ -23,11 +22,12 @@ from actui.outline.view import (
     render_view,
 )
 from actui.outline.windows import windowed
-from actui.results import Capture, Observation, RootDelta, RootView, Shown
-from actui.runtime.deltas import Announced
+from actui.results.typed import Capture, Observation, RootView, Shown
+from actui.results.views import console_line, root_delta_lines, root_label
+from actui.runtime.deltas import Announced, RootDelta
+from actui.runtime.imaging import scale_of
 from actui.runtime.store import State
 from actui.tokens import estimate_tokens
-from actui.views import console_line, root_delta_lines, root_label
 
 RESULT_BUDGET: ContextVar[int | None] = ContextVar("actui_result_budget", default=None)
 """The running call's ``maxTokens`` (a context variable: concurrent calls each keep theirs)."""

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from typing import get_args
 
 from actui.backends.base import JsonObject, Outcome
-from actui.results import VerificationStatus
+from actui.results.typed import VerificationStatus
 
 Schema = JsonObject
 

@@ -4,7 +4,7 @@ Owns the rules that join OCR boxes with accessible nodes: text a node already
 carries becomes evidence on that node (``ocr_text``); text no node carries
 becomes a picture-only node, which an agent can reach by coordinates only; and
 nothing read inside a password field's area survives, whatever the engine saw.
-It must not run the engine (:mod:`actui.ocr`) or talk to a platform.
+It must not run the engine (:mod:`actui.runtime.ocr`) or talk to a platform.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from actui.backends.base import Rect
-from actui.ocr import TextBox
 from actui.outline.model import Node, Outline
+from actui.runtime.ocr import TextBox
 
 PICTURE_ROLE = "label"
 """Neutral role of recognised text: static text, never an input (``text`` would

@@ -8,19 +8,19 @@ which root a ref reaches and hands it to the full observation
 
 from __future__ import annotations
 
-from actui import contract
 from actui.backends.base import RootInfo
 from actui.backends.registry import Backends
 from actui.config import Config
 from actui.errors import ActuiError
-from actui.observing import Looker
 from actui.outline.search import rank_text
 from actui.quoting import inline
-from actui.results import FoundRoot, RootsFound, RootView
+from actui.results.tool_result import ToolResult
+from actui.results.typed import FoundRoot, RootsFound, RootView
+from actui.results.views import root_line
 from actui.runtime.deltas import Announced
 from actui.runtime.roots import RootRegistry, is_browser_app, window_score
-from actui.tool_result import ToolResult
-from actui.views import root_line
+from actui.tools import contract
+from actui.tools.observing import Looker
 
 TOP_N = 12
 """Roots a listing returns at most; the rest are counted."""

@@ -5,7 +5,7 @@ DNS rebinding, the health endpoint, and (with ``--desktop-per-session``) one
 private desktop per MCP session, started when the session is initialized and
 torn down when it ends, idles past the limit, or the server stops. The MCP
 protocol itself, request-body bounds and session bookkeeping are the official
-SDK's (``Server.streamable_http_app``); the tools are :mod:`actui.mcp_server`'s.
+SDK's (``Server.streamable_http_app``); the tools are :mod:`actui.server.mcp_stdio`'s.
 
 It listens on loopback unless told otherwise, always wants the token, and
 refuses a non-loopback address without a token given explicitly, so nothing
@@ -38,8 +38,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from actui.backends.registry import PrivateDesktop as Sandbox
-from actui.mcp_server import build_server
-from actui.tools import Computer
+from actui.server.mcp_stdio import build_server
+from actui.tools.dispatch import Computer
 
 log = logging.getLogger(__name__)
 

@@ -13,17 +13,17 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from actui import browser_tools, contract, discovery, queries, transaction, waits
 from actui.backends.base import Backend, ProcessExit
 from actui.backends.registry import Backends
 from actui.config import Config
 from actui.errors import ActuiError, BackendUnavailable, TargetGone, UnknownState
-from actui.observations import ToolError
 from actui.quoting import inline
-from actui.rendering import RESULT_BUDGET
+from actui.results.observations import ToolError
+from actui.results.rendering import RESULT_BUDGET
+from actui.results.tool_result import ToolResult
 from actui.runtime.store import State
-from actui.session import Session
-from actui.tool_result import ToolResult
+from actui.tools import browser, contract, discovery, queries, transaction, waits
+from actui.tools.session import Session
 
 log = logging.getLogger(__name__)
 
@@ -49,8 +49,8 @@ def _act_parts(s: Session) -> transaction.Parts:
     )
 
 
-def _browser_parts(s: Session) -> browser_tools.Parts:
-    return browser_tools.Parts(browsers=s.backends, looker=s.looker, lanes=s.lanes)
+def _browser_parts(s: Session) -> browser.Parts:
+    return browser.Parts(browsers=s.backends, looker=s.looker, lanes=s.lanes)
 
 
 HANDLERS: Mapping[str, Handler] = {
@@ -62,9 +62,9 @@ HANDLERS: Mapping[str, Handler] = {
     "read_text": _read_text,
     "wait_for": lambda s, p: waits.wait_for(s.observer, s.renderer, p),
     "act_ui": lambda s, p: transaction.act_ui(_act_parts(s), p),
-    "launch_browser": lambda s, p: browser_tools.launch_browser(_browser_parts(s), p),
-    "navigate_browser": lambda s, p: browser_tools.navigate_browser(_browser_parts(s), p),
-    "evaluate_browser": lambda s, p: browser_tools.evaluate_browser(_browser_parts(s), p),
+    "launch_browser": lambda s, p: browser.launch_browser(_browser_parts(s), p),
+    "navigate_browser": lambda s, p: browser.navigate_browser(_browser_parts(s), p),
+    "evaluate_browser": lambda s, p: browser.evaluate_browser(_browser_parts(s), p),
 }
 """The tools by name: every name of ``contract.TOOL_NAMES`` has its handler here."""
 

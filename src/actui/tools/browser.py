@@ -12,23 +12,23 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
-from actui import contract
 from actui.backends.base import RootInfo
 from actui.backends.browsing import BrowserBackend, EvalResult
 from actui.config import Config
 from actui.errors import BackendUnavailable, InvalidParams
-from actui.imaging import scale_of
-from actui.observations import Evaluation, PageShown
-from actui.observer import Observer
-from actui.observing import Looker
 from actui.quoting import inline, quote
-from actui.rendering import Renderer, observation
-from actui.results import Shown
+from actui.results.observations import Evaluation, PageShown
+from actui.results.rendering import Renderer, observation
+from actui.results.tool_result import ToolResult
+from actui.results.typed import Shown
+from actui.results.views import console_line, page_header
+from actui.runtime.imaging import scale_of
+from actui.runtime.observer import Observer
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State
 from actui.runtime.waiting import observed_outline
-from actui.tool_result import ToolResult
-from actui.views import console_line, page_header
+from actui.tools import contract
+from actui.tools.observing import Looker
 
 
 class Browsers(Protocol):

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from actui.observations import (
+from actui.results.bounds import bound_details
+from actui.results.observations import (
     ElementText,
     Expanded,
     Inspected,
@@ -19,8 +20,7 @@ from actui.observations import (
     Waited,
     WindowClosed,
 )
-from actui.output import bound_details
-from actui.results import Execution, Found, RootsFound, Wire
+from actui.results.typed import Execution, Found, RootsFound, Wire
 
 TypedResult = (
     Execution

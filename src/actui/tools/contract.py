@@ -2,7 +2,7 @@
 
 This is the single source for the MCP tool list, the exported OpenAI /
 Anthropic function schemas, the Python API's argument checking and the docs;
-the shapes of the results (MCP ``outputSchema``) are ``result_schemas``'.
+the shapes of the results (MCP ``outputSchema``) are ``actui.results.schemas``'.
 It validates shapes, types and bounds, a condition's cross-field rules
 (``conditions.check_condition``) and the URL rule (``urls.check_url``), once,
 and turns every violation into an :class:`~actui.errors.InvalidParams` naming
@@ -31,9 +31,9 @@ from pydantic import (
 )
 
 from actui.backends.base import ActionKind, JsonObject
-from actui.conditions import check_condition
 from actui.errors import FieldRule, InvalidParams
-from actui.result_schemas import output_schema
+from actui.outline.conditions import check_condition
+from actui.results.schemas import output_schema
 from actui.urls import check_url
 
 TOOL_NAMES = (

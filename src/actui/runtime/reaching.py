@@ -35,9 +35,11 @@ import asyncio
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from actui.backends.base import (
     Backend,
+    JsonObject,
     RawNode,
     RootInfo,
     RowQuery,
@@ -45,13 +47,22 @@ from actui.backends.base import (
     cell_address,
     cell_name,
 )
-from actui.conditions import UiCondition, anchor_node, evaluate, text_test
 from actui.errors import CallTimeout
+from actui.outline.conditions import UiCondition, anchor_node, evaluate, text_test
 from actui.outline.diff import stabilize
 from actui.outline.model import Node, Outline, grafted, opened, ref_number
 from actui.outline.search import rank_text
-from actui.results import Wire
 from actui.runtime.store import Intervals, State, StateMeta, new_state_id
+
+
+class ReadNote(Protocol):
+    """What a read on demand says it covered (``actui.runtime.reaching.Coverage`` or ``Unopened``):
+    a result carries these, and turns each into its note and its wire form."""
+
+    def note(self, state_id: str) -> str: ...
+
+    def json(self) -> JsonObject: ...
+
 
 BUDGET_S = 8.0
 """Seconds one search spends reading unread rows at most (GTK 3: about 2,600 cells a
@@ -169,7 +180,7 @@ class Coverage:
             f"{self.node.ref} there, or search for a longer text.{self.other_columns}"
         )
 
-    def json(self) -> Wire:
+    def json(self) -> JsonObject:
         return {
             "ref": self.node.ref,
             "rows": self.total,
@@ -222,7 +233,7 @@ class Unopened:
             f"{state_id} continues, or expand_ui one of them."
         )
 
-    def json(self) -> Wire:
+    def json(self) -> JsonObject:
         return {
             "hiddenRead": self.read,
             "hiddenNotRead": [n.ref for n in self.left],
@@ -258,7 +269,7 @@ class SheetCell:
             )
         return f"{what}: has no cell {self.address}."
 
-    def json(self) -> Wire:
+    def json(self) -> JsonObject:
         return {
             "ref": self.node.ref,
             "cell": self.address,

@@ -14,13 +14,12 @@ from typing import TypeVar
 
 from actui.backends.base import Backend, RootInfo, Snapshot
 from actui.backends.registry import Backends
-from actui.conditions import UiCondition
 from actui.errors import BackendUnavailable, InvalidParams, StaleDocument, TargetGone, UnknownState
-from actui.imaging import image_geometry, scale_of
+from actui.outline.conditions import UiCondition
 from actui.outline.model import Outline
-from actui.reaching import ConditionReach
-from actui.results import ReadNote
 from actui.runtime.deltas import Announced
+from actui.runtime.imaging import image_geometry, scale_of
+from actui.runtime.reaching import ConditionReach, ReadNote
 from actui.runtime.roots import (
     RootRegistry,
     is_browser_app,

@@ -14,21 +14,14 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from actui.backends.base import (
-    NO_PHYSICAL_INPUT,
-    ActionKind,
-    ActionRequest,
-    ActionResult,
-    Backend,
-    DeliveryPolicy,
-    Refused,
-)
-from actui.contract import ActionStep, chord_names
+from actui.backends.base import NO_PHYSICAL_INPUT, ActionKind, ActionRequest, ActionResult, Backend
 from actui.errors import ActuiError, InvalidParams
 from actui.outline.model import Node
-from actui.results import BackgroundAttempt, EscalationReason, StepError, StepTrace
+from actui.refusals import DeliveryPolicy, Refused
+from actui.results.typed import BackgroundAttempt, EscalationReason, StepError, StepTrace
 from actui.runtime.store import State
 from actui.sentences import blocked, refusal
+from actui.tools.contract import ActionStep, chord_names
 
 _KEYBOARD = ("typeText", "keypress")
 _POINTER = ("click", "drag", "moveMouse", "scroll")

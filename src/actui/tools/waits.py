@@ -10,22 +10,22 @@ from __future__ import annotations
 
 import time
 
-from actui import contract
 from actui.backends.base import RootInfo
-from actui.conditions import (
+from actui.errors import TargetGone
+from actui.outline.conditions import (
     UiCondition,
     check_scope,
     closest,
     condition_of,
     describe,
 )
-from actui.errors import TargetGone
-from actui.observations import Waited, WindowClosed
-from actui.observer import Observer
 from actui.quoting import inline, quote
-from actui.rendering import Renderer, observation
-from actui.results import TITLE_CAP
-from actui.tool_result import ToolResult
+from actui.results.observations import Waited, WindowClosed
+from actui.results.rendering import Renderer, observation
+from actui.results.tool_result import ToolResult
+from actui.results.typed import TITLE_CAP
+from actui.runtime.observer import Observer
+from actui.tools import contract
 
 
 async def wait_for(observer: Observer, renderer: Renderer, p: contract.WaitFor) -> ToolResult:

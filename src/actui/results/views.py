@@ -18,7 +18,8 @@ from actui.outline.fold import INSPECT_LABEL_CAP
 from actui.outline.model import Node
 from actui.outline.windows import window_json
 from actui.quoting import clip, inline, quote
-from actui.results import TITLE_CAP, URL_CAP, Execution, RootDelta, StepTrace, Wire
+from actui.results.typed import TITLE_CAP, URL_CAP, Execution, StepTrace, Wire
+from actui.runtime.deltas import RootDelta
 
 NODE_VALUE_CAP = 200
 """Characters of a value in an element's structured details; read_text pages the rest."""

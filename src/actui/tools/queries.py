@@ -9,21 +9,21 @@ from __future__ import annotations
 
 import json
 
-from actui import contract
 from actui.backends.base import TextSlice
 from actui.errors import InvalidParams, SecureTextUnreadable
-from actui.imaging import scale_of
-from actui.observations import ElementText, Expanded, Inspected, OutputPage
-from actui.observer import Observer
 from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.model import Node
 from actui.outline.search import render_search, search
-from actui.output import ELEMENT_PAGE_CHARS, OutputStore
 from actui.quoting import inline, quote
-from actui.reaching import Reached, has_unread, read_below, search_unread
-from actui.results import Found
+from actui.results.bounds import ELEMENT_PAGE_CHARS, OutputStore
+from actui.results.observations import ElementText, Expanded, Inspected, OutputPage
+from actui.results.tool_result import ToolResult
+from actui.results.typed import Found
+from actui.runtime.imaging import scale_of
+from actui.runtime.observer import Observer
+from actui.runtime.reaching import Reached, has_unread, read_below, search_unread
 from actui.runtime.store import State
-from actui.tool_result import ToolResult
+from actui.tools import contract
 
 
 async def search_ui(observer: Observer, p: contract.SearchUi) -> ToolResult:

@@ -16,10 +16,10 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
-from actui import contract
-from actui.actions import Prepared, aggregate, deliver, prepare, reconcile
 from actui.backends.base import ProcessExit, RootInfo, Snapshot
-from actui.conditions import (
+from actui.config import Config
+from actui.errors import ActuiError, PreconditionFailed, TargetGone
+from actui.outline.conditions import (
     UiCondition,
     check_scope,
     closest,
@@ -27,22 +27,17 @@ from actui.conditions import (
     describe,
     refuse_secrets,
 )
-from actui.conditions import evaluate as evaluate_condition
-from actui.config import Config
-from actui.errors import ActuiError, PreconditionFailed, TargetGone
-from actui.imaging import scale_of
-from actui.observer import Observer
+from actui.outline.conditions import evaluate as evaluate_condition
 from actui.outline.model import Outline
 from actui.quoting import inline, quote
-from actui.rendering import Renderer, observation
-from actui.results import (
+from actui.results.rendering import Renderer, observation
+from actui.results.tool_result import ToolResult
+from actui.results.typed import (
     TITLE_CAP,
     Ended,
     Execution,
     NoSuccessor,
-    RootDelta,
     RootView,
-    SettledBy,
     StepError,
     StepTrace,
     Verification,
@@ -50,13 +45,16 @@ from actui.results import (
     Where,
     as_outcome,
 )
-from actui.runtime.deltas import SETTLE_WINDOW_S, root_deltas, settle
+from actui.results.views import root_delta_lines, trace_summary
+from actui.runtime.deltas import SETTLE_WINDOW_S, RootDelta, SettledBy, root_deltas, settle
+from actui.runtime.imaging import scale_of
+from actui.runtime.observer import Observer
 from actui.runtime.roots import match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State
 from actui.runtime.waiting import WaitResult, observed_outline
-from actui.tool_result import ToolResult
-from actui.views import root_delta_lines, trace_summary
+from actui.tools import contract
+from actui.tools.actions import Prepared, aggregate, deliver, prepare, reconcile
 
 CLOSING_S = 1.0
 CLOSING_POLL_S = 0.05

@@ -15,7 +15,7 @@ from collections.abc import MutableMapping, Sequence
 
 
 def _call(tool: str, arguments: str) -> int:
-    from actui.tools import Computer
+    from actui.tools.dispatch import Computer
 
     async def run() -> int:
         computer = Computer()
@@ -31,7 +31,7 @@ def _call(tool: str, arguments: str) -> int:
 
 def _repl() -> int:
     """One session for people: ``TOOL {json}`` per line; states live until EOF."""
-    from actui.tools import Computer
+    from actui.tools.dispatch import Computer
 
     async def run() -> int:
         computer = Computer()
@@ -57,8 +57,8 @@ def _repl() -> int:
 
 
 def _schema(fmt: str) -> int:
-    from actui.contract import export_schemas
-    from actui.tool_docs import markdown_reference
+    from actui.tools.contract import export_schemas
+    from actui.tools.docs import markdown_reference
 
     if fmt == "markdown":
         print(markdown_reference(), end="")
@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     args = without_structured_content(args, os.environ)
     if args[:1] == ["mcp"] and args[1:]:
-        from actui.mcp_http import http_main
+        from actui.server.mcp_http import http_main
 
         return http_main(args[1:])
     if args and args[0] == "sandbox":
@@ -112,7 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     call.add_argument("arguments", nargs="?", default="{}")
     ns = parser.parse_args(args)
     if ns.command == "mcp":
-        from actui.mcp_server import main as mcp_main
+        from actui.server.mcp_stdio import main as mcp_main
 
         mcp_main()
         return 0
@@ -127,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if ns.command == "roots":
         return _call("find_roots", "{}")
     if ns.command == "demo":
-        from actui.demo import main as demo_main
+        from actui.server.demo import main as demo_main
 
         return demo_main()
     return _call(ns.tool, ns.arguments)

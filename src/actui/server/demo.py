@@ -45,7 +45,7 @@ class Agent:
         return result
 
     async def details(self, tool: str, arguments: JsonObject) -> JsonObject:
-        """The result's ``structuredContent`` (its shape: ``actui.result_schemas``)."""
+        """The result's ``structuredContent`` (its shape: ``actui.results.schemas``)."""
         result = await self.call(tool, arguments)
         if result.is_error or not isinstance(result.structured_content, dict):
             raise RuntimeError(f"{tool} failed: {self.text(result)}")
@@ -109,7 +109,7 @@ async def _zenity(agent: Agent) -> bool:
 async def connect(env: Mapping[str, str]) -> AsyncIterator[Agent]:
     """Start ``actui mcp`` with ``env`` and yield an initialized client agent."""
     server = StdioServerParameters(
-        command=sys.executable, args=["-m", "actui.cli", "mcp"], env=dict(env)
+        command=sys.executable, args=["-m", "actui.server.cli", "mcp"], env=dict(env)
     )
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
         await session.initialize()

@@ -4,7 +4,7 @@ Owns running Tesseract (Debian's ``tesseract-ocr``, no model download at run
 time) on a PNG and turning its word table into line boxes in the PNG's pixels,
 with the junk filter that keeps icon glyphs out. It must not know about
 outlines, refs or passwords: deciding what the text means, and what must never
-be shown, is :mod:`actui.visual`'s job.
+be shown, is :mod:`actui.runtime.visual`'s job.
 
 Why Tesseract and why these settings (measured on gtk3-widget-factory, 56
 labels checked against AT-SPI rects; see the bench): page segmentation 11

@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from actui.backends.base import RootInfo
-from actui.imaging import IMAGE_MAX, IMAGE_NOTES, Ocr, image_geometry, image_reason
-from actui.observations import Image, Observed
-from actui.observer import Observer
-from actui.rendering import FIRST_VIEW, Renderer, observation
+from actui.results.observations import Image, Observed
+from actui.results.rendering import FIRST_VIEW, Renderer, observation
+from actui.results.tool_result import ToolResult
+from actui.results.views import observation_header, reach_note
+from actui.runtime.imaging import IMAGE_MAX, IMAGE_NOTES, Ocr, image_geometry, image_reason
+from actui.runtime.observer import Observer
 from actui.runtime.store import ObserveMode
 from actui.runtime.waiting import observed_outline
-from actui.tool_result import ToolResult
-from actui.views import observation_header, reach_note
 
 
 @dataclass(frozen=True)

@@ -10,13 +10,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from actui.backends.base import RootInfo
+from actui.backends.base import JsonObject, RootInfo
 from actui.errors import ActuiError
-from actui.ocr import recognize
 from actui.outline.model import Outline
-from actui.results import Wire
+from actui.runtime.ocr import recognize
 from actui.runtime.store import State
-from actui.visual import add_visual_evidence
+from actui.runtime.visual import add_visual_evidence
 
 IMAGE_MAX = {"fused": 900, "visual": 1600}
 """The longest side, in pixels, of an image per observation mode that shows one."""
@@ -69,7 +68,7 @@ class OcrReport:
     picture_only: int = 0
     error: str | None = None
 
-    def to_wire(self) -> Wire:
+    def to_wire(self) -> JsonObject:
         if self.error is not None:
             return {"engine": "tesseract", "error": self.error}
         return {"engine": "tesseract", "lines": self.lines, "pictureOnly": self.picture_only}

@@ -5,10 +5,10 @@ and of a failed call.
 and the page writes (``navigate_browser``, ``evaluate_browser``) a successor;
 ``expand_ui``, ``inspect_ui`` and ``read_text`` answer from a stored state (or
 an ``@o`` output page); a failed call carries its error code. Each is built
-where its facts are known (``actui.observing``, ``actui.waits``,
-``actui.browser_tools``, ``actui.queries``, ``actui.tools``), read by attribute
+where its facts are known (``actui.tools.observing``, ``actui.tools.waits``,
+``actui.tools.browser``, ``actui.tools.queries``, ``actui.tools.dispatch``), read by attribute
 in the Python API, and turned into the wire's dict only by ``to_wire()``, key
-for key in the order agents have always received (``actui.result_schemas``
+for key in the order agents have always received (``actui.results.schemas``
 describes the shapes to MCP clients).
 """
 
@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from typing import Literal
 
 from actui.backends.base import Accessibility, ProcessExit
-from actui.conditions import UiCondition, condition_json
-from actui.imaging import OcrReport
+from actui.outline.conditions import UiCondition, condition_json
 from actui.outline.model import Node
-from actui.results import Observation, ReadNote, RootDelta, Wire, exit_json, news_wire
-from actui.views import node_json
+from actui.results.typed import Observation, Wire, exit_json, news_wire
+from actui.results.views import node_json
+from actui.runtime.deltas import RootDelta
+from actui.runtime.imaging import OcrReport
+from actui.runtime.reaching import ReadNote
 
 
 @dataclass(frozen=True)

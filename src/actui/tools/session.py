@@ -16,15 +16,15 @@ from dataclasses import dataclass
 
 from actui.backends.base import Backend
 from actui.backends.registry import Backends
-from actui.imaging import Ocr
-from actui.observer import Observer
-from actui.observing import Looker
-from actui.output import OutputStore
-from actui.rendering import Renderer
+from actui.results.bounds import OutputStore
+from actui.results.rendering import Renderer
 from actui.runtime.deltas import Announced
+from actui.runtime.imaging import Ocr
+from actui.runtime.observer import Observer
 from actui.runtime.roots import RootRegistry
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import StateStore
+from actui.tools.observing import Looker
 
 
 @dataclass(frozen=True)

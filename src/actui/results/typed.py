@@ -8,27 +8,23 @@ are known (``actions.deliver``, ``transaction``, ``runtime.deltas``,
 attribute there and in the Python API (``actui.api``), and become the wire's
 dicts only at the edge, key for key in the order agents have always received
 (``tests/integration/test_golden_act.py`` holds that order;
-``actui.result_schemas`` describes the shapes to MCP clients).
+``actui.results.schemas`` describes the shapes to MCP clients).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Literal, Protocol, cast, get_args
+from typing import Literal, cast, get_args
 
-from actui.backends.base import (
-    DeliveryPolicy,
-    JsonObject,
-    Outcome,
-    ProcessExit,
-    RootInfo,
-    RootKind,
-)
-from actui.conditions import UiCondition, condition_json
+from actui.backends.base import JsonObject, Outcome, ProcessExit, RootInfo, RootKind
+from actui.outline.conditions import UiCondition, condition_json
 from actui.outline.search import Match, SearchResult
 from actui.outline.windows import Windowed
 from actui.quoting import clip
+from actui.refusals import DeliveryPolicy
+from actui.runtime.deltas import RootDelta, SettledBy
+from actui.runtime.reaching import ReadNote
 
 Wire = JsonObject
 """A result's wire form: JSON values by key (the seam's one JSON alias)."""
@@ -38,7 +34,6 @@ URL_CAP = 2048
 """Characters of a page URL shown, in the text and in structured content."""
 VerificationStatus = Literal["verified", "preexisting", "failed", "skipped"]
 EscalationReason = Literal["side_effect_free_didnt", "foreground_required"]
-RootChange = Literal["appeared", "closed", "focused"]
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
 
 
@@ -49,16 +44,6 @@ def as_outcome(value: str) -> Outcome:
     return cast(Outcome, value)
 
 
-class ReadNote(Protocol):
-    """What a read on demand says it covered (``actui.reaching.Coverage`` or ``Unopened``):
-    a result carries these, and turns each into its note and its wire form."""
-
-    def note(self, state_id: str) -> str: ...
-
-    def json(self) -> Wire: ...
-
-
-SettledBy = Literal["events", "window", "launch", "none"]
 ViewKind = Literal["full", "diff"]
 Ended = Literal["target_closed", "app_exited", "post_action_observation_failed"]
 """Why an act has no successor: its window closed, its application was killed, or the
@@ -144,32 +129,6 @@ class RootsFound:
             "returned": len(self.roots),
             "hasMore": self.total > len(self.roots),
             "config": {"browser_use": self.browser_use, "headless": self.headless},
-        }
-
-
-@dataclass(frozen=True)
-class RootDelta:
-    """A window that appeared, closed or took focus, named by its ``@r`` ref."""
-
-    change: RootChange
-    kind: RootKind
-    ref: str
-    title: str
-    pid: int
-    is_modal: bool
-
-    @classmethod
-    def of(cls, change: RootChange, ref: str, root: RootInfo) -> RootDelta:
-        return cls(change, root.kind, ref, root.title, root.pid, root.is_modal)
-
-    def to_wire(self) -> Wire:
-        return {
-            "change": self.change,
-            "kind": self.kind,
-            "ref": self.ref,
-            "title": self.title,
-            "pid": self.pid,
-            "isModal": self.is_modal,
         }
 
 
