@@ -25,6 +25,7 @@ from actui.backends.atspi.bus import AtspiBus
 from actui.backends.atspi.caps import (
     CLICK_WORDS,
     EXPAND_WORDS,
+    MENU_ROLES,
     PRESS_ORDER,
     SELECT_WORDS,
     action_may_hold_call,
@@ -32,6 +33,7 @@ from actui.backends.atspi.caps import (
     press_index,
 )
 from actui.backends.atspi.events import NOISE, EventWatch
+from actui.backends.atspi.flow import typing_paragraph
 from actui.backends.atspi.gecko import (
     EDITABLE_TEXT_IGNORED,
     focus_settle_s,
@@ -50,7 +52,8 @@ from actui.backends.atspi.reader import (
     read_value,
 )
 from actui.backends.atspi.scrollbars import scroll_bars, wheel_target
-from actui.backends.atspi.toolkits import insert_length
+from actui.backends.atspi.toolkits import insert_length, is_libreoffice
+from actui.backends.atspi.viewport import DOCUMENT_ROLES
 from actui.backends.base import ACTION_KINDS, ActionRequest, ActionResult, Outcome, SemanticReach
 from actui.backends.evidence import explain, judge, read_back, settle, settle_window, verdict
 from actui.errors import ActuiError, CallTimeout, StepTimeout, TargetGone
@@ -299,7 +302,8 @@ class ActionDelivery:
         index: int,
     ) -> ActionResult | Refused:
         """DoAction ``index``; ``worked`` once the element, its app's windows or events show it."""
-        if action_may_hold_call(request.root.toolkit, basics.name):
+        libreoffice = is_libreoffice(request.root.app_name)
+        if action_may_hold_call(request.root.toolkit, basics.name, libreoffice=libreoffice):
             if "showing" not in basics.states:
                 closed = self._sent_nothing(
                     request,
@@ -456,6 +460,10 @@ class ActionDelivery:
     async def _type_text(
         self, request: ActionRequest, at: Address, basics: Basics
     ) -> ActionResult | Refused:
+        if "EditableText" not in basics.interfaces and basics.role in DOCUMENT_ROLES:
+            paragraph = await typing_paragraph(self._bus, at)
+            if paragraph is not None:  # the page types into its paragraph at the caret
+                at, basics = paragraph, await read_basics(self._bus, paragraph)
         refused = _refusal_unless_editable(request, basics)
         if refused is not None:
             return refused
@@ -479,6 +487,8 @@ class ActionDelivery:
                 before, self._text_of(at, basics), expected.__eq__, _wake(watch), SETTLE_S
             )
         evidence = {"caret": caret, **self._text_evidence(basics, current)}
+        if at.native_id != request.target:
+            evidence["into"] = f"the {basics.role} holding the caret"
         reason = "" if outcome == "worked" else "inserted text not found"
         return self._result(request, outcome, mechanism, evidence, reason)
 
@@ -605,9 +615,12 @@ class ActionDelivery:
 
         An item of a list, table, icon view or tab list is selected (a click
         there selects; its ``activate`` would open it); anything else needs an
-        action that is a click by name. Otherwise the click must be a real one.
+        action that is a click by name: a menu opens (a submenu too) and a menu
+        item runs, though toolkits mark them selectable (selecting one only
+        highlighted it: LibreOffice's submenus never opened). Otherwise the click
+        must be a real one.
         """
-        if "selectable" in basics.states:
+        if "selectable" in basics.states and basics.role not in MENU_ROLES:
             if {"selected", "focused"} <= basics.states:
                 return self._result(request, "worked", "none", {"already": "selected"})
             ways = await self._selection_ways(at, basics, click=True)

@@ -22,11 +22,13 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
 from actui.backends.atspi.changes import ChangeCounters
 from actui.backends.atspi.fields import FieldText, FocusTracker, read_field, read_length
+from actui.backends.atspi.hits import at_point, judge
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import Listing, RootLister
 from actui.backends.atspi.snapshot import WALK_BUDGET_S, SnapshotReader
+from actui.backends.atspi.toolkits import window_relative
 from actui.backends.atspi.unread import accepted_cells, read_cells
 from actui.backends.atspi.viewport import in_spreadsheet
 from actui.backends.atspi.window_origin import WindowOrigins
@@ -146,8 +148,9 @@ class AtspiBackend(Backend):
     async def _origin(self, root: RootInfo) -> tuple[tuple[int, int], Rect | None]:
         """The offset to add to this root's extents, and its screen rect.
 
-        Only a root at (0, 0) may be window-relative (GTK 4), so only then is
-        the X server asked where the window really is.
+        Only a root at (0, 0) of a window-relative toolkit (GTK 4,
+        ``toolkits.window_relative``) is moved to where the X server says the
+        window is.
         """
         at = Address.parse(root.native_id)
         try:
@@ -161,9 +164,26 @@ class AtspiBackend(Backend):
             ) from exc
         if frame is None or (frame.x, frame.y) != (0, 0):
             return (0, 0), frame
-        placement = await self._origins.placement(root.pid, root.title, frame)
+        placement = await self._origins.placement(
+            root.pid, root.title, frame, relative=window_relative(root.toolkit)
+        )
         dx, dy = placement.offset if placement is not None else (0, 0)
         return (dx, dy), Rect(frame.x + dx, frame.y + dy, frame.w, frame.h)
+
+    async def point_miss(self, request: ActionRequest) -> str | None:
+        """Why a pointer click at ``request.point`` would not land on ``request.target``
+        (``hits``), or None when the toolkit says nothing against it."""
+        if request.target is None or request.point is None:
+            return None
+        at = Address.parse(request.target)
+        (dx, dy), _ = await self._origin(request.root)
+        x, y = request.point
+        try:
+            basics = await read_basics(self._bus, at)
+        except TargetGone:
+            return "the element is gone"
+        target = f'{basics.role} "{basics.name}"' if basics.name else f"the {basics.role}"
+        return judge(target, await at_point(self._bus, at, x - dx, y - dy))
 
     def change_mark(self, root: RootInfo) -> int:
         return self._changes.mark(Address.parse(root.native_id).bus)

@@ -60,6 +60,7 @@ from typing import Any
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
 from actui.backends.atspi.caps import PRESS_ROLES, SCROLL_ROLES, derive_caps
+from actui.backends.atspi.flow import read_flow
 from actui.backends.atspi.gecko import closed_popup
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import Assembled, Mirrors, NodeRecord, Reuse, remembered
@@ -85,7 +86,15 @@ from actui.backends.atspi.reader import (
     uncalled_details,
 )
 from actui.backends.atspi.tables import role_name, state_names
-from actui.backends.atspi.viewport import CellHint, Viewed, answers, is_windowed, read_window
+from actui.backends.atspi.toolkits import is_libreoffice
+from actui.backends.atspi.viewport import (
+    CellHint,
+    Viewed,
+    answers,
+    is_document,
+    is_windowed,
+    read_window,
+)
 from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
 from actui.errors import CallTimeout, TargetGone
 
@@ -108,6 +117,9 @@ action, Click, Toggle or Press, fixed by the widget's class): a look takes their
 the role instead of asking each (a third of its calls besides extents); delivery reads the
 names when it acts. GTK 4 is not among them: most of its check boxes list no action."""
 CLAMPING_TOOLKITS = ("gtk", "qt")
+FLOWING_ROLES = frozenset({"document text"})
+"""Document roles whose paragraphs are chained by ``FLOWS_TO`` beyond the screen
+(LibreOffice Writer: its page lists only the paragraphs on screen)."""
 """Toolkits measured to clamp a text range past the end (GTK 3 and 4, Qt; not Gecko)."""
 
 
@@ -211,6 +223,9 @@ class _Plan:
     """Buttons' caps follow their role (:data:`PRESS_BY_ROLE_TOOLKITS`)."""
     reads_hidden: bool = False
     """Set when reading on demand below an element a snapshot left unread."""
+    libreoffice: bool = False
+    """LibreOffice: it names its GTK 3 plugin as its toolkit, but its own accessibility
+    code answers: it does not clamp a text range (:attr:`text_clamps`)."""
     lazy_menus: bool = False
     """LibreOffice: closed menus' items are left unread (:meth:`closed_menu`)."""
     prefetched: dict[Address, asyncio.Future[list[Any]]] = field(default_factory=dict)
@@ -241,7 +256,8 @@ class _Plan:
             toolkit=toolkit,
             press_by_role=toolkit.lower().startswith(PRESS_BY_ROLE_TOOLKITS),
             reads_hidden=reads_hidden,
-            lazy_menus=is_libreoffice(root) and not reads_hidden,
+            libreoffice=is_libreoffice(root.app_name),
+            lazy_menus=is_libreoffice(root.app_name) and not reads_hidden,
         )
 
     def hides_below(self, basics: Basics, details: Details, root: bool) -> bool:
@@ -391,10 +407,16 @@ class _Plan:
     def value_is_name(self, basics: Basics) -> bool:
         return self.is_gtk and name_is_text(basics)
 
+    def flows_on(self, basics: Basics) -> int:
+        """-1 (unread, count unknown) for a LibreOffice document, whose paragraphs beyond
+        the screen are reached on demand (``flow``), else 0."""
+        return -1 if self.libreoffice and basics.role in FLOWING_ROLES else 0
+
     @property
     def text_clamps(self) -> bool:
-        """GTK 3, GTK 4 and Qt clamp a text range past the end (``reader.text_head_from``)."""
-        return self.toolkit.lower().startswith(CLAMPING_TOOLKITS)
+        """GTK 3, GTK 4 and Qt clamp a text range past the end (``reader.text_head_from``);
+        LibreOffice answers '' (a heading of 11 characters asked for 0..1024 read empty)."""
+        return self.toolkit.lower().startswith(CLAMPING_TOOLKITS) and not self.libreoffice
 
     @property
     def anchor(self) -> tuple[int, int] | None:
@@ -407,11 +429,6 @@ class _Cached:
     basics: Basics
     children: tuple[Address, ...]
     complete: bool
-
-
-def is_libreoffice(root: RootInfo) -> bool:
-    """LibreOffice reports its GTK 3 plugin as its toolkit; its process names it."""
-    return root.app_name.lower().startswith(("soffice", "libreoffice"))
 
 
 def uses_cache(toolkit: str) -> bool:
@@ -490,7 +507,7 @@ class SnapshotReader:
         ``GetItems`` took 260–490 ms of a 525–814 ms cold Calc snapshot, more
         than reading the rest directly.
         """
-        if not uses_cache(root.toolkit) or is_libreoffice(root):
+        if not uses_cache(root.toolkit) or is_libreoffice(root.app_name):
             return None
         await self._bus.ensure_events()
         try:
@@ -574,18 +591,36 @@ class SnapshotReader:
         max_depth: int,
         budget_s: float,
     ) -> RawNode:
-        """An element a snapshot left unread (``_Plan.hides_below``), with what it holds.
+        """An element a snapshot left unread (``_Plan.hides_below``), with what it holds;
+        a LibreOffice document, with its paragraphs beyond the screen (``flow``).
 
         What it holds cannot be seen, so it is listed as a walk lists it below
         empty extents (role and name); the mirror is neither asked nor fed: a
         hidden page is no part of the root's walk.
         """
         plan = _Plan.of(root, None, None, origin, None, reads_hidden=True)
+        basics = await read_basics(self._bus, at)
+        if plan.flows_on(basics):
+            return await self._read_flow(root, at, basics, max_nodes=max_nodes, budget_s=budget_s)
         stop = _Stop(time.perf_counter() + budget_s)
         visits = await self._walk(at, plan, max(1, max_nodes), max(0, max_depth), stop)
         if visits[0].basics is None:
             raise TargetGone(f"that element of {root.app_name}", "is gone", then="observe_ui")
         return _assemble(visits, root.toolkit)[0]
+
+    async def _read_flow(
+        self, root: RootInfo, at: Address, basics: Basics, *, max_nodes: int, budget_s: float
+    ) -> RawNode:
+        """A document's paragraphs beyond the screen (``flow``), as its children."""
+
+        def build(paragraph: Address, b: Basics, d: Details) -> RawNode:
+            return element_node(
+                paragraph, b, d, root.toolkit, parent_selects=False, in_scroll_area=True
+            )
+
+        found = await read_flow(self._bus, at, build, max_nodes=max_nodes, budget_s=budget_s)
+        whole = Details(None, None, 0, None)
+        return replace(build(at, basics, whole), children=found)
 
     @staticmethod
     def _result(
@@ -680,7 +715,7 @@ class SnapshotReader:
         if unseen != known.basics.unseen:
             return False  # read under the other rule
         basics = known.basics
-        if is_windowed(basics):
+        if is_windowed(basics) or is_document(basics):
             return False  # what it shows is read again: scrolling sends no event for it
         shown = plan.wants_rect(basics, parent)
         if shown != known.shown or (shown and visit.moved and "Component" in basics.interfaces):
@@ -760,6 +795,9 @@ class SnapshotReader:
             closed = plan.closed_menu(basics, entry)
             wants_children = _wants_children(visit, basics, max_depth, closed=closed)
             listed = _listed_children(entry, known, wants_children)
+            if wants_children and is_document(basics):
+                # what is on screen is asked again: the paragraphs change as it scrolls
+                listed, visit.unread = None, plan.flows_on(basics)
             if viewed is not None and is_windowed(basics):
                 visit.window, listed = viewed.window, list(viewed.children)
                 visit.cell_hints = viewed.hints
@@ -965,7 +1003,7 @@ def _from_cache(visits: list[_Visit], index: int, plan: _Plan, max_depth: int) -
         return False
     parent = visits[visit.parent]
     basics = entry.basics
-    if parent.cell_hints or is_windowed(basics) or _uncounted(basics):
+    if parent.cell_hints or is_windowed(basics) or is_document(basics) or _uncounted(basics):
         return False
     if plan.may_be_closed(basics, entry):
         return False  # its first items are asked whether they show
