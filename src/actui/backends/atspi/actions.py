@@ -76,6 +76,8 @@ POLL_S = 0.05  # re-read interval when a toolkit sends no event
 EVIDENCE_CAP = 200
 ACTION = IFACE_PREFIX + "Action"
 EDITABLE = IFACE_PREFIX + "EditableText"
+TEXT_BLOCK_ROLES = frozenset({"paragraph", "heading", "list item", "block quote"})
+"""Roles of a document's blocks of text: focused by placing the caret in them."""
 TEXT = IFACE_PREFIX + "Text"
 COMPONENT = IFACE_PREFIX + "Component"
 SCROLL_ANYWHERE = 6
@@ -714,17 +716,25 @@ class ActionDelivery:
     ) -> ActionResult | Refused:
         if "Component" not in basics.interfaces:
             return refuse_physical(request, f"the {basics.role} cannot take focus semantically")
-        if "focused" in basics.states:
+        # a document's paragraph takes the caret, which brings the focus with it (Writer's
+        # take GrabFocus and leave the caret, and the typing, where it was; and one it
+        # left still reads focused)
+        caret = basics.role in TEXT_BLOCK_ROLES and "Text" in basics.interfaces
+        if "focused" in basics.states and not caret:
             return self._result(request, "worked", "none", {"already": "focused"})
 
         async def focused() -> bool:
             return "focused" in await read_states(self._bus, at)
 
         with self._watch(request, at.bus) as watch:
-            await self._bus.call(at.bus, at.path, COMPONENT, "GrabFocus")
+            if caret:
+                await self._bus.call(at.bus, at.path, TEXT, "SetCaretOffset", "i", (0,))
+            else:
+                await self._bus.call(at.bus, at.path, COMPONENT, "GrabFocus")
             budget = focus_settle_s(request.root.toolkit, SETTLE_S)
             outcome, now = await read_back(False, focused, bool, _wake(watch), budget)
-        return self._result(request, outcome, "Component.GrabFocus", {"focused": now})
+        mechanism = "Text.SetCaretOffset(0)" if caret else "Component.GrabFocus"
+        return self._result(request, outcome, mechanism, {"focused": now})
 
     async def _scroll(
         self, request: ActionRequest, at: Address, basics: Basics

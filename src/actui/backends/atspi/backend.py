@@ -182,8 +182,7 @@ class AtspiBackend(Backend):
             basics = await read_basics(self._bus, at)
         except TargetGone:
             return "the element is gone"
-        target = f'{basics.role} "{basics.name}"' if basics.name else f"the {basics.role}"
-        return judge(target, await at_point(self._bus, at, x - dx, y - dy))
+        return judge(basics.role, basics.name, await at_point(self._bus, at, x - dx, y - dy))
 
     def change_mark(self, root: RootInfo) -> int:
         return self._changes.mark(Address.parse(root.native_id).bus)

@@ -30,19 +30,27 @@ SCREEN = 0
 @dataclass(frozen=True)
 class AtPoint:
     """What the toolkit says of a point: whether the element contains it, and which
-    child of the element's parent is there (None: the parent named none, or itself)."""
+    other child of the element's parent is there (its role and name; '' for none)."""
 
     contains: bool | None
     """None when the element could not say (no Component, or the call failed)."""
-    sibling: str = ""
-    """The name (or role) of another child of the parent under the point ('' if none)."""
+    role: str = ""
+    name: str = ""
 
 
-def judge(target: str, found: AtPoint) -> str | None:
-    """Why a click at the point would not land on ``target`` (a role and name, as the
-    agent reads it), or None when nothing says it would miss."""
-    if found.sibling:
-        return f"{found.sibling} is there, not {target}"
+PART_ROLES = frozenset({"label", "static", "image", "icon"})
+"""Roles of a sibling that is a control's own caption or picture (GTK 4 lists a check
+button's label beside it): a click on it reaches the control."""
+
+
+def judge(role: str, name: str, found: AtPoint) -> str | None:
+    """Why a click at the point would not land on the element (its ``role`` and
+    ``name``), or None when nothing says it would miss. A sibling there misses unless it
+    is the element's own caption (a label, or one named as the element)."""
+    target = f'{role} "{name}"' if name else f"the {role}"
+    if found.role and found.role not in PART_ROLES and found.name != name:
+        there = f'{found.role} "{found.name}"' if found.name else f"a {found.role}"
+        return f"{there} is there, not {target}"
     if found.contains is False:
         return f"it is outside {target}"
     return None
@@ -69,14 +77,11 @@ async def at_point(bus: AtspiBus, at: Address, x: int, y: int) -> AtPoint:
     there = Address.of(said[1][0])
     if there.is_null or there in (at, parent):
         return AtPoint(contains)
-    return AtPoint(contains, await _called(bus, there))
-
-
-async def _called(bus: AtspiBus, at: Address) -> str:
-    """``menu item "Redact"``: how an element is named to the agent."""
     try:
-        name = str(await bus.get(at.bus, at.path, ACCESSIBLE, "Name"))
-        (role,) = await bus.call(at.bus, at.path, ACCESSIBLE, "GetRoleName")
+        name, (role,) = await asyncio.gather(
+            bus.get(there.bus, there.path, ACCESSIBLE, "Name"),
+            bus.call(there.bus, there.path, ACCESSIBLE, "GetRoleName"),
+        )
     except (CallFailed, TargetGone):
-        return "another element"
-    return f'{role} "{name}"' if name else str(role)
+        return AtPoint(contains)
+    return AtPoint(contains, str(role) or "element", str(name))

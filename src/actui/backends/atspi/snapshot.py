@@ -152,6 +152,10 @@ class _Visit:
     cache did not count them."""
     cell_hints: Mapping[Address, CellHint] = field(default_factory=dict)
     """Of a windowed container: what its table already told of its shown cells."""
+    page: bool = False
+    """A document's page (``viewport.is_document``): its paragraphs are read on every
+    walk, never taken from the mirror: LibreOffice sends no event when a paragraph's
+    focus, selection or style changes (a Heading 1 applied read as a paragraph still)."""
     hint: CellHint | None = None
     """What the parent's table already told of this cell."""
     settled: asyncio.Event = field(default_factory=asyncio.Event)
@@ -707,7 +711,7 @@ class SnapshotReader:
         if known is None or anchor is None:
             return False
         parent = visits[visit.parent]
-        if _in_sheet(parent):
+        if _in_sheet(parent) or parent.page:
             return False
         if plan.rect_follows_parent and plan.parent_shows(parent) is None:
             return False
@@ -755,7 +759,7 @@ class SnapshotReader:
         entry = plan.cache.get(visit.at) if plan.cache is not None else None
         parent = visits[visit.parent] if visit.parent >= 0 else None
         known = None
-        if plan.reuse is not None and not _in_sheet(parent):
+        if plan.reuse is not None and not _in_sheet(parent) and not (parent and parent.page):
             known = plan.reuse.clean(visit.at)
         pending: list[asyncio.Future[list[Any]]] = []
         ahead = labels = None
@@ -797,7 +801,7 @@ class SnapshotReader:
             listed = _listed_children(entry, known, wants_children)
             if wants_children and is_document(basics):
                 # what is on screen is asked again: the paragraphs change as it scrolls
-                listed, visit.unread = None, plan.flows_on(basics)
+                listed, visit.unread, visit.page = None, plan.flows_on(basics), True
             if viewed is not None and is_windowed(basics):
                 visit.window, listed = viewed.window, list(viewed.children)
                 visit.cell_hints = viewed.hints

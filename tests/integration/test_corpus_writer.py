@@ -1,0 +1,191 @@
+"""LibreOffice Writer (VCL over its GTK 3 plugin) driven as a person drives it.
+
+Its page is a ``document text`` that makes its children on demand and holds only
+the paragraphs on screen: those are read with their text, typing into the page
+goes into the paragraph holding the caret, and a condition on the typed text is
+verified. Menus and submenus run their items (Format › Text › Bold, Styles ›
+Heading 1), Save As answers the file type and the keep-format question through
+their dialogs, and File › Export As › Export as PDF... writes a PDF. The oracles
+are the saved files: the .docx's XML (the texts, the bold run, the heading style)
+and the PDF's text. LibreOffice starts once for the module; every call is followed
+by the check that it still runs, and each test ends with it answering.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import zipfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from computer_helpers import assert_alive
+
+from actui import api
+from actui.api import Element, Expect, Observation, keypress
+from actui.backends.linux.sandbox import Sandbox
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+FIRST = "Bold words open the letter."
+SECOND = "A heading follows"
+EMPTY_TEXT = """<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"
+ office:mimetype="application/vnd.oasis.opendocument.text">
+ <office:body><office:text><text:p/></office:text></office:body>
+</office:document>
+"""
+"""A flat ODF text with one empty paragraph."""
+
+
+@dataclass
+class Writer:
+    computer: api.Computer
+    pid: int
+    folder: Path
+
+    async def look(self, title: str = "letter.fodt") -> Observation:
+        """A fresh state of the window titled ``title`` (the app still runs after it)."""
+        observed = await self.computer.observe(await _window(self.computer, title, 30))
+        assert_alive(self.pid)
+        return observed
+
+    async def run(self, look: Observation, *steps: api.Step, expect: Expect | None = None) -> Observation:
+        """Steps that must work; the successor state."""
+        done = await look.act(*steps, expect=expect)
+        assert_alive(self.pid)
+        assert done.outcome != "didnt", done.text
+        if expect is not None:
+            assert done.check == "verified", done.text
+        assert done.state is not None, done.text
+        return done.state
+
+    async def menu(self, look: Observation, *path: str) -> Observation:
+        """Open the menu bar's menu ``path[0]``, then each submenu, then run the last item,
+        each with a click on its ref found in the state the click before left."""
+        for name in path:
+            found = await look.find(name)
+            exact = sorted(
+                (e for e in found if e.name == name and _runs(e)),
+                key=lambda e: "press" not in e.capabilities,  # the menu bar's, not its copy
+            )
+            assert exact, f"{name!r} not found: {found}"
+            look = await self.run(found.state, exact[0].click())
+        return look
+
+
+def _runs(element: Element) -> bool:
+    """A menu or menu item that a click runs (the menu bar's copy, not the hidden one)."""
+    return element.role in ("menu", "menuitem", "checkbox", "radio") and bool(
+        element.capabilities & {"press", "select"}
+    )
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def writer(
+    module_sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Writer]:
+    folder = tmp_path_factory.mktemp("writer")
+    letter = folder / "letter.fodt"
+    letter.write_text(EMPTY_TEXT)
+    await module_sandbox.launch(["soffice", "--writer", "--norestore", "--nologo", str(letter)])
+    computer = api.Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+    try:
+        window = await _window(computer, letter.name, 90)  # a cold LibreOffice takes seconds
+        yield Writer(computer, window.root.pid, folder)
+    finally:
+        await computer.close()
+
+
+async def _window(computer: api.Computer, title: str, timeout_s: float) -> api.Root:
+    """The window titled ``title`` once it has its X window."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            found = [r for r in await computer.find_roots(title) if title in r.title]
+            if found and found[0].root.window_id:
+                return found[0]
+            await asyncio.sleep(0.2)
+
+
+def _paragraph(look: Observation, text: str) -> Element:
+    (found,) = [e for e in look.search(text) if e.role in ("paragraph", "heading")]
+    return found
+
+
+async def test_typed_paragraphs_formatted_by_menus_are_saved_as_docx_and_pdf(
+    writer: Writer,
+) -> None:
+    look = await writer.look()
+    (page,) = look.search(role="document text")
+    assert "typeText" not in page.capabilities
+    look = await writer.run(
+        look,
+        page.type_text(FIRST),
+        keypress("Return"),
+        page.type_text(SECOND),
+        expect=Expect(text=SECOND),
+    )
+    assert f'"{FIRST}"' in look.text or _paragraph(look, FIRST), look.text
+    # bold: the first paragraph selected with keys, then Format › Text › Bold
+    first = _paragraph(look, FIRST)
+    look = await writer.run(look, first.click(), keypress("Home"), keypress("shift", "End"))
+    look = await writer.menu(look, "Format", "Text", "Bold")
+    # a heading: the second paragraph takes Styles › Heading 1
+    look = await writer.run(look, _paragraph(look, SECOND).click())
+    look = await writer.menu(look, "Styles", "Heading 1")
+    print("DEBUG2", (await writer.look()).text)
+    # File › Save As...: the type chosen in its dialog, the keep-format question answered
+    look = await writer.menu(look, "File", "Save As...")
+    docx = writer.folder / "letter.docx"
+    dialog = await writer.look("Save")
+    kinds = await dialog.find("Word 2007–365 (.docx)")
+    dialog = await writer.run(kinds.state, kinds.first.select())
+    (name,) = dialog.search("Name:", role="textbox")
+    dialog = await writer.run(dialog, name.set_text(str(docx)))
+    (save,) = dialog.search("Save", role="button")
+    done = await dialog.act(save.press())
+    assert done.outcome != "didnt", done.text
+    question = await writer.look("Question")
+    (keep,) = [e for e in question.search(role="button") if "Word" in e.name]
+    await question.act(keep.press())
+    assert_alive(writer.pid)
+    async with asyncio.timeout(20):
+        while not docx.exists():
+            await asyncio.sleep(0.2)
+    body = _docx_body(docx)
+    assert FIRST in body and SECOND in body, body
+    assert re.search(r"<w:b/>.*?" + re.escape(FIRST), body), "the first paragraph is bold"
+    assert re.search(r'w:pStyle w:val="Heading1".*?' + re.escape(SECOND), body), body
+    # File › Export As › Export as PDF...: its options dialog, then the file dialog
+    look = await writer.look("letter.docx")
+    look = await writer.menu(look, "File", "Export As", "Export as PDF...")
+    options = await writer.look("PDF Options")
+    (export,) = options.search("Export", role="button")
+    await options.act(export.press())
+    pdf = writer.folder / "letter.pdf"
+    chooser = await writer.look("Export")
+    (name,) = chooser.search("Name:", role="textbox")
+    chooser = await writer.run(chooser, name.set_text(str(pdf)))
+    (save,) = chooser.search("Save", role="button")
+    await chooser.act(save.press())
+    async with asyncio.timeout(30):
+        while not pdf.exists() or not _pdf_text(pdf):
+            await asyncio.sleep(0.2)
+    text = _pdf_text(pdf)
+    assert FIRST in text and SECOND in text, text
+    await writer.look("letter.docx")
+
+
+def _docx_body(path: Path) -> str:
+    with zipfile.ZipFile(path) as archive:
+        return archive.read("word/document.xml").decode()
+
+
+def _pdf_text(path: Path) -> str:
+    done = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, timeout=30)
+    return done.stdout if done.returncode == 0 else ""
