@@ -13,6 +13,8 @@ SYSTEM_PACKAGES=(
   # The real-app corpus: ordinary Debian apps none of us wrote (Qt 5, Qt 6, GTK 3, GTK 4, Gecko, plain X11).
   featherpad designer-qt6 thunar galculator gnome-text-editor firefox-esr x11-apps xterm
   libreoffice-calc libreoffice-gtk3
+  # Documents: Writer's page and menus, Evince's pages; pdftotext/pdfinfo read the PDFs back.
+  libreoffice-writer evince poppler-utils
   # Fixture apps of our own in tests/apps/ run on Debian's python3 with GTK 3 bindings.
   python3-gi gir1.2-gtk-3.0
 )

@@ -27,7 +27,9 @@ from computer_helpers import assert_alive
 
 from actui import api
 from actui.api import Element, Expect, Observation, keypress
+from actui.backends.base import TextFormat
 from actui.backends.linux.sandbox import Sandbox
+from actui.results.observations import Inspected
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -66,6 +68,16 @@ class Writer:
             assert done.check == "verified", done.text
         assert done.state is not None, done.text
         return done.state
+
+    async def inspect(self, look: Observation, element: Element) -> TextFormat:
+        """The element's live text format, as ``inspect_ui`` reads it."""
+        found = await self.computer.call(
+            "inspect_ui", {"stateId": look.state_id, "ref": element.ref}
+        )
+        assert_alive(self.pid)
+        assert isinstance(found.value, Inspected) and found.value.text_format, found.text
+        assert "text format: " in found.text, found.text
+        return found.value.text_format
 
     async def menu(self, look: Observation, *path: str) -> Observation:
         """Open the menu bar's menu ``path[0]``, then each submenu, then run the last item,
@@ -145,6 +157,13 @@ async def test_typed_paragraphs_formatted_by_menus_are_saved_as_docx_and_pdf(
     # there; Home leaves the selection, which Writer's caret placement extends)
     look = await writer.run(look, _paragraph(look, SECOND).click(), keypress("Home"))
     look = await writer.menu(look, "Styles", "Heading 1")
+    # the formatting reads back from the text's attributes
+    bold = await writer.inspect(look, _paragraph(look, FIRST))
+    weights = [int(run.attributes.get("weight", "400")) for run in bold.runs]
+    assert weights and min(weights) >= 600, bold  # bold is 600 and above, as in CSS
+    assert [(run.start, run.end) for run in bold.runs] == [(0, len(FIRST))], bold
+    heading = await writer.inspect(look, _paragraph(look, SECOND))
+    assert heading.defaults.get("paragraph-style") == "Heading 1", heading
     # File › Save As...: the type chosen in its dialog, the keep-format question answered
     look = await writer.menu(look, "File", "Save As...")
     docx = writer.folder / "letter.docx"

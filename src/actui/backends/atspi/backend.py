@@ -22,6 +22,7 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
 from actui.backends.atspi.changes import ChangeCounters
 from actui.backends.atspi.fields import FieldText, FocusTracker, read_field, read_length
+from actui.backends.atspi.formatting import read_format
 from actui.backends.atspi.hits import at_point, judge
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
@@ -43,6 +44,7 @@ from actui.backends.base import (
     RowQuery,
     SemanticReach,
     Snapshot,
+    TextFormat,
     TextSlice,
 )
 from actui.errors import ActuiError, SecureTextUnreadable, TargetGone
@@ -280,6 +282,14 @@ class AtspiBackend(Backend):
             return TextSlice(basics.name[start : start + limit], start, len(basics.name))
         text, count = await read_text(self._bus, at, start, limit)
         return TextSlice(text, start, count)
+
+    async def text_format(self, root: RootInfo, node_id: str) -> TextFormat | None:
+        """Formatting, caret and selection of an element with text (never a password's)."""
+        at = Address.parse(node_id)
+        basics = await read_basics(self._bus, at)
+        if basics.secure or "Text" not in basics.interfaces:
+            return None
+        return await read_format(self._bus, at)
 
     async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
         at = Address.parse(query.container)

@@ -45,6 +45,7 @@ from actui.backends.base import (
     RowQuery,
     SemanticReach,
     Snapshot,
+    TextFormat,
     TextSlice,
 )
 from actui.backends.exit_records import RECORDS_VAR
@@ -303,6 +304,12 @@ class LinuxBackend(Backend):
             )
         with self._on_display():
             return await self.atspi.read_text(root, node_id, offset, limit)
+
+    async def text_format(self, root: RootInfo, node_id: str) -> TextFormat | None:
+        if is_window_only(root):
+            return None
+        with self._on_display():
+            return await self.atspi.text_format(root, node_id)
 
     async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
         return await self.atspi.find_in_rows(root, query)
