@@ -197,8 +197,6 @@ def _unread(node: Node) -> str:
     if not node.unread:
         return ""
     count = f"{node.unread:,} {plural('item', node.unread)}" if node.unread > 0 else "items"
-    if node.children and not is_offscreen(node):  # a document: what is on screen is read
-        return f" (more off screen: {count} unread)"
     return f" (not shown; {count} unread)"
 
 

@@ -50,7 +50,7 @@ from actui.backends.base import (
 from actui.errors import CallTimeout
 from actui.outline.conditions import UiCondition, anchor_node, evaluate, text_test
 from actui.outline.diff import stabilize
-from actui.outline.model import Node, Outline, grafted, is_offscreen, opened, ref_number
+from actui.outline.model import Node, Outline, grafted, opened, ref_number
 from actui.outline.search import rank_text
 from actui.runtime.store import Intervals, State, StateMeta, new_state_id
 
@@ -204,10 +204,7 @@ def _searched(state: State) -> dict[str, Intervals]:
 
 
 def _hidden(outline: Outline) -> list[Node]:
-    """Nodes that left children unread: those on screen first (a document's page, whose
-    paragraphs beyond the screen are where a text is looked for), then in outline order
-    (closed menus, hidden pages)."""
-    return sorted((n for n in outline if n.unread and n.wire), key=is_offscreen)
+    return [n for n in outline if n.unread and n.wire]
 
 
 @dataclass(frozen=True)

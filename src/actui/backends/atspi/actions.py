@@ -33,12 +33,12 @@ from actui.backends.atspi.caps import (
     press_index,
 )
 from actui.backends.atspi.events import NOISE, EventWatch
-from actui.backends.atspi.flow import typing_paragraph
 from actui.backends.atspi.gecko import (
     EDITABLE_TEXT_IGNORED,
     focus_settle_s,
     ignores_editable_text,
 )
+from actui.backends.atspi.pages import typing_paragraph
 from actui.backends.atspi.reader import (
     IFACE_PREFIX,
     Basics,

@@ -60,13 +60,13 @@ from typing import Any
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
 from actui.backends.atspi.caps import PRESS_ROLES, SCROLL_ROLES, derive_caps
-from actui.backends.atspi.flow import read_flow
 from actui.backends.atspi.gecko import closed_popup
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import Assembled, Mirrors, NodeRecord, Reuse, remembered
 from actui.backends.atspi.names import clean_name, clean_text
 from actui.backends.atspi.reader import (
     ACCESSIBLE,
+    COUNT_FIRST_ROLES,
     Ahead,
     Basics,
     Details,
@@ -117,9 +117,9 @@ action, Click, Toggle or Press, fixed by the widget's class): a look takes their
 the role instead of asking each (a third of its calls besides extents); delivery reads the
 names when it acts. GTK 4 is not among them: most of its check boxes list no action."""
 CLAMPING_TOOLKITS = ("gtk", "qt")
-FLOWING_ROLES = frozenset({"document text"})
-"""Document roles whose paragraphs are chained by ``FLOWS_TO`` beyond the screen
-(LibreOffice Writer: its page lists only the paragraphs on screen)."""
+LOADING_PAGES = frozenset({"document text"})
+"""LibreOffice's page roles: a page while its document loads says no ``manages_descendants``
+(a 5,000-paragraph document for seconds) and is still a page (:meth:`_Plan.is_page`)."""
 """Toolkits measured to clamp a text range past the end (GTK 3 and 4, Qt; not Gecko)."""
 
 
@@ -411,10 +411,10 @@ class _Plan:
     def value_is_name(self, basics: Basics) -> bool:
         return self.is_gtk and name_is_text(basics)
 
-    def flows_on(self, basics: Basics) -> int:
-        """-1 (unread, count unknown) for a LibreOffice document, whose paragraphs beyond
-        the screen are reached on demand (``flow``), else 0."""
-        return -1 if self.libreoffice and basics.role in FLOWING_ROLES else 0
+    def is_page(self, basics: Basics) -> bool:
+        """A document's page: its children are listed and read on every walk (a
+        LibreOffice page also while it loads)."""
+        return is_document(basics) or (self.libreoffice and basics.role in LOADING_PAGES)
 
     @property
     def text_clamps(self) -> bool:
@@ -595,36 +595,18 @@ class SnapshotReader:
         max_depth: int,
         budget_s: float,
     ) -> RawNode:
-        """An element a snapshot left unread (``_Plan.hides_below``), with what it holds;
-        a LibreOffice document, with its paragraphs beyond the screen (``flow``).
+        """An element a snapshot left unread (``_Plan.hides_below``), with what it holds.
 
         What it holds cannot be seen, so it is listed as a walk lists it below
         empty extents (role and name); the mirror is neither asked nor fed: a
         hidden page is no part of the root's walk.
         """
         plan = _Plan.of(root, None, None, origin, None, reads_hidden=True)
-        basics = await read_basics(self._bus, at)
-        if plan.flows_on(basics):
-            return await self._read_flow(root, at, basics, max_nodes=max_nodes, budget_s=budget_s)
         stop = _Stop(time.perf_counter() + budget_s)
         visits = await self._walk(at, plan, max(1, max_nodes), max(0, max_depth), stop)
         if visits[0].basics is None:
             raise TargetGone(f"that element of {root.app_name}", "is gone", then="observe_ui")
         return _assemble(visits, root.toolkit)[0]
-
-    async def _read_flow(
-        self, root: RootInfo, at: Address, basics: Basics, *, max_nodes: int, budget_s: float
-    ) -> RawNode:
-        """A document's paragraphs beyond the screen (``flow``), as its children."""
-
-        def build(paragraph: Address, b: Basics, d: Details) -> RawNode:
-            return element_node(
-                paragraph, b, d, root.toolkit, parent_selects=False, in_scroll_area=True
-            )
-
-        found = await read_flow(self._bus, at, build, max_nodes=max_nodes, budget_s=budget_s)
-        whole = Details(None, None, 0, None)
-        return replace(build(at, basics, whole), children=found)
 
     @staticmethod
     def _result(
@@ -708,7 +690,7 @@ class SnapshotReader:
         visit = visits[index]
         known = plan.reuse.clean(visit.at) if plan.reuse is not None else None
         anchor = plan.anchor
-        if known is None or anchor is None:
+        if known is None or anchor is None or _unloaded(known):
             return False
         parent = visits[visit.parent]
         if _in_sheet(parent) or parent.page:
@@ -719,7 +701,7 @@ class SnapshotReader:
         if unseen != known.basics.unseen:
             return False  # read under the other rule
         basics = known.basics
-        if is_windowed(basics) or is_document(basics):
+        if is_windowed(basics) or plan.is_page(basics):
             return False  # what it shows is read again: scrolling sends no event for it
         shown = plan.wants_rect(basics, parent)
         if shown != known.shown or (shown and visit.moved and "Component" in basics.interfaces):
@@ -761,6 +743,8 @@ class SnapshotReader:
         known = None
         if plan.reuse is not None and not _in_sheet(parent) and not (parent and parent.page):
             known = plan.reuse.clean(visit.at)
+        if known is not None and _unloaded(known):
+            known = None
         pending: list[asyncio.Future[list[Any]]] = []
         ahead = labels = None
         try:
@@ -799,9 +783,9 @@ class SnapshotReader:
             closed = plan.closed_menu(basics, entry)
             wants_children = _wants_children(visit, basics, max_depth, closed=closed)
             listed = _listed_children(entry, known, wants_children)
-            if wants_children and is_document(basics):
+            if wants_children and plan.is_page(basics):
                 # what is on screen is asked again: the paragraphs change as it scrolls
-                listed, visit.unread, visit.page = None, plan.flows_on(basics), True
+                listed, visit.page = None, True
             if viewed is not None and is_windowed(basics):
                 visit.window, listed = viewed.window, list(viewed.children)
                 visit.cell_hints = viewed.hints
@@ -1007,7 +991,7 @@ def _from_cache(visits: list[_Visit], index: int, plan: _Plan, max_depth: int) -
         return False
     parent = visits[visit.parent]
     basics = entry.basics
-    if parent.cell_hints or is_windowed(basics) or is_document(basics) or _uncounted(basics):
+    if parent.cell_hints or is_windowed(basics) or plan.is_page(basics) or _uncounted(basics):
         return False
     if plan.may_be_closed(basics, entry):
         return False  # its first items are asked whether they show
@@ -1038,6 +1022,12 @@ async def _closed_items(bus: AtspiBus, items: list[Address]) -> bool:
     asked = [bus.request(a.bus, a.path, ACCESSIBLE, "GetState") for a in items[:PROBED_ITEMS]]
     found = await answers(asked)
     return bool(found) and not any(v is not None and "showing" in state_names(v) for v in found)
+
+
+def _unloaded(known: NodeRecord) -> bool:
+    """A page whose text was not loaded when it was read (``reader.COUNT_FIRST_ROLES``):
+    read again, as Evince sends no event when the text arrives."""
+    return known.basics.role in COUNT_FIRST_ROLES and not known.details.value
 
 
 def _in_sheet(parent: _Visit | None) -> bool:
