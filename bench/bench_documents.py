@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import subprocess
 import tempfile
 from pathlib import Path
 
@@ -28,24 +29,16 @@ from benchkit import Series, Stopwatch, machine_line, ms, ratio, table
 from actui.backends.linux.sandbox import Sandbox
 from actui.tools.dispatch import Computer
 
+WRITER = Path(__file__).resolve().parents[1] / "tests" / "apps" / "long_document.py"
 PHRASE = "purple elephants dance at dawn"
 PARAGRAPHS = {"1 page": 3, "200 pages": 5_000}
 """Paragraphs of about two lines each (25 to an A4 page)."""
 
 
-def flat_text(paragraphs: int) -> str:
-    body = "\n".join(
-        f"<text:p>Paragraph {i} of the sample, with words enough to fill a line or two of the "
-        "page so that the document grows long.</text:p>"
-        for i in range(paragraphs)
-    )
-    return f"""<?xml version="1.0" encoding="UTF-8"?>
-<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
- xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"
- office:mimetype="application/vnd.oasis.opendocument.text">
-<office:body><office:text>{body}<text:p>The last phrase: {PHRASE}.</text:p></office:text>
-</office:body></office:document>
-"""
+def written(path: Path, paragraphs: int) -> None:
+    """The document at ``path`` (``tests/apps/long_document.py``)."""
+    argv = ["/usr/bin/python3", str(WRITER), str(path), str(paragraphs), PHRASE]
+    subprocess.run(argv, check=True)
 
 
 async def window(computer: Computer, title: str) -> tuple[str, int]:
@@ -115,7 +108,7 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         for name, paragraphs in PARAGRAPHS.items():
             path = Path(folder) / f"{name.replace(' ', '-')}.fodt"
-            path.write_text(flat_text(paragraphs))
+            written(path, paragraphs)
             got = await measure(path, args.rounds)
             looks[name] = float(got["look_ms"])
             rows.append(

@@ -27,30 +27,18 @@ from actui.backends.linux.sandbox import Sandbox
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 PHRASE = "purple elephants dance at dawn"
+WRITER = Path(__file__).parents[1] / "apps" / "long_document.py"
 PARAGRAPHS = 300
 """Paragraphs of about two lines each: 12 pages of A4."""
-
-
-def _flat_text(paragraphs: int) -> str:
-    body = "\n".join(
-        f"<text:p>Paragraph {i} of the sample, with words enough to fill a line or two of the "
-        "page so that the document grows long.</text:p>"
-        for i in range(paragraphs)
-    )
-    return f"""<?xml version="1.0" encoding="UTF-8"?>
-<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
- xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"
- office:mimetype="application/vnd.oasis.opendocument.text">
-<office:body><office:text>{body}<text:p>The last phrase: {PHRASE}.</text:p></office:text>
-</office:body></office:document>
-"""
 
 
 def _generated_pdf(folder: Path) -> tuple[Path, int]:
     """The PDF of :func:`_flat_text` (converted by a headless soffice with a profile of
     its own) and its page count; its last page holds the phrase (pdftotext says so)."""
     source = folder / "long.fodt"
-    source.write_text(_flat_text(PARAGRAPHS))
+    subprocess.run(
+        ["/usr/bin/python3", str(WRITER), str(source), str(PARAGRAPHS), PHRASE], check=True
+    )
     profile = (folder / "profile").as_uri()
     subprocess.run(
         ["soffice", f"-env:UserInstallation={profile}", "--headless", "--convert-to", "pdf",
