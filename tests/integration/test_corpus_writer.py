@@ -219,3 +219,36 @@ def _docx_body(path: Path) -> str:
 def _pdf_text(path: Path) -> str:
     done = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, timeout=30)
     return done.stdout if done.returncode == 0 else ""
+
+
+async def test_a_submenu_dialogs_spin_field_keeps_what_was_set_and_is_saved(
+    writer: Writer,
+) -> None:
+    """View › Zoom › Zoom... opens "Zoom & View Layout"; its spin field, set to 200 %,
+    is taken by LibreOffice (which commits a field only on its default action: before,
+    the field read 200 % and the view stayed at 100 %), and the saved file says so."""
+    look = await writer.look("letter")
+    await writer.menu(look, "View", "Zoom", "Zoom...")
+    dialog = await writer.look("Zoom & View Layout")
+    (variable,) = dialog.search("Variable:", role="radio")
+    (spin,) = dialog.search("Variable", role="spinbutton")
+    dialog = await writer.run(dialog, variable.click(), spin.set_text("200%"))
+    assert dialog.element(spin.ref).value == "200%", dialog.text
+    (ok,) = dialog.search("OK", role="button")
+    done = await dialog.act(ok.press())
+    assert done.outcome == "worked", done.text
+    look = await writer.look("letter")
+    assert [e for e in look.search("200%") if e.role == "label"], "the status bar's zoom"
+    saved = writer.folder / "zoomed.fodt"
+    look = await writer.menu(look, "File", "Save As...")
+    chooser = await writer.look("Save")
+    kinds = await chooser.find("Flat XML ODF Text Document (.fodt)")
+    chooser = await writer.run(kinds.state, kinds.first.select())
+    (name,) = chooser.search("Name:", role="textbox")
+    chooser = await writer.run(chooser, name.set_text(str(saved)))
+    (save,) = chooser.search("Save", role="button")
+    await chooser.act(save.press())
+    await _written(lambda: saved.exists() and "ZoomFactor" in saved.read_text())
+    zoom = re.search(r'config:name="ZoomFactor" config:type="short">(\d+)<', saved.read_text())
+    assert zoom and zoom.group(1) == "200", zoom
+    await writer.look("zoomed")

@@ -76,6 +76,8 @@ POLL_S = 0.05  # re-read interval when a toolkit sends no event
 EVIDENCE_CAP = 200
 ACTION = IFACE_PREFIX + "Action"
 EDITABLE = IFACE_PREFIX + "EditableText"
+COMMITTED_ROLES = frozenset({"spin button"})
+"""LibreOffice fields that take a text only on their default action (``_commit``)."""
 TEXT_BLOCK_ROLES = frozenset({"paragraph", "heading", "list item", "block quote"})
 """Roles of a document's blocks of text: focused by placing the caret in them."""
 TEXT = IFACE_PREFIX + "Text"
@@ -424,6 +426,8 @@ class ActionDelivery:
         wanted = self._expected(basics, text)
         with self._watch(request, at.bus) as watch:
             body = await self._bus.call(at.bus, at.path, EDITABLE, "SetTextContents", "s", (text,))
+            if basics.role in COMMITTED_ROLES and is_libreoffice(request.root.app_name):
+                mechanism += await self._commit(at, basics)
             outcome, current = await read_back(
                 before, self._text_of(at, basics), wanted.__eq__, _wake(watch), SETTLE_S
             )
@@ -435,6 +439,17 @@ class ActionDelivery:
         return self._result(
             request, outcome, mechanism, self._text_evidence(basics, current), reason
         )
+
+    async def _commit(self, at: Address, basics: Basics) -> str:
+        """Run the field's default action, which makes LibreOffice take its text (Calc's
+        Zoom & View Layout kept 260 % after its spin field read ``200%`` and OK was
+        pressed); the mechanism's suffix, '' when it has no action."""
+        actions = await self._actions(at, basics)
+        index = press_index(actions)
+        if index is None:
+            return ""
+        await self._do_action(at, index)
+        return f" + Action.DoAction({actions[index]})"
 
     async def _text(self, at: Address, basics: Basics) -> tuple[str, int]:
         """The live text; for a password field only its length, as bullets."""
