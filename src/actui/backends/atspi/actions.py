@@ -614,7 +614,10 @@ class ActionDelivery:
                 return await self._select_in_combo(request, at, basics, combo, combo_basics)
         if "selected" in basics.states:
             return self._result(request, "worked", "none", {"already": "selected"})
-        ways = await self._selection_ways(at, basics, click=False)
+        # LibreOffice acts on an item's selection only when the focus moves to it (the
+        # Options dialog's page tree: SelectChild marked the page selected, the page stayed)
+        focus_first = is_libreoffice(request.root.app_name)
+        ways = await self._selection_ways(at, basics, click=focus_first)
         if not ways:
             return self._sent_nothing(
                 request,

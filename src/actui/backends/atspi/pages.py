@@ -1,8 +1,9 @@
 """A document's page: the paragraph that typing into it goes to.
 
 Typing into the page goes into one of its paragraphs (LibreOffice Writer's page
-has no text interface of its own): the paragraph that holds the caret (the
-focused one), else the last one on screen, whose caret ``SetCaretOffset`` puts at
+has no text interface of its own): the paragraph that holds the caret (focused,
+with a caret offset: one the caret left can still read ``focused``; of several,
+the last), else the last one on screen, whose caret ``SetCaretOffset`` puts at
 its end, which also gives it the keyboard focus (measured: the paragraph reads
 ``focused`` after it). It reads the page's children and places a caret; it
 types nothing itself.
@@ -20,8 +21,8 @@ TEXT = IFACE_PREFIX + "Text"
 
 
 async def typing_paragraph(bus: AtspiBus, document: Address) -> Address | None:
-    """The paragraph of the page that typing goes to, its caret placed: the focused one
-    as it is, else the last one on screen with its caret put at its end; None when the
+    """The paragraph of the page that typing goes to, its caret placed: the one holding
+    the caret as it is, else the last one on screen with its caret put at its end; None when the
     page holds no editable paragraph."""
     children = await read_children(bus, document)
     found = await asyncio.gather(*(read_basics(bus, child) for child in children))
@@ -32,9 +33,16 @@ async def typing_paragraph(bus: AtspiBus, document: Address) -> Address | None:
     ]
     if not editable:
         return None
-    for child, basics in editable:
-        if "focused" in basics.states:
-            return child
+    carets = await asyncio.gather(
+        *(bus.get_int(child.bus, child.path, TEXT, "CaretOffset") for child, _ in editable)
+    )
+    focused = [
+        child
+        for (child, basics), caret in zip(editable, carets, strict=True)
+        if "focused" in basics.states and caret >= 0
+    ]
+    if focused:
+        return focused[-1]
     last, _ = editable[-1]
     count = await bus.get_int(last.bus, last.path, TEXT, "CharacterCount")
     await bus.call(last.bus, last.path, TEXT, "SetCaretOffset", "i", (count,))
