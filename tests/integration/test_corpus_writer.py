@@ -267,3 +267,20 @@ async def test_selecting_a_page_in_the_options_tree_switches_the_page(writer: Wr
     (cancel,) = switched.search("Cancel", role="button")
     await switched.act(cancel.press())
     await writer.look("zoomed")
+
+
+async def test_with_the_foreground_policy_typing_into_the_page_needs_no_click(
+    writer: Writer, module_sandbox: Sandbox
+) -> None:
+    """Physical typing on the page's ref first focuses it: the paragraph that holds the
+    caret takes the keys (it used to be refused: "the target could not be focused ...
+    click it first", also right after a click)."""
+    env = {**module_sandbox.env, "ACTUI_HEADLESS": "0", "ACTUI_DELIVERY_POLICY": "foreground"}
+    async with api.Computer(env=env) as computer:
+        (window,) = [r for r in await computer.find_roots("zoomed") if "zoomed" in r.title]
+        look = await computer.observe(window)
+        (page,) = look.search(role="document text")
+        done = await look.act(page.type_text(" typed by keys"), expect=Expect(text="typed by keys"))
+        assert_alive(writer.pid)
+        assert done.check == "verified", done.text
+        assert [step.delivery for step in done.steps] == ["hid"], done.text

@@ -732,6 +732,8 @@ class ActionDelivery:
     async def _focus(
         self, request: ActionRequest, at: Address, basics: Basics
     ) -> ActionResult | Refused:
+        if basics.role in DOCUMENT_ROLES and "EditableText" not in basics.interfaces:
+            return await self._focus_page(request, at, basics)
         if "Component" not in basics.interfaces:
             return refuse_physical(request, f"the {basics.role} cannot take focus semantically")
         # a document's paragraph takes the caret, which brings the focus with it (Writer's
@@ -753,6 +755,21 @@ class ActionDelivery:
             outcome, now = await read_back(False, focused, bool, _wake(watch), budget)
         mechanism = "Text.SetCaretOffset(0)" if caret else "Component.GrabFocus"
         return self._result(request, outcome, mechanism, {"focused": now})
+
+    async def _focus_page(
+        self, request: ActionRequest, at: Address, basics: Basics
+    ) -> ActionResult | Refused:
+        """A document's page is focused where typing into it goes: the paragraph holding
+        the caret, else the last one on screen with the caret at its end (``pages``), so
+        keys typed after it land in the page, never asking for a click."""
+        paragraph = await typing_paragraph(self._bus, at)
+        if paragraph is None:
+            return refuse_physical(request, f"the {basics.role} holds no editable paragraph")
+        focused = "focused" in await read_states(self._bus, paragraph)
+        mechanism = "Text.SetCaretOffset (the page's paragraph with the caret)"
+        return self._result(
+            request, "worked" if focused else "unknown", mechanism, {"focused": focused}
+        )
 
     async def _scroll(
         self, request: ActionRequest, at: Address, basics: Basics

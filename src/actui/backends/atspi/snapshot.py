@@ -579,7 +579,10 @@ class SnapshotReader:
         made = Assembled(tree, node_count, any(v.truncated for v in visits), frame)
         if keep:
             # without the root's rect a move could not be noticed: that tree is not reused
-            reusable = made if frame is not None and not stop.reason else None
+            # a tree holding a document's page or a page whose text had not loaded is not
+            # handed back whole: neither announces its changes (see _Visit.page, _unloaded)
+            stale = any(v.page or _unread_text(v) for v in visits)
+            reusable = made if frame is not None and not stop.reason and not stale else None
             self._mirrors.store(root.native_id, key, _records(visits, plan.anchor), reusable)
         source = "cache" if cache is not None else "walk"
         result = self._result(root, made, _source(source, reuse), started, cached_at)
@@ -1022,6 +1025,17 @@ async def _closed_items(bus: AtspiBus, items: list[Address]) -> bool:
     asked = [bus.request(a.bus, a.path, ACCESSIBLE, "GetState") for a in items[:PROBED_ITEMS]]
     found = await answers(asked)
     return bool(found) and not any(v is not None and "showing" in state_names(v) for v in found)
+
+
+def _unread_text(visit: _Visit) -> bool:
+    """A page read before its text loaded (:func:`_unloaded`), during this walk."""
+    basics, details = visit.basics, visit.details
+    return (
+        basics is not None
+        and details is not None
+        and basics.role in COUNT_FIRST_ROLES
+        and not details.value
+    )
 
 
 def _unloaded(known: NodeRecord) -> bool:
