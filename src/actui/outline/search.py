@@ -144,6 +144,17 @@ def _capability_filter(capability: str) -> Callable[[Node], bool]:
     return matches
 
 
+def node_filter(role: str | None = None, capability: str | None = None) -> Callable[[Node], bool]:
+    """Whether a node passes a search's role and capability filters (blank ones pass all):
+    the test a search applies, for a reader on demand that stops at the first match."""
+    filters = [
+        make(value.strip())
+        for value, make in ((role, _role_filter), (capability, _capability_filter))
+        if value and value.strip()
+    ]
+    return lambda node: all(accepts(node) for accepts in filters)
+
+
 def _match(outline: Outline, node: Node, reason: Reason, score: float) -> Match:
     return Match(
         ref=node.ref,
@@ -174,17 +185,13 @@ def search(
     """
     limit = max(1, limit)
     query = (text or "").strip()
-    filters = [
-        make(value.strip())
-        for value, make in ((role, _role_filter), (capability, _capability_filter))
-        if value and value.strip()
-    ]
-    if not query and not filters:
+    if not query and not any(v and v.strip() for v in (role, capability)):
         raise InvalidParams("text", "is empty", "Give at least one of text, role or capability.")
+    passes = node_filter(role, capability)
     strong: list[tuple[int, bool, float, int, Node, Reason]] = []
     fuzzy: list[tuple[int, bool, float, int, Node, Reason]] = []
     for order, node in enumerate(outline):
-        if not all(accepts(node) for accepts in filters):
+        if not passes(node):
             continue
         reason: Reason = "filter"
         score = 1.0

@@ -16,6 +16,7 @@ from typing import Literal
 
 from actui.backends.base import NO_PHYSICAL_INPUT, ActionKind, ActionRequest, ActionResult, Backend
 from actui.errors import ActuiError, InvalidParams
+from actui.outline.diff import Changes
 from actui.outline.model import Node
 from actui.refusals import DeliveryPolicy, Refused
 from actui.results.typed import BackgroundAttempt, EscalationReason, StepError, StepTrace
@@ -339,6 +340,36 @@ def aggregate(outcomes: list[str], stopped: bool) -> str:
     if "unknown" in outcomes:
         return "unknown"
     return "worked"
+
+
+def changed_refs(changes: Changes) -> frozenset[str]:
+    """The elements a transaction's diff says were added, updated or removed."""
+    return frozenset(
+        c.ref for group in (changes.added, changes.updated, changes.removed) for c in group
+    )
+
+
+def credited(steps: list[StepTrace], changed: frozenset[str], verified: bool) -> list[StepTrace]:
+    """``steps`` with the one ``unknown`` step among them made ``worked`` when the whole
+    result shows its effect: the condition it was sent for holds (``verified``), or the diff
+    changed an element no other step aimed at. A backend judges a step by its own element
+    (a Swing button reads the same after a press that relabels the status line), so a
+    press whose change is in the result read ``unknown … nothing observable changed``.
+    With two unknown steps the change cannot be told apart, and nothing is credited."""
+    unknown = [i for i, step in enumerate(steps) if step.outcome == "unknown"]
+    if len(unknown) != 1:
+        return steps
+    at = unknown[0]
+    others = {step.ref for i, step in enumerate(steps) if i != at and step.ref}
+    elsewhere = sorted(changed - others, key=lambda ref: int(ref[2:]) if ref[2:].isdigit() else 0)
+    if verified:
+        reason = "the expected change shows in the result"
+    elif elsewhere:
+        reason = f"its effect shows in the result ({', '.join(elsewhere[:3])} changed)"
+    else:
+        return steps
+    credit = replace(steps[at], outcome="worked", reason=reason)
+    return [*steps[:at], credit, *steps[at + 1 :]]
 
 
 def reconcile(outcome: str, status: str | None, stopped: bool) -> str:

@@ -41,6 +41,7 @@ from dbus_fast.aio import MessageBus
 from actui.backends import exit_records
 from actui.backends.exits import from_returncode
 from actui.backends.linux import sandbox_reaper
+from actui.backends.linux.bridges import bridge_env
 from actui.backends.linux.sandbox_reaper import TOKEN_VAR, tagged_pids
 
 START_TIMEOUT_S = 30.0
@@ -133,6 +134,7 @@ class Sandbox:
         self._step = "not started"
         env = {k: v for k, v in os.environ.items() if k not in _HOST_ONLY}
         env.update(_TOOLKIT_ENV)
+        env.update(bridge_env(env))
         env[TOKEN_VAR] = self._token
         self.env: dict[str, str] = env
 
