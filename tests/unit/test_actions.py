@@ -31,9 +31,9 @@ from actui.runtime.store import State
 from actui.sentences import refusal
 from actui.tools.actions import (
     aggregate,
-    credited,
     can_retry_in_foreground,
     click_meaning,
+    credited,
     deliver,
     prepare,
     reconcile,
