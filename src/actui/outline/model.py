@@ -58,14 +58,26 @@ class Node:
         return "focused" in self.states
 
 
-def is_offscreen(node: Node) -> bool:
-    """Whether the node exists but is not on screen (a hidden page, a closed popover).
+def is_hidden(node: Node) -> bool:
+    """Whether the node is not displayed at all (a closed find bar, a widget its app hid),
+    as a backend says with ``hidden``: a first view leaves it out, a search ranks it after
+    what is shown, and a condition does not count it unless it names it."""
+    return "hidden" in node.states
 
-    A backend may say so directly (``offscreen``); AT-SPI says ``visible``
+
+def is_offscreen(node: Node) -> bool:
+    """Whether the node exists but is not on screen (a hidden page, a closed popover, a
+    hidden widget).
+
+    A backend may say so directly (``offscreen``, ``hidden``); AT-SPI says ``visible``
     without ``showing``.
     """
     states = node.states
-    return "offscreen" in states or ("visible" in states and "showing" not in states)
+    return (
+        "offscreen" in states
+        or "hidden" in states
+        or ("visible" in states and "showing" not in states)
+    )
 
 
 def ref_number(ref: str) -> int:

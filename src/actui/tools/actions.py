@@ -17,7 +17,7 @@ from typing import Literal
 from actui.backends.base import NO_PHYSICAL_INPUT, ActionKind, ActionRequest, ActionResult, Backend
 from actui.errors import ActuiError, InvalidParams
 from actui.outline.diff import Changes
-from actui.outline.model import Node
+from actui.outline.model import Node, is_hidden
 from actui.refusals import DeliveryPolicy, Refused
 from actui.results.typed import BackgroundAttempt, EscalationReason, StepError, StepTrace
 from actui.runtime.store import State
@@ -39,6 +39,8 @@ class Prepared:
     establishes_focus: bool
     physical_point: tuple[int, int] | None = None
     """Where a press, toggle or click lands if the backend can only do it physically."""
+    hidden: bool = False
+    """The target is not displayed at all (``model.is_hidden``): what it did, nobody sees."""
 
 
 MAX_SCROLL = 10_000
@@ -206,8 +208,9 @@ def prepare(
         value=step.value,
         timeout_s=min(MAX_STEP_TIMEOUT_S, max(15.0, 0.025 * len(step.text or "") + 4.0)),
     )
+    hidden = node is not None and is_hidden(node)
     return Prepared(
-        request, step.ref, needs_foreground, uses_current_focus, establishes, physical_point
+        request, step.ref, needs_foreground, uses_current_focus, establishes, physical_point, hidden
     )
 
 
@@ -303,14 +306,22 @@ async def deliver(
         return _failed(step, StepError(exc.code, exc.message))
     if isinstance(answer, Refused):
         return _failed(step, StepError(*refusal(answer)))
+    reason = blocked(answer.reason, answer.blocked)
+    if prepared.hidden and answer.outcome == "worked":
+        reason = "; ".join(filter(None, (HIDDEN_TARGET, reason)))
     return replace(
         step,
         outcome=answer.outcome,
         delivery=answer.delivery,
         mechanism=answer.mechanism,
-        reason=blocked(answer.reason, answer.blocked),
+        reason=reason,
         evidence=dict(answer.evidence),
     )
+
+
+HIDDEN_TARGET = "on a hidden element: it is not displayed, so nobody sees what it did"
+"""What a step that worked on a hidden element says (FeatherPad's closed replace field took
+typed text and said ``worked``, while the editor a person looks at stayed as it was)."""
 
 
 def _has_physical_form(prepared: Prepared) -> bool:
