@@ -351,7 +351,7 @@ def test_a_panes_key_is_its_nearest_pane_ancestor_and_children_of_a_split_are_pa
         parents[f"n{i}"] = f"n{pick % i}" if i else None
         roles[f"n{i}"] = role
     found = panes(parents, roles)
-    for key, parent in parents.items():
+    for key in parents:
         pane = found[key]
         chain = [key]
         while parents[chain[-1]] is not None and chain[-1] != pane:
