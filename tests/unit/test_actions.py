@@ -348,6 +348,12 @@ def test_a_verified_condition_credits_the_one_unknown_step() -> None:
     assert step.outcome == "worked" and "expected change" in step.reason
 
 
+def test_beside_another_press_a_change_is_not_credited_to_the_unknown_one() -> None:
+    # a press on a disabled button, then a submit that relabels the status: the submit's
+    steps = [_trace("press", "unknown", "@e21"), _trace("press", "worked", "@e22")]
+    assert credited(steps, frozenset({"@e30"}), verified=True) == steps
+
+
 def test_two_unknown_steps_cannot_be_told_apart_and_stay_unknown() -> None:
     steps = [_trace("press", "unknown", "@e2"), _trace("press", "unknown", "@e3")]
     assert credited(steps, frozenset({"@e7"}), verified=True) == steps
