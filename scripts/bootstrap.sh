@@ -11,7 +11,7 @@ SYSTEM_PACKAGES=(
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 libegl1 libgl1
   chromium
   # The real-app corpus: ordinary Debian apps none of us wrote (Qt 5, Qt 6, GTK 3, GTK 4, Gecko, plain X11).
-  featherpad designer-qt6 thunar galculator gnome-text-editor firefox-esr x11-apps xterm
+  featherpad designer-qt6 thunar galculator gnome-text-editor firefox-esr x11-apps xterm geany
   libreoffice-calc libreoffice-gtk3
   # Toolkits whose bridge loads only when asked: GTK 2 (gmrun) and Java Swing (the ATK wrapper).
   gmrun libatk-adaptor libgail-common openjdk-17-jdk-headless libatk-wrapper-java-jni

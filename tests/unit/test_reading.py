@@ -336,6 +336,10 @@ def test_several_unnamed_editors_are_numbered_in_reading_order() -> None:
     outline = outline_of(raw("frame", "two", *editors, rect=Rect(0, 0, 400, 200)))
     names = [outline.nodes[ref].name for ref in outline.root_node.children]
     assert names == ["editor 1", "editor 2"]
+    # one out of sight (another tab's) does not number the one shown
+    away = raw("text", "", rect=Rect(0, 10, 100, 100), states=frozenset({"visible", "multi_line"}))
+    outline = outline_of(raw("frame", "tabs", editors[0], away, rect=Rect(0, 0, 400, 200)))
+    assert [outline.nodes[ref].name for ref in outline.root_node.children] == ["editor"] * 2
 
 
 _pane_roles = st.sampled_from(["group", "split pane", "tab", "list", "statusbar", "textbox"])

@@ -256,11 +256,13 @@ def _named(nodes: dict[str, Node], labelled_by: Mapping[str, tuple[str, ...]]) -
     for ref, (name, inferred) in infer_labels(boxes).items():
         nodes[ref] = replace(nodes[ref], name=name, name_inferred=inferred)
     editors = [
-        n.ref
+        n
         for n in nodes.values()
         if n.role == "textbox" and "multi_line" in n.states and not n.name and not n.secure
     ]
-    for ref, name in editor_names(editors).items():
+    shown = [n.ref for n in editors if not is_offscreen(n)]
+    away = [n.ref for n in editors if is_offscreen(n)]
+    for ref, name in editor_names(shown, away).items():
         nodes[ref] = replace(nodes[ref], name=name, name_inferred=True)
     return nodes
 

@@ -219,9 +219,13 @@ EDITOR = "editor"
 """The name of a multi-line text field nothing names (the text area of an editor)."""
 
 
-def editor_names(editors: Sequence[str]) -> dict[str, str]:
+def editor_names(shown: Sequence[str], away: Sequence[str] = ()) -> dict[str, str]:
     """Names for unnamed multi-line editors, given in reading order: ``editor``, or
-    ``editor 1``, ``editor 2`` … when a window has several."""
-    if len(editors) == 1:
-        return {editors[0]: EDITOR}
-    return {key: f"{EDITOR} {n}" for n, key in enumerate(editors, 1)}
+    ``editor 1``, ``editor 2`` … when a window shows several; those out of sight (on
+    another tab: Geany's scribble) are each ``editor``, as what is shown is numbered."""
+    names = {key: EDITOR for key in away}
+    if len(shown) == 1:
+        names[shown[0]] = EDITOR
+    else:
+        names.update((key, f"{EDITOR} {n}") for n, key in enumerate(shown, 1))
+    return names
