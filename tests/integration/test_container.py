@@ -18,22 +18,22 @@ import shutil
 import socket
 import subprocess
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx2
-import mcp_types as types
 import pytest
 import pytest_asyncio
 from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
+from mcp_client import PROBE_APP, http_session
+from mcp_client import call as _call
+from mcp_client import probe_window as _probe_window
 
 ROOT = Path(__file__).resolve().parents[2]
 K8S = ROOT / "deploy" / "k8s"
 ENV = {**os.environ, "CONTAINERS_CONF": str(ROOT / "deploy" / "containers.conf")}
-APP = "zenity --entry --title=Probe --text=Type:"
 PODS = ("actui-pod-0", "actui-pod-1")
 
 pytestmark = [
@@ -135,7 +135,7 @@ def container(image: str) -> Iterator[Served]:
     token = secrets.token_urlsafe(24)
     container_id = podman(
         "run", "-d", "--rm", "-p", "127.0.0.1::8765", "-e", f"ACTUI_MCP_TOKEN={token}",
-        image, "--max-desktops", "2", "--app", APP,
+        image, "--max-desktops", "2", "--app", PROBE_APP,
     )  # fmt: skip
     port = podman("port", container_id, "8765").rsplit(":", 1)[1]
     served = Served(container_id, f"http://127.0.0.1:{port}", token)
@@ -143,33 +143,8 @@ def container(image: str) -> Iterator[Served]:
     podman_ok("rm", "-f", "-t", "5", container_id)
 
 
-@asynccontextmanager
-async def _session(served: Served, token: str | None = None) -> AsyncIterator[ClientSession]:
-    headers = {"Authorization": f"Bearer {token or served.token}"}
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60, read=120)) as http,
-        streamable_http_client(served.url, http_client=http) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
-
-
-async def _call(session: ClientSession, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await session.call_tool(tool, args, read_timeout_seconds=90)
-    text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
-    assert not result.is_error, text
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
-
-
-async def _probe_window(session: ClientSession) -> dict[str, Any]:
-    async with asyncio.timeout(60):
-        while True:
-            roots = await _call(session, "find_roots", {"text": "Probe"})
-            if roots["windows"]:
-                return dict(roots["windows"][0])
-            await asyncio.sleep(0.2)
+def _session(served: Served) -> AbstractAsyncContextManager[ClientSession]:
+    return http_session(served.url, served.token)
 
 
 async def _fill_probe(served: Served, session: ClientSession, phrase: str) -> str:
