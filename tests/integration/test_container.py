@@ -96,10 +96,18 @@ def _host_leftovers(container_id: str) -> list[str]:
     return found
 
 
-def _ended_without_trace(container_id: str, upper_dir: str) -> None:
-    assert not podman_ok("container", "exists", container_id)
-    assert _host_leftovers(container_id) == []
-    assert not Path(upper_dir).exists(), "the container's writable layer is removed"
+def _traces(container_id: str, upper_dir: str) -> list[str]:
+    """What is left of an ended container on the host: processes, its writable layer."""
+    left = _host_leftovers(container_id)
+    if Path(upper_dir).exists():
+        left.append(f"its writable layer {upper_dir}")
+    return left
+
+
+async def _ended_without_trace(container_id: str, upper_dir: str) -> None:
+    # With --rm, podman removes the stopped container a moment after `stop` returns.
+    await _until(lambda: not podman_ok("container", "exists", container_id), "container removed")
+    assert _traces(container_id, upper_dir) == []
 
 
 async def _ready(served: Served) -> None:
@@ -248,7 +256,7 @@ async def test_stopping_the_container_leaves_nothing_on_the_host(container: Serv
     upper = podman("inspect", "--format", "{{.GraphDriver.Data.UpperDir}}", full_id)
     assert _host_leftovers(full_id), "the container runs in its own cgroup"
     podman("stop", "-t", "10", full_id)
-    _ended_without_trace(full_id, upper)
+    await _ended_without_trace(full_id, upper)
     with pytest.raises(httpx2.HTTPError):
         container.health()
 
@@ -324,6 +332,8 @@ async def router(
     pods: list[Served], tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Served]:
     assert shutil.which("haproxy"), "haproxy is missing: scripts/bootstrap.sh installs it"
+    # Started once the pods answer, so its health checks find both up from the start.
+    await asyncio.gather(*(_ready(pod) for pod in pods))
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -374,6 +384,23 @@ async def test_the_router_keeps_each_session_on_its_pod_and_two_pods_serve_at_on
             )
 
 
+async def test_the_router_sends_a_new_session_past_a_pod_with_every_desktop_taken(
+    pods: list[Served], router: Served
+) -> None:
+    await _ready(router)
+    await _until(
+        lambda: not any(pod.health()["desktops"]["open"] for pod in pods),
+        "the earlier sessions' desktops are gone",
+    )
+    async with _session(pods[0]), _session(pods[0]):
+        assert pods[0].health()["desktops"]["open"] == 2, "the first pod is full"
+        # Round robin sends one of two new sessions to the full pod; its 503 is retried
+        # on the other one, and the client sees no error.
+        async with _session(router) as first, _session(router) as second:
+            assert [pod.health()["desktops"]["open"] for pod in pods] == [2, 2]
+            await asyncio.gather(_probe_window(first), _probe_window(second))
+
+
 async def test_kube_down_leaves_nothing_running(
     pods: list[Served], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
@@ -381,7 +408,7 @@ async def test_kube_down_leaves_nothing_running(
     uppers = [podman("inspect", "--format", "{{.GraphDriver.Data.UpperDir}}", i) for i in ids]
     _kube_down(_manifests(tmp_path_factory.mktemp("down"), "eA=="))
     for container_id, upper in zip(ids, uppers, strict=True):
-        _ended_without_trace(container_id, upper)
+        await _ended_without_trace(container_id, upper)
     assert podman("pod", "ps", "-q", "--filter", "name=actui-pod") == ""
     assert "actui-token" not in podman("secret", "ls", "--format", "{{.Name}}").split()
     assert not podman_ok("volume", "exists", "actui-token")
