@@ -339,16 +339,18 @@ class Observation:
         role: str,
         name: str = "",
         *,
-        path: Sequence[tuple[str, str]] = (),
+        path: Sequence[tuple[str, str]] | None = None,
         index: int | None = None,
         of: int | None = None,
     ) -> Element:
-        """The one on-screen element with this role, name and named ancestors (``path``:
-        ``(role, name)`` from the window down), as a recorded workflow finds it again
-        (``outline.selectors``); ``index`` of ``of`` equals breaks a tie. :class:`NoMatch`,
+        """The one on-screen element with this role and name (its name, or the label read
+        beside it), as a recorded workflow finds it again (``outline.selectors``).
+        ``path`` pins its named ancestors, ``(role, name)`` from the window down, exactly
+        (any, when None); ``index`` of ``of`` equals breaks a tie. :class:`NoMatch`,
         naming the candidates, when not exactly one is."""
-        selector = Selector(role, name, tuple(Ancestor(*a) for a in path), index, of)
-        found = resolve(self.state.outline, selector)
+        pinned = tuple(Ancestor(*a) for a in path or ())
+        selector = Selector(role, name, pinned, index, of)
+        found = resolve(self.state.outline, selector, anywhere=path is None)
         if found.node is None:
             near = "; ".join(found.candidates) or "nothing like it"
             raise NoMatch(f"{found.why}: {selector.describe()} (on screen: {near})")

@@ -83,3 +83,10 @@ def test_every_shown_element_resolves_back_to_itself(names: list[str]) -> None:
     for node in outline:
         if node.ref != outline.root:
             assert resolve(outline, selector_of(outline, node)).node == node
+
+
+def test_a_query_without_a_path_finds_the_one_element_under_any_ancestors() -> None:
+    outline = form("Name", "City")
+    assert resolve(outline, Selector("textbox", "Name")).why == "not_found"  # path pinned: none
+    found = resolve(outline, Selector("textbox", "Name"), anywhere=True)
+    assert found.node is not None and found.node.name == "Name"

@@ -87,11 +87,15 @@ def _shown(outline: Outline) -> list[Node]:
     return [n for n in outline if n.ref != outline.root and not is_offscreen(n)]
 
 
-def _equals(outline: Outline, role: str, name: str, path: tuple[Ancestor, ...]) -> list[Node]:
+def _equals(
+    outline: Outline, role: str, name: str, path: tuple[Ancestor, ...] | None
+) -> list[Node]:
+    """On-screen elements of this role and name, under exactly these named ancestors
+    (under any, when ``path`` is None)."""
     return [
         n
         for n in _shown(outline)
-        if n.role == role and _name(n) == name and _path(outline, n) == path
+        if n.role == role and _name(n) == name and (path is None or _path(outline, n) == path)
     ]
 
 
@@ -105,9 +109,11 @@ def selector_of(outline: Outline, node: Node) -> Selector:
     return Selector(node.role, name, path, index, len(equals))
 
 
-def resolve(outline: Outline, selector: Selector) -> Resolved:
-    """The one element ``selector`` names in ``outline``, or why there is not one."""
-    equals = _equals(outline, selector.role, selector.name, selector.path)
+def resolve(outline: Outline, selector: Selector, *, anywhere: bool = False) -> Resolved:
+    """The one element ``selector`` names in ``outline``, or why there is not one;
+    ``anywhere`` leaves its path out (a person's query, not a recorded selector)."""
+    path = None if anywhere else selector.path
+    equals = _equals(outline, selector.role, selector.name, path)
     if len(equals) == 1 and selector.index in (None, 0):
         return Resolved(equals[0])
     told_apart = selector.index is not None and len(equals) == selector.of

@@ -60,8 +60,7 @@ def _ident(text: str, taken: set[str]) -> str:
 
 def _find(selector: Selector) -> str:
     args = [repr(selector.role), repr(selector.name)]
-    if selector.path:
-        args.append(f"path={[(a.role, a.name) for a in selector.path]!r}")
+    args.append(f"path={[(a.role, a.name) for a in selector.path]!r}")  # exactly these
     if selector.index is not None:
         args.append(f"index={selector.index}, of={selector.of}")
     return f"state.one({', '.join(args)})"
