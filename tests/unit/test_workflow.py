@@ -10,6 +10,7 @@ import pytest
 
 from actui.errors import InvalidParams
 from actui.outline.selectors import Ancestor, Selector
+from actui.server.cli import main, workflow_dirs
 from actui.tools.replaying import Divergence, parse_vars, tool_spec
 from actui.tools.workflow import (
     Act,
@@ -138,3 +139,13 @@ def test_the_python_script_is_valid_python_with_one_act_per_step() -> None:
     assert "expect=Expect(ref=city, value=v['city'])" in text
     assert "VARIABLES: dict[str, str | None] = {'secret': None, 'city': 'Paris'}" in text
     assert tree.body
+
+
+def test_actui_mcp_takes_its_workflow_directories_and_leaves_other_commands_alone() -> None:
+    assert workflow_dirs(["mcp", "--record", "/w", "--workflows=/v"]) == (
+        ["mcp"],
+        {"--record": "/w", "--workflows": "/v"},
+    )
+    assert workflow_dirs(["mcp", "--http", "--record"]) == (["mcp", "--http"], {"--record": ""})
+    assert workflow_dirs(["call", "--record", "x"]) == (["call", "--record", "x"], {})
+    assert main(["mcp", "--record"]) == 2  # a flag without its directory: said, not served

@@ -226,12 +226,16 @@ class _Run:
     last: State | None = None
     """The successor state the previous step's act returned."""
 
+    def wanted(self, step: Step) -> WindowWanted:
+        """The step's window with this run's values filled in."""
+        window, values = step.window, self.values
+        return WindowWanted(
+            window.app, window.kind, fill(window.title, values), fill(window.url, values)
+        )
+
     async def step(self, index: int, step: Step) -> StepRun:
         began = time.monotonic()
-        window = step.window
-        wanted = WindowWanted(
-            window.app, window.kind, fill(window.title, self.values), fill(window.url, self.values)
-        )
+        wanted = self.wanted(step)
 
         def ran(status: RunStatus, done: Execution | None = None) -> StepRun:
             ms = round((time.monotonic() - began) * 1000)
@@ -408,10 +412,14 @@ async def replay(
     runs: list[StepRun] = []
     divergence: Divergence | None = None
     for index, step in enumerate(workflow.steps, 1):
+        started = time.monotonic()
         try:
             runs.append(await run.step(index, step))
         except _Diverged as stop:
             divergence = stop.divergence
+            took = round((time.monotonic() - started) * 1000)
+            where = run.wanted(step).describe()
+            runs.append(StepRun(index, where, took, step.recorded.ms, "diverged"))
             break
         if runs[-1].status == "not_open_yet":
             break

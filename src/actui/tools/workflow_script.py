@@ -14,6 +14,7 @@ from __future__ import annotations
 import keyword
 import re
 from collections.abc import Mapping
+from pathlib import Path
 
 from actui.outline.selectors import Selector
 from actui.tools.workflow import TEMPLATE, Act, Check, Step, Workflow
@@ -154,8 +155,8 @@ def script(workflow: Workflow, source: str) -> str:
         [
             f'"""Workflow {workflow.name!r}: {total} steps recorded {workflow.recordedAt}.',
             "",
-            f"Written by `actui replay {source} --to-python`. Run it on the desktop the",
-            "workflow runs on (this session's, or inside `actui sandbox run`):",
+            f"Written by `actui replay {Path(source).name} --to-python`. Run it on the",
+            "desktop the workflow runs on (this session's, or inside `actui sandbox run`):",
             "",
             "    python SCRIPT [name=value]...",
             "",
