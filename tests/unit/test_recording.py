@@ -107,3 +107,19 @@ def test_the_sync_api_records_too(tmp_path: Path) -> None:
         computer.act(state, name.set_text("x"), expect=Expect(ref=name, value="x"))
         assert computer.recording is not None
         assert len(load(computer.recording).steps) == 1
+
+
+async def test_an_act_with_nothing_to_check_is_left_out_with_its_variables(
+    tmp_path: Path,
+) -> None:
+    async with Computer(env=ENV, desktop=ModelApp(), record=tmp_path) as computer:
+        state = await computer.observe((await computer.find_roots(text="model")).first)
+        name = state.search(text="Name", role="textbox").first
+        # worked, and the last step (a focus) left nothing a replay could read back
+        done = await state.act(name.set_text("draft"), name.focus())
+        assert done.outcome == "worked" and computer.recording is not None
+        workflow = load(computer.recording)
+    assert workflow.steps == () and workflow.variables == ()
+    assert [left.why for left in workflow.leftOut] == [
+        "no check: give act_ui an expect (nothing to read back)"
+    ]
