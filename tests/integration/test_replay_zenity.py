@@ -1,8 +1,9 @@
 """A zenity form with a password, recorded once through the MCP tools and replayed from fresh
 processes with no recorded ref reused: by ``actui replay`` (moved, resized, covered,
-dark-themed: it passes; a relabelled or removed field: it stops before sending anything),
-by the script ``--to-python`` writes, and as a workflow tool called through the official
-MCP client. The form's stdout is the oracle: what it printed is what was entered."""
+dark-themed, on a smaller screen: it passes; a relabelled or removed field: it stops
+before sending anything), by the script ``--to-python`` writes, and as a workflow tool
+called through the official MCP client. The form's stdout is the oracle: what it printed
+is what was entered."""
 
 from __future__ import annotations
 
@@ -194,6 +195,16 @@ async def test_replay_passes_on_a_moved_resized_dark_window_with_another_in_fron
     finally:
         front.kill()
         await front.wait()
+
+
+async def test_replay_passes_on_another_desktop_with_a_smaller_screen(
+    recording: Recording,
+) -> None:
+    async with Sandbox(width=1024, height=600) as small:
+        form = await _form(small)
+        done = await asyncio.to_thread(_replay, small, recording.path, "--var", "secret=y")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert await _printed(form) == "Alice|y|Paris\n"
 
 
 @pytest.mark.parametrize(
