@@ -150,3 +150,29 @@ async def test_save_as_replays_to_the_new_name_given_by_var(
     finally:
         editor.terminate()
         await editor.wait()
+
+
+async def test_the_python_script_of_the_recording_saves_under_the_name_it_is_given(
+    module_sandbox: Sandbox, recording: Recording, tmp_path: Path
+) -> None:
+    script = tmp_path / "save_as.py"
+    cli = [sys.executable, "-m", "actui.server.cli", "replay", str(recording.path)]
+    made = await asyncio.to_thread(
+        subprocess.run, [*cli, "--to-python", str(script)], capture_output=True, text=True
+    )
+    assert made.returncode == 0, made.stderr
+    (path_var,) = [v for v in recording.workflow.variables if v.default and "/" in v.default]
+    editor = await _editor(module_sandbox)
+    try:
+        target = recording.home / "from-script.txt"
+        ran = await asyncio.to_thread(
+            subprocess.run,
+            [sys.executable, str(script), f"{path_var.name}={target}"],
+            env=_env(module_sandbox), capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        assert ran.returncode == 0, ran.stdout + ran.stderr
+        await _saved(target, TEXT)
+        assert process_alive(editor.pid)
+    finally:
+        editor.terminate()
+        await editor.wait()
