@@ -123,3 +123,24 @@ async def test_an_act_with_nothing_to_check_is_left_out_with_its_variables(
     assert [left.why for left in workflow.leftOut] == [
         "no check: give act_ui an expect (nothing to read back)"
     ]
+
+
+async def test_a_window_that_never_comes_stops_the_replay_naming_what_is_listed(
+    tmp_path: Path,
+) -> None:
+    workflow = load(await _record(tmp_path))
+    first = workflow.steps[0]
+    elsewhere = first.model_copy(update={"window": first.window.model_copy(update={"title": "X"})})
+    app = ModelApp()
+    async with Computer(env=ENV, desktop=app) as computer:
+        replayed = await replay(
+            computer.tools, workflow.model_copy(update={"steps": (elsewhere,)}), {},
+            window_timeout_s=0.2,
+        )  # fmt: skip
+    divergence = replayed.divergence
+    assert divergence is not None and divergence.why == "window_missing"
+    assert (divergence.expected, divergence.shown) == (
+        ('model window "X"',),
+        ('model window "Model"',),
+    )
+    assert app.requests == [] and not divergence.sent

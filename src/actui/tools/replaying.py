@@ -198,15 +198,21 @@ async def find_window(
     computer: Computer, wanted: WindowWanted, timeout_s: float = WINDOW_TIMEOUT_S
 ) -> tuple[RootView | None, tuple[RootView, ...]]:
     """The first listed window ``wanted`` describes, waited for up to ``timeout_s``;
-    None and the windows listed last when none came."""
+    None and the windows listed last (of its app, else all) when none came."""
     deadline = time.monotonic() + timeout_s
     while True:
-        found = (await computer.run("find_roots", {})).value
-        listed = tuple(f.view for f in found.roots) if isinstance(found, RootsFound) else ()
+        listed = await _listed(computer, {"app": wanted.app})
         match = next((root for root in listed if wanted.matches(root)), None)
-        if match is not None or time.monotonic() >= deadline:
+        if match is not None:
             return match, listed
+        if time.monotonic() >= deadline:
+            return None, listed or await _listed(computer, {})
         await asyncio.sleep(LISTING_POLL_S)
+
+
+async def _listed(computer: Computer, query: dict[str, object]) -> tuple[RootView, ...]:
+    found = (await computer.run("find_roots", query)).value
+    return tuple(f.view for f in found.roots) if isinstance(found, RootsFound) else ()
 
 
 class _Diverged(Exception):
