@@ -136,6 +136,7 @@ async def test_the_recording_keeps_two_steps_names_the_left_out_call_and_never_t
 ) -> None:
     workflow, raw = recording.workflow, recording.path.read_text()
     assert SECRET not in raw and "@e" not in raw and "stateId" not in raw
+    assert "/org/a11y" not in raw, "no native identity of this session is written"
     assert [(v.name, v.secret, v.default) for v in workflow.variables] == [
         ("name", False, "Alice"),
         ("secret", True, None),

@@ -46,6 +46,8 @@ TEMPLATED_MIN = 3
 """A recorded value shorter than this is not looked for in titles and conditions
 (``a`` would turn every title into a template)."""
 TYPED = ("setText", "typeText")
+SESSION_EVIDENCE = frozenset({"windows"})
+"""Evidence that names one session's windows by their native identities: not written."""
 UNPORTABLE = ("drag", "moveMouse")
 """Steps addressed by image pixels only: they name no element to find again."""
 
@@ -237,7 +239,8 @@ class Recorder:
         secret = (node is not None and node.secure) or any(
             v in str(trace.evidence) for n, v in self._values.items() if n in self._secret
         )
-        evidence = None if secret or not trace.evidence else dict(trace.evidence)
+        kept = {k: v for k, v in (trace.evidence or {}).items() if k not in SESSION_EVIDENCE}
+        evidence = None if secret or not kept else kept
         return Traced(
             action=trace.action, outcome=trace.outcome, mechanism=trace.mechanism, evidence=evidence
         )
