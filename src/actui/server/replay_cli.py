@@ -21,7 +21,7 @@ from pathlib import Path
 from actui.errors import ActuiError, InvalidParams
 from actui.tools.dispatch import Computer
 from actui.tools.replaying import WINDOW_TIMEOUT_S, parse_vars, replay
-from actui.tools.workflow import Workflow, load
+from actui.tools.workflow import Workflow, load, values_of
 from actui.tools.workflow_script import script
 
 
@@ -73,6 +73,7 @@ def replay_main(args: Sequence[str]) -> int:
     try:
         workflow = load(Path(ns.file))
         values = parse_vars(ns.var)
+        values_of(workflow, values)  # a missing secret or an unknown name: before any call
         if ns.to_python is not None:
             text = script(workflow, ns.file)
             if ns.to_python == "-":
