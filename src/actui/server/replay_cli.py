@@ -73,7 +73,6 @@ def replay_main(args: Sequence[str]) -> int:
     try:
         workflow = load(Path(ns.file))
         values = parse_vars(ns.var)
-        values_of(workflow, values)  # a missing secret or an unknown name: before any call
         if ns.to_python is not None:
             text = script(workflow, ns.file)
             if ns.to_python == "-":
@@ -81,6 +80,7 @@ def replay_main(args: Sequence[str]) -> int:
             else:
                 Path(ns.to_python).write_text(text, encoding="utf-8")
             return 0
+        values_of(workflow, values)  # a missing secret or an unknown name: before any call
         return asyncio.run(_run(workflow, values, ns))
     except InvalidParams as exc:
         print(f"actui replay: {exc.message}", file=sys.stderr)
