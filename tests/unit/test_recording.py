@@ -4,11 +4,14 @@ no model calls: kept and left-out transactions, derived checks, and where a repl
 from __future__ import annotations
 
 from pathlib import Path
+from typing import NoReturn
 
+import pytest
 from test_transaction import ModelApp
 
 from actui import sync_api
 from actui.api import Computer, Expect
+from actui.tools import recording
 from actui.tools.replaying import replay
 from actui.tools.workflow import load
 
@@ -144,3 +147,20 @@ async def test_a_window_that_never_comes_stops_the_replay_naming_what_is_listed(
         ('model window "Model"',),
     )
     assert app.requests == [] and not divergence.sent
+
+
+async def test_an_act_the_recorder_cannot_make_portable_still_reaches_the_agent(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def unportable(*_: object) -> NoReturn:
+        raise ValueError("no selector")
+
+    monkeypatch.setattr(recording, "selector_of", unportable)
+    async with Computer(env=ENV, desktop=ModelApp(), record=tmp_path) as computer:
+        state = await computer.observe((await computer.find_roots(text="model")).first)
+        name = state.search(text="Name", role="textbox").first
+        done = await state.act(name.set_text("x"), expect=Expect(ref=name, value="x"))
+        assert done.check == "verified"  # the act itself is untouched
+        assert computer.recording is not None
+        workflow = load(computer.recording)
+    assert [left.why for left in workflow.leftOut] == ["it could not be made portable (ValueError)"]

@@ -15,6 +15,7 @@ It must not change what a transaction does or returns.
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
@@ -41,6 +42,8 @@ from actui.tools.workflow import (
     Workflow,
     save,
 )
+
+log = logging.getLogger(__name__)
 
 TEMPLATED_MIN = 3
 """A recorded value shorter than this is not looked for in titles and conditions
@@ -83,10 +86,14 @@ class Recorder:
             self._leave(state, f"the call failed ({exc.code})")
             raise
         ms = round((time.monotonic() - began) * 1000)
-        if state is not None and isinstance(result.value, Execution):
-            self._take(state, p, result.value, ms, state_of)
-        else:
+        if state is None or not isinstance(result.value, Execution):
             self._leave(state, "the call failed" if result.is_error else "no transaction ran")
+            return result
+        try:
+            self._take(state, p, result.value, ms, state_of)
+        except (ValueError, ActuiError) as exc:  # what ran must reach the agent whatever
+            log.warning("act_ui call %d not recorded: %s", self._calls, exc)
+            self._leave(state, f"it could not be made portable ({type(exc).__name__})")
         return result
 
     @property
