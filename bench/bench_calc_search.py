@@ -34,7 +34,7 @@ import actui.backends.atspi.backend as atspi_backend
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.base import RowQuery
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 SCRIPT = Path(__file__).resolve()
 TEXTS = ("Z200", "A", "Total")
@@ -70,7 +70,7 @@ def counting() -> tuple[Counter[str], list[bool]]:
 async def child(pid: int, texts: list[str]) -> None:
     """Observe, then each search on that state: a JSON line on stdout."""
     calls, accepted = counting()
-    computer = Computer(env=dict(os.environ))
+    computer = ToolBox(env=dict(os.environ))
     rows = []
     try:
         ref = await root_ref(computer, pid)

@@ -3,7 +3,7 @@
 Four measures, each in its own private desktop (``Sandbox``), each printed as
 a table with min and median over repeated, interleaved runs:
 
-1. cold ``observe_ui`` of gtk3-widget-factory (a fresh ``Computer``, so new
+1. cold ``observe_ui`` of gtk3-widget-factory (a fresh ``ToolBox``, so new
    connections, per run) vs dogtail's ``dump()`` and a pyatspi walk;
 2. gtk4-widget-factory: cold and warm (a repeated observe of the unchanged
    window) ``observe_ui`` vs the same baselines;
@@ -46,7 +46,7 @@ from raw_atspi import RawAtspi
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
 from actui.runtime.store import State
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 HERE = Path(__file__).resolve().parent
 BASELINE_PYTHON = HERE / ".baseline-venv" / "bin" / "python"
@@ -73,7 +73,7 @@ def ok(result: ToolResult) -> ToolResult:
     return result
 
 
-def state_of(computer: Computer, result: ToolResult) -> State:
+def state_of(computer: ToolBox, result: ToolResult) -> State:
     return computer.state(str(result.details["stateId"]))
 
 
@@ -90,7 +90,7 @@ async def start_app(desktop: Sandbox, argv: list[str]) -> int:
     return process.pid
 
 
-async def root_ref(computer: Computer, pid: int) -> str:
+async def root_ref(computer: ToolBox, pid: int) -> str:
     """The app's window ref, waiting for it to be listed (a few ms after it registers)."""
     async with asyncio.timeout(20):
         while True:
@@ -158,13 +158,13 @@ class ObserveFigures:
 async def actui_observe(env: dict[str, str], pid: int, figures: ObserveFigures) -> None:
     """Two cold observes, then warm observes of the same root.
 
-    The first cold one is a fresh ``Computer``'s first call (connecting and
+    The first cold one is a fresh ``ToolBox``'s first call (connecting and
     listing the desktop included). The second, like the baselines' timings,
     starts connected with the window found (``find_roots``, untimed), in a
-    ``Computer`` that has never read the app: the first observation of an app
+    ``ToolBox`` that has never read the app: the first observation of an app
     by a running server.
     """
-    connecting = Computer(env=env)
+    connecting = ToolBox(env=env)
     try:
         with Stopwatch() as watch:
             first = ok(await connecting.observe_ui())
@@ -173,7 +173,7 @@ async def actui_observe(env: dict[str, str], pid: int, figures: ObserveFigures) 
         figures.cold_connecting.add(watch.ms)
     finally:
         await connecting.close()
-    computer = Computer(env=env)
+    computer = ToolBox(env=env)
     try:
         ref = await root_ref(computer, pid)
         with Stopwatch() as watch:
@@ -207,9 +207,9 @@ async def baseline_observe(env: dict[str, str], pid: int, figures: ObserveFigure
 async def measure_observe(app: str, rounds: int) -> ObserveFigures:
     figures = ObserveFigures.fresh(
         (
-            "actui observe_ui, cold, connecting included (a fresh Computer's first call)",
+            "actui observe_ui, cold, connecting included (a fresh ToolBox's first call)",
             "actui observe_ui, cold (connected, window found; first read of the app)",
-            f"actui observe_ui, warm (same Computer, ×{WARM_OBSERVES} per round)",
+            f"actui observe_ui, warm (same ToolBox, ×{WARM_OBSERVES} per round)",
             "dogtail dump(), first in its process",
             "dogtail dump(), second in its process",
             "pyatspi walk, first in its process",
@@ -282,7 +282,7 @@ async def measure_wait(rounds: int) -> WaitFigures:
         env = dict(desktop.env)
         pid = await start_app(desktop, ["zenity", "--entry", "--text", "Name"])
         raw = await RawAtspi.connect(env)
-        computer = Computer(env=env)
+        computer = ToolBox(env=env)
         try:
             observed = ok(await computer.observe_ui(root=await root_ref(computer, pid)))
             state = state_of(computer, observed)
@@ -417,7 +417,7 @@ def number(value: float) -> str:
 
 
 async def act_once(
-    computer: Computer, state_id: str, button: str, expect: dict[str, Any], f: ActFigures
+    computer: ToolBox, state_id: str, button: str, expect: dict[str, Any], f: ActFigures
 ) -> str:
     """One timed press with its postcondition; the successor's stateId."""
     with Stopwatch() as watch:
@@ -435,7 +435,7 @@ async def act_once(
     return str(result.details["stateId"])
 
 
-async def act_bare(computer: Computer, state_id: str, button: str, f: ActFigures) -> str:
+async def act_bare(computer: ToolBox, state_id: str, button: str, f: ActFigures) -> str:
     """One timed press without a postcondition: delivery, then settling the root deltas."""
     with Stopwatch() as watch:
         result = ok(
@@ -453,7 +453,7 @@ async def measure_act_gtk3(rounds: int) -> ActFigures:
         env = dict(desktop.env)
         pid = await start_app(desktop, ["gtk3-widget-factory"])
         raw = await RawAtspi.connect(env)
-        computer = Computer(env=env)
+        computer = ToolBox(env=env)
         try:
             ref = await root_ref(computer, pid)
             state = state_of(computer, ok(await computer.observe_ui(root=ref)))
@@ -504,7 +504,7 @@ async def measure_act_gtk4(rounds: int) -> ActFigures:
         env = dict(desktop.env)
         pid = await start_app(desktop, ["gnome-calculator"])
         raw = await RawAtspi.connect(env)
-        computer = Computer(env=env)
+        computer = ToolBox(env=env)
         try:
             ref = await root_ref(computer, pid)
             state = state_of(computer, ok(await computer.observe_ui(root=ref)))

@@ -13,7 +13,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from actui.tokens import estimate_tokens
-from actui.tools.contract import MAX_TOKENS, MIN_TOKENS, TOOL_NAMES
+from actui.tools.catalog import TOOL_NAMES
+from actui.tools.contract import MAX_TOKENS, MIN_TOKENS
 
 MAX_BYTES = 48 * 1024 + 1024  # the visible limit plus the continuation trailer
 MAX_LINES = 2_000 + 4

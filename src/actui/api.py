@@ -50,7 +50,7 @@ from actui.results.typed import (
 from actui.runtime.deltas import RootDelta
 from actui.runtime.store import ObserveMode, State
 from actui.tools import contract
-from actui.tools.dispatch import Computer as Tools
+from actui.tools.dispatch import ToolBox
 
 Root = RootView
 """A window, dialog or page, by its ``@r`` ref (``root`` has all the backend said)."""
@@ -479,7 +479,7 @@ class Computer:
     def __init__(
         self, *, env: Mapping[str, str] | None = None, desktop: Backend | None = None
     ) -> None:
-        self.tools = Tools(env=env, desktop=desktop)
+        self.tools = ToolBox(env=env, desktop=desktop)
         """The wire-level tools: ``call(tool, arguments)`` with the agent's JSON."""
 
     async def __aenter__(self) -> Computer:

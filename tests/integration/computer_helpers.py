@@ -1,4 +1,4 @@
-"""Helpers for integration tests that drive ``Computer`` like an agent does."""
+"""Helpers for integration tests that drive ``ToolBox`` like an agent does."""
 
 from __future__ import annotations
 
@@ -30,11 +30,11 @@ from actui.results.typed import (
     RootView,
     VerificationStatus,
 )
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 
 async def paired_root(
-    computer: Computer, *, pid: int | None = None, title: str = "", timeout_s: float = 20.0
+    computer: ToolBox, *, pid: int | None = None, title: str = "", timeout_s: float = 20.0
 ) -> RootView:
     """The first root (of ``pid``, with ``title`` in its title) once it has its X window.
 
@@ -163,7 +163,7 @@ def assert_alive(pid: int) -> None:
 
 
 async def call_alive(
-    computer: Computer, pid: int, tool: str, args: dict[str, Any] | None = None
+    computer: ToolBox, pid: int, tool: str, args: dict[str, Any] | None = None
 ) -> ToolResult:
     """One tool call that must succeed, with the app ``pid`` alive after it."""
     result = await computer.call(tool, args or {})

@@ -27,7 +27,7 @@ from actui.refusals import Refused
 from actui.results.observations import Observed, ToolError
 from actui.results.tool_result import ToolResult
 from actui.results.typed import Execution, Found, RootsFound, RootView, Verification
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 ROOT = RootInfo(
     native_id="app/1",
@@ -83,18 +83,18 @@ class ModelApp(Backend):
         return None
 
 
-async def _session(policy: str = "", headless: str = "0") -> tuple[Computer, ModelApp, str]:
+async def _session(policy: str = "", headless: str = "0") -> tuple[ToolBox, ModelApp, str]:
     app = ModelApp()
     env = {"ACTUI_HEADLESS": headless, "XDG_CONFIG_HOME": "/nonexistent"}
     if policy:
         env["ACTUI_DELIVERY_POLICY"] = policy
-    computer = Computer(env=env, desktop=app)
+    computer = ToolBox(env=env, desktop=app)
     roots = await computer.call("find_roots", {})
     observed = await computer.call("observe_ui", {"root": windows_of(roots)[0].ref})
     return computer, app, _state_id(observed)
 
 
-async def _act(computer: Computer, state: str, **extra: Any) -> ToolResult:
+async def _act(computer: ToolBox, state: str, **extra: Any) -> ToolResult:
     result = await computer.call("act_ui", {"stateId": state, **extra})
     assert not result.is_error, result.text
     return result
@@ -279,9 +279,9 @@ class DialogApp(ModelApp):
         return ActionResult("worked", "ax", request.policy)
 
 
-async def _dialog_session() -> tuple[Computer, DialogApp, str]:
+async def _dialog_session() -> tuple[ToolBox, DialogApp, str]:
     app = DialogApp()
-    computer = Computer(env={"ACTUI_HEADLESS": "1", "XDG_CONFIG_HOME": "/nonexistent"}, desktop=app)
+    computer = ToolBox(env={"ACTUI_HEADLESS": "1", "XDG_CONFIG_HOME": "/nonexistent"}, desktop=app)
     roots = await computer.call("find_roots", {})
     observed = await computer.call("observe_ui", {"root": windows_of(roots)[0].ref})
     return computer, app, _state_id(observed)

@@ -22,13 +22,18 @@ from actui.outline.conditions import (
 from actui.quoting import inline, quote
 from actui.results.observations import Waited, WindowClosed
 from actui.results.rendering import Renderer, observation
+from actui.results.schemas import BOOLEAN, OBSERVATION, shape
 from actui.results.tool_result import ToolResult
 from actui.results.typed import TITLE_CAP
 from actui.runtime.observer import Observer
-from actui.tools import contract
+from actui.tools.contract import READS_ON_DEMAND, Condition, StateId, Tool, ToolParams
 
 
-async def wait_for(observer: Observer, renderer: Renderer, p: contract.WaitFor) -> ToolResult:
+class WaitFor(Condition, ToolParams):
+    stateId: StateId
+
+
+async def wait_for(observer: Observer, renderer: Renderer, p: WaitFor) -> ToolResult:
     state = observer.state(p.stateId)
     cond = condition_of(p)
     check_scope(cond, state.outline, field="")
@@ -89,3 +94,19 @@ def _gone_with_window(
     news, changes = renderer.window_news(root.pid)
     closed = WindowClosed(cond, elapsed, inline(exc.message), changes)
     return ToolResult("\n".join([text, *news]), closed)
+
+
+WAIT_FOR = Tool(
+    "wait_for",
+    WaitFor,
+    "Wait until a condition holds (or is gone); returns a new state either way.",
+    lambda s, p: wait_for(s.observer, s.renderer, p),
+    shape(
+        ("found", "gone", "timedOut"),
+        **OBSERVATION,
+        found=BOOLEAN,
+        gone=BOOLEAN,
+        timedOut=BOOLEAN,
+    ),
+    reference=READS_ON_DEMAND,
+)
