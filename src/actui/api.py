@@ -33,8 +33,7 @@ from actui.errors import ActuiError
 from actui.outline.model import Node
 from actui.outline.search import SearchResult
 from actui.outline.search import search as search_outline
-from actui.results.observations import ElementText, Observed, PageShown, WindowClosed
-from actui.results.observations import Waited as Waiting
+from actui.results.observations import ElementText, Observed, PageShown, WaitReport, WindowClosed
 from actui.results.tool_result import ToolResult
 from actui.results.typed import (
     Execution,
@@ -58,7 +57,7 @@ Step = contract.ActionStep
 """One step of an act, checked by the contract when it is made."""
 Button = Literal["left", "right", "middle"]
 T = TypeVar("T")
-Shows = Observed | Waiting | PageShown | Execution
+Shows = Observed | WaitReport | PageShown | Execution
 """The results that carry a saved state (an act's only when it has a successor)."""
 
 
@@ -353,9 +352,9 @@ class Observation:
             "wait_for", {"stateId": self.state_id, **condition.to_wire()}
         )
         waited = result.value
-        if not isinstance(waited, (Waiting, WindowClosed)):
+        if not isinstance(waited, (WaitReport, WindowClosed)):
             raise TypeError(f"a wait expected, the result carries {waited!r}")
-        state = self.computer._observed(result) if isinstance(waited, Waiting) else None
+        state = self.computer._observed(result) if isinstance(waited, WaitReport) else None
         return Waited(waited.found, waited.timed_out, state, result.text)
 
     async def read_text(self, element: Element | str) -> str:

@@ -2,7 +2,7 @@
 
 ::
 
-    with Computer() as computer:
+    with SyncComputer() as computer:
         state = computer.observe(computer.find_roots(text="calculator").first)
         seven = state.search(text="7", role="button").first
         computer.act(state, seven.press(), expect=Expect(text="7")).raise_for_outcome()
@@ -29,10 +29,10 @@ from actui.runtime.store import ObserveMode
 
 T = TypeVar("T")
 
-__all__ = ["Computer", "Expect"]
+__all__ = ["Expect", "SyncComputer"]
 
 
-class Computer:
+class SyncComputer:
     """:class:`actui.api.Computer`, one call at a time."""
 
     def __init__(
@@ -44,7 +44,7 @@ class Computer:
     def _run(self, work: Coroutine[Any, Any, T]) -> T:
         return self._runner.run(work)
 
-    def __enter__(self) -> Computer:
+    def __enter__(self) -> SyncComputer:
         return self
 
     def __exit__(

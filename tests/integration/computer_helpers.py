@@ -18,16 +18,16 @@ from actui.results.observations import (
     Observed,
     PageShown,
     ToolError,
-    Waited,
+    WaitReport,
 )
 from actui.results.tool_result import ToolResult
 from actui.results.typed import (
     Execution,
     Found,
     NoSuccessor,
-    Observation,
     RootsFound,
     RootView,
+    StateSummary,
     VerificationStatus,
 )
 from actui.tools.dispatch import ToolBox
@@ -68,12 +68,14 @@ def ended_of(result: ToolResult) -> NoSuccessor:
     return ended
 
 
-def observation_of(result: ToolResult) -> Observation:
+def observation_of(result: ToolResult) -> StateSummary:
     """The state a result saved: an observation's, a wait's or a page write's, or an
     act's successor (its id, its root, how it was shown)."""
     value = result.value
     seen = (
-        value.observation if isinstance(value, (Observed, Waited, PageShown, Execution)) else None
+        value.observation
+        if isinstance(value, (Observed, WaitReport, PageShown, Execution))
+        else None
     )
     assert seen is not None, result.text
     return seen
@@ -85,9 +87,9 @@ def observed_of(result: ToolResult) -> Observed:
     return result.value
 
 
-def waited_of(result: ToolResult) -> Waited:
+def waited_of(result: ToolResult) -> WaitReport:
     """A wait_for result's typed value, with its successor (not a window that closed)."""
-    assert isinstance(result.value, Waited), result.text
+    assert isinstance(result.value, WaitReport), result.text
     return result.value
 
 

@@ -8,7 +8,14 @@ from typing import Any
 from test_transaction import ModelApp, windows_of
 
 from actui.results.bounds import OutputStore, bound_details
-from actui.results.observations import ElementText, Expanded, Inspected, Observed, ToolError, Waited
+from actui.results.observations import (
+    ElementText,
+    Expanded,
+    Inspected,
+    Observed,
+    ToolError,
+    WaitReport,
+)
 from actui.results.rendering import Renderer
 from actui.results.typed import Execution, Found, RootsFound
 from actui.runtime.deltas import Announced
@@ -66,7 +73,7 @@ KINDS: dict[str, type] = {
     "expand_ui": Expanded,
     "inspect_ui": Inspected,
     "read_text": ElementText,
-    "wait_for": Waited,
+    "wait_for": WaitReport,
     "act_ui": Execution,
     "launch_browser": ToolError,
     "navigate_browser": ToolError,

@@ -20,7 +20,7 @@ from actui.outline.conditions import (
     describe,
 )
 from actui.quoting import inline, quote
-from actui.results.observations import Waited, WindowClosed
+from actui.results.observations import WaitReport, WindowClosed
 from actui.results.rendering import Renderer, observation
 from actui.results.schemas import BOOLEAN, OBSERVATION, shape
 from actui.results.tool_result import ToolResult
@@ -63,7 +63,7 @@ async def wait_for(observer: Observer, renderer: Renderer, p: WaitFor) -> ToolRe
     if waited.reached:
         body += f"\nread on demand into stateId {successor.state_id}:\n"
         body += "\n".join(r.note(successor.state_id) for r in waited.reached)
-    result = Waited(
+    result = WaitReport(
         observation(successor, shown),
         cond,
         found=waited.satisfied,
