@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_transaction import ModelApp
+from model_app import ModelApp
 
 from actui import sync_api
 from actui.api import (

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_transaction import ModelApp, windows_of
+from model_app import ModelApp, windows_of
 
 from actui.results.observations import Observed
 from actui.tools.catalog import TOOL_NAMES
@@ -37,6 +37,7 @@ def model() -> Iterator[tuple[asyncio.AbstractEventLoop, ToolBox, str]]:
     loop.close()
 
 
+@pytest.mark.slow
 def test_every_tool_answers_any_input_without_an_internal_error(
     model: tuple[asyncio.AbstractEventLoop, ToolBox, str],
 ) -> None:

@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from hypothesis import given
 from hypothesis import strategies as st
-from test_transaction import ROOT, ModelApp
+from model_app import ROOT, ModelApp
 
 from actui.backends.base import RootInfo, Snapshot
 from actui.errors import TargetGone

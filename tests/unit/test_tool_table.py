@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any
 
-from test_transaction import ModelApp, windows_of
+from model_app import ModelApp, windows_of
 
 from actui.results.bounds import OutputStore, bound_details
 from actui.results.observations import (
