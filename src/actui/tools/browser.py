@@ -7,7 +7,6 @@ data and blank pages.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Annotated, Protocol
@@ -17,6 +16,7 @@ from pydantic import AfterValidator, Field
 from actui.backends.base import RootInfo
 from actui.backends.browsing import BrowserBackend, EvalResult
 from actui.config import Config
+from actui.deadlines import Deadline
 from actui.errors import BackendUnavailable, InvalidParams
 from actui.quoting import inline, quote
 from actui.results.observations import Evaluation, PageShown
@@ -95,9 +95,8 @@ on is then the page the script left, not one mid-update."""
 
 
 async def _quiet(browser: BrowserBackend, root: RootInfo) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + QUIET_LIMIT_S
-    while (left := deadline - loop.time()) > 0:
+    deadline = Deadline(QUIET_LIMIT_S)
+    while (left := deadline.left()) > 0:
         mark = browser.change_mark(root)
         if await browser.wait_for_change(root, mark, min(QUIET_S, left)) == mark:
             return

@@ -20,6 +20,7 @@ from pydantic import Field
 
 from actui.backends.base import ProcessExit, RootInfo, Snapshot
 from actui.config import Config
+from actui.deadlines import Deadline, poll
 from actui.errors import ActuiError, PreconditionFailed, TargetGone
 from actui.outline.conditions import (
     UiCondition,
@@ -249,17 +250,16 @@ class Transaction:
         dialog after Save), so the listing is asked for up to :data:`CLOSING_S`.
         """
         backend = self.observer.backend_for(root)
-        deadline = time.monotonic() + CLOSING_S
-        while True:
+
+        async def gone() -> bool | None:
+            """True once the window left the listing, False when none can be had."""
             try:
                 listed = await backend.list_roots()
             except ActuiError:
                 return False
-            if all(r.native_id != root.native_id for r in listed):
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            await asyncio.sleep(CLOSING_POLL_S)
+            return True if all(r.native_id != root.native_id for r in listed) else None
+
+        return await poll(gone, Deadline(CLOSING_S), CLOSING_POLL_S) is True
 
     async def _gate(self, root: RootInfo, require: UiCondition) -> None:
         """``require`` must hold in time, or nothing is sent and the epoch stays."""
