@@ -77,7 +77,7 @@ async def cold_observe(env: dict[str, str], pid: int) -> tuple[float, dict[str, 
     try:
         ref = await root_ref(computer, pid)
         with Stopwatch() as watch:
-            observed = ok(await computer.observe_ui(root=ref, mode="semantic"))
+            observed = ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
         return watch.ms, dict(observed.details)
     finally:
         await computer.close()
@@ -174,7 +174,9 @@ async def scale(rounds: int, dogtail_max: int) -> str:
 async def calc_pid(computer: ToolBox) -> int:
     """Calc's pid once its window is listed with its accessibility tree (seconds, cold)."""
     for _ in range(180):
-        windows = ok(await computer.find_roots(text="LibreOffice Calc")).details["windows"]
+        windows = ok(await computer.call("find_roots", {"text": "LibreOffice Calc"})).details[
+            "windows"
+        ]
         if windows and windows[0]["accessibility"] == "full":
             return int(windows[0]["pid"])
         await asyncio.sleep(0.5)
@@ -265,14 +267,18 @@ async def successor_looks(env: dict[str, str], pid: int, rounds: int) -> str:
     computer = ToolBox(env=env)
     try:
         ref = await root_ref(computer, pid)
-        state = ok(await computer.observe_ui(root=ref, mode="semantic")).details["stateId"]
+        state = ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"})).details[
+            "stateId"
+        ]
         before = rss_mb([pid])
         for index in range(rounds):
             keys = ["Down" if index % 2 == 0 else "Up"]
             pressed = {"stateId": state, "actions": [{"action": "keypress", "keys": keys}]}
             with counted_calls() as count, Stopwatch() as watch:
                 ok(await computer.call("act_ui", pressed))
-                state = ok(await computer.observe_ui(root=ref, mode="semantic")).details["stateId"]
+                state = ok(
+                    await computer.call("observe_ui", {"root": ref, "mode": "semantic"})
+                ).details["stateId"]
             series.add(watch.ms)
             calls.add(count[0])
         growth = rss_mb([pid]) - before
@@ -293,10 +299,12 @@ async def search(rounds: int) -> str:
             computer = ToolBox(env=desktop.env)
             try:
                 ref = await root_ref(computer, process.pid)
-                observed = ok(await computer.observe_ui(root=ref, mode="semantic"))
+                observed = ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
                 state = observed.details["stateId"]
                 with counted_calls() as calls, Stopwatch() as watch:
-                    found = ok(await computer.search_ui(stateId=state, text=f"Row {n}"))
+                    found = ok(
+                        await computer.call("search_ui", {"stateId": state, "text": f"Row {n}"})
+                    )
                 labels = [m["label"] for m in found.details["matches"]]
                 unread = found.details.get("unread", [{}])[0]
                 rows.append(

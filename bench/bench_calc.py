@@ -100,10 +100,10 @@ async def warm_observes(env: dict[str, str], pid: int, series: Series, rounds: i
     computer = ToolBox(env=env)
     try:
         ref = await root_ref(computer, pid)
-        ok(await computer.observe_ui(root=ref, mode="semantic"))
+        ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
         for _ in range(rounds):
             with Stopwatch() as watch:
-                ok(await computer.observe_ui(root=ref, mode="semantic"))
+                ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
             series.add(watch.ms)
     finally:
         await computer.close()

@@ -74,14 +74,16 @@ async def child(pid: int, texts: list[str]) -> None:
     rows = []
     try:
         ref = await root_ref(computer, pid)
-        state = ok(await computer.observe_ui(root=ref, mode="semantic")).details["stateId"]
+        state = ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"})).details[
+            "stateId"
+        ]
         for text in texts:
             await asyncio.sleep(1)
             calls.clear()
             accepted.clear()
             before = rss_mb([pid])
             with Stopwatch() as watch:
-                found = ok(await computer.search_ui(stateId=state, text=text))
+                found = ok(await computer.call("search_ui", {"stateId": state, "text": text}))
             matches = found.details["matches"]
             assert isinstance(matches, list)
             rows.append(

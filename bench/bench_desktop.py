@@ -94,7 +94,7 @@ async def root_ref(computer: ToolBox, pid: int) -> str:
     """The app's window ref, waiting for it to be listed (a few ms after it registers)."""
     async with asyncio.timeout(20):
         while True:
-            windows = ok(await computer.find_roots(pid=pid)).details["windows"]
+            windows = ok(await computer.call("find_roots", {"pid": pid})).details["windows"]
             if windows:
                 return str(windows[0]["windowRef"])
             await asyncio.sleep(0.05)
@@ -177,13 +177,13 @@ async def actui_observe(env: dict[str, str], pid: int, figures: ObserveFigures) 
     try:
         ref = await root_ref(computer, pid)
         with Stopwatch() as watch:
-            cold = ok(await computer.observe_ui(root=ref))
+            cold = ok(await computer.call("observe_ui", {"root": ref}))
         figures.cold.add(watch.ms)
         figures.outline_nodes = int(cold.details["nodeCount"])
         figures.source_cold = str(cold.details.get("source", ""))
         for _ in range(WARM_OBSERVES):
             with Stopwatch() as watch:
-                warm = ok(await computer.observe_ui(root=ref))
+                warm = ok(await computer.call("observe_ui", {"root": ref}))
             figures.warm.add(watch.ms)
             figures.source_warm = str(warm.details.get("source", ""))
         root = computer.state(str(cold.details["stateId"])).root
@@ -284,7 +284,9 @@ async def measure_wait(rounds: int) -> WaitFigures:
         raw = await RawAtspi.connect(env)
         computer = ToolBox(env=env)
         try:
-            observed = ok(await computer.observe_ui(root=await root_ref(computer, pid)))
+            observed = ok(
+                await computer.call("observe_ui", {"root": await root_ref(computer, pid)})
+            )
             state = state_of(computer, observed)
             entry = first(state, lambda n: n.role == "textbox", "text field")
             assert entry.wire is not None
@@ -292,8 +294,14 @@ async def measure_wait(rounds: int) -> WaitFigures:
             for index in range(rounds):
                 value = f"actui-{index}"
                 waiting = asyncio.create_task(
-                    computer.wait_for(
-                        stateId=state.state_id, ref=entry.ref, value=value, timeoutMs=5000
+                    computer.call(
+                        "wait_for",
+                        {
+                            "stateId": state.state_id,
+                            "ref": entry.ref,
+                            "value": value,
+                            "timeoutMs": 5000,
+                        },
                     )
                 )
                 await asyncio.sleep(random.uniform(0.1, 0.25))  # it is waiting by now
@@ -422,10 +430,13 @@ async def act_once(
     """One timed press with its postcondition; the successor's stateId."""
     with Stopwatch() as watch:
         result = ok(
-            await computer.act_ui(
-                stateId=state_id,
-                actions=[{"action": "press", "ref": button}],
-                expect={**expect, "timeoutMs": 5000},
+            await computer.call(
+                "act_ui",
+                {
+                    "stateId": state_id,
+                    "actions": [{"action": "press", "ref": button}],
+                    "expect": {**expect, "timeoutMs": 5000},
+                },
             )
         )
     trace = result.details["execution"]
@@ -439,7 +450,9 @@ async def act_bare(computer: ToolBox, state_id: str, button: str, f: ActFigures)
     """One timed press without a postcondition: delivery, then settling the root deltas."""
     with Stopwatch() as watch:
         result = ok(
-            await computer.act_ui(stateId=state_id, actions=[{"action": "press", "ref": button}])
+            await computer.call(
+                "act_ui", {"stateId": state_id, "actions": [{"action": "press", "ref": button}]}
+            )
         )
     f.bare.add(watch.ms)
     f.settled_by.add(str(result.details["execution"]["settledBy"]))
@@ -456,7 +469,7 @@ async def measure_act_gtk3(rounds: int) -> ActFigures:
         computer = ToolBox(env=env)
         try:
             ref = await root_ref(computer, pid)
-            state = state_of(computer, ok(await computer.observe_ui(root=ref)))
+            state = state_of(computer, ok(await computer.call("observe_ui", {"root": ref})))
             up = first(state, lambda n: n.name == "Volume Up", "Volume Up button")
             family = [state.node(r) for r in state.node(str(up.parent)).children]
             slider = next(n for n in family if n.role == "slider")
@@ -481,7 +494,7 @@ async def measure_act_gtk3(rounds: int) -> ActFigures:
             if not low < high or await read() != high:
                 raise RuntimeError(f"the volume buttons do not step the slider: {low!r} {high!r}")
             rounds_order = ((down, low), (up, high))
-            state_id = str(ok(await computer.observe_ui(root=ref)).details["stateId"])
+            state_id = str(ok(await computer.call("observe_ui", {"root": ref})).details["stateId"])
             for _ in range(rounds):
                 for button, shows in rounds_order:
                     expect = {"ref": slider.ref, "value": number(shows)}
@@ -507,7 +520,7 @@ async def measure_act_gtk4(rounds: int) -> ActFigures:
         computer = ToolBox(env=env)
         try:
             ref = await root_ref(computer, pid)
-            state = state_of(computer, ok(await computer.observe_ui(root=ref)))
+            state = state_of(computer, ok(await computer.call("observe_ui", {"root": ref})))
             seven = first(
                 state, lambda n: n.role == "button" and n.name.split()[:1] == ["7"], "7 button"
             )
@@ -525,11 +538,11 @@ async def measure_act_gtk4(rounds: int) -> ActFigures:
 
             for _ in range(rounds):
                 await clear()
-                fresh = ok(await computer.observe_ui(root=ref))
+                fresh = ok(await computer.call("observe_ui", {"root": ref}))
                 expect = {"ref": display.ref, "value": "7"}
                 await act_once(computer, str(fresh.details["stateId"]), seven.ref, expect, f)
                 await clear()
-                fresh = ok(await computer.observe_ui(root=ref))
+                fresh = ok(await computer.call("observe_ui", {"root": ref}))
                 await act_bare(computer, str(fresh.details["stateId"]), seven.ref, f)
                 await clear()
                 f.app.add(await raw.reaction_ms(seven.wire, read, "7"))

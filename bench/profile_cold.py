@@ -185,7 +185,11 @@ async def child(pid: int, top: int) -> None:
     if os.environ.get("TWICE"):
         computer = ToolBox(env=env)
         try:
-            ok(await computer.observe_ui(root=await root_ref(computer, pid), mode="semantic"))
+            ok(
+                await computer.call(
+                    "observe_ui", {"root": await root_ref(computer, pid), "mode": "semantic"}
+                )
+            )
         finally:
             await computer.close()
     sampler = None
@@ -200,7 +204,7 @@ async def child(pid: int, top: int) -> None:
             try:
                 ref = await root_ref(computer, pid)
                 sampler.on = True
-                ok(await computer.observe_ui(root=ref, mode="semantic"))
+                ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
                 sampler.on = False
             finally:
                 await computer.close()
@@ -215,7 +219,7 @@ async def child(pid: int, top: int) -> None:
         cpu, start = time.process_time(), time.perf_counter()
         if profile is not None:
             profile.enable()
-        result = ok(await computer.observe_ui(root=ref, mode="semantic"))
+        result = ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
         if profile is not None:
             profile.disable()
         end, cpu = time.perf_counter(), time.process_time() - cpu
