@@ -23,7 +23,9 @@ from actui.results.rendering import RESULT_BUDGET
 from actui.results.tool_result import ToolResult
 from actui.runtime.store import State
 from actui.tools import catalog, contract
+from actui.tools.recording import Recorder
 from actui.tools.session import Session
+from actui.tools.transaction import ActUi
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +43,21 @@ class ToolBox:
     agent's JSON in and out."""
 
     def __init__(
-        self, *, env: Mapping[str, str] | None = None, desktop: Backend | None = None
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        desktop: Backend | None = None,
+        record: Recorder | None = None,
     ) -> None:
-        """``env`` and ``desktop`` choose the backends (see ``backends.registry.Backends``)."""
+        """``env`` and ``desktop`` choose the backends (see ``backends.registry.Backends``);
+        ``record`` writes every act_ui transaction to a workflow file (``tools.recording``)."""
         self._session = Session.open(env=env, desktop=desktop)
+        self._recorder = record
+
+    @property
+    def recorder(self) -> Recorder | None:
+        """What records this session's acts, if anything does."""
+        return self._recorder
 
     @property
     def backends(self) -> Backends:
@@ -86,7 +99,10 @@ class ToolBox:
         params = contract.validate(declared, arguments)
         if isinstance(params, contract.ToolParams):  # "300" is 300 once validated
             RESULT_BUDGET.set(params.maxTokens)
-        result = await declared.handler(session, params)
+        work = declared.handler(session, params)
+        if self._recorder is not None and isinstance(params, ActUi):
+            work = self._recorder.transaction(session.observer.state, params, work)
+        result = await work
         result.tool = tool
         result.text = session.output.bound(result.text, tool=tool, max_tokens=RESULT_BUDGET.get())
         return result
