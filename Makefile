@@ -18,7 +18,7 @@ lint: setup
 	$(VENV)/bin/mypy --strict src
 
 unit: setup
-	$(PYTEST) -q tests/unit
+	$(PYTEST) -q -m "not slow" tests/unit
 
 integration: setup
 	$(PYTEST) -q tests/integration

@@ -4,12 +4,12 @@ In one private desktop (``Sandbox``), per workflow:
 
 - the **recorded run**: an agent's episode through the wire-level tools
   (``find_roots``, ``observe_ui``, ``search_ui``/``inspect_ui``, ``act_ui``) with the
-  recorder on (``Computer(record=…)``): the whole episode's time, the time of its
+  recorder on (``ToolBox(record=…)``): the whole episode's time, the time of its
   ``act_ui`` calls alone (what the workflow file keeps as each step's ``recorded.ms``),
   and the tokens of every result the agent read;
 - the **replay**, ``--rounds`` times each way, alternating, on a fresh app each round:
-  ``cold``, a fresh ``Computer`` whose connections start inside the replay (as
-  ``actui replay`` in its own process), and ``warm``, a fresh ``Computer`` that has
+  ``cold``, a fresh ``ToolBox`` whose connections start inside the replay (as
+  ``actui replay`` in its own process), and ``warm``, a fresh ``ToolBox`` that has
   listed the windows once (as a server's workflow tool); ``tools.replaying.replay``,
   its oracle checked every round (the form's output, the file on disk).
 
@@ -37,7 +37,7 @@ from actui.results.observations import Inspected
 from actui.results.tool_result import ToolResult
 from actui.results.typed import Found, RootsFound
 from actui.tokens import estimate_tokens
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 from actui.tools.recording import Recorder
 from actui.tools.replaying import replay
 from actui.tools.workflow import Workflow, load
@@ -58,7 +58,7 @@ class Episode:
 class Agent:
     """Tool calls as an agent makes them, counting the tokens of what it reads."""
 
-    def __init__(self, computer: Computer) -> None:
+    def __init__(self, computer: ToolBox) -> None:
         self.computer = computer
         self.tokens = 0
 
@@ -172,7 +172,7 @@ async def _record(
 ) -> Episode:
     with tempfile.TemporaryDirectory() as directory:
         recorder = Recorder(Path(directory))
-        computer = Computer(env=env, record=recorder)
+        computer = ToolBox(env=env, record=recorder)
         agent = Agent(computer)
         try:
             with Stopwatch() as episode:
@@ -204,7 +204,7 @@ async def _bench(name: str, desktop: Sandbox, rounds: int) -> list[list[str]]:
         given = (
             {"secret": f"r{index}"} if name == "zenity" else {path_var: str(home / f"r{index}.txt")}
         )
-        computer = Computer(env=env)
+        computer = ToolBox(env=env)
         series = warm if index % 2 else cold
         try:
             if series is warm:  # connections up, as in a server that already served a call

@@ -35,8 +35,7 @@ from actui.outline.model import Node
 from actui.outline.search import SearchResult
 from actui.outline.search import search as search_outline
 from actui.outline.selectors import Ancestor, Selector, resolve
-from actui.results.observations import ElementText, Observed, PageShown, WindowClosed
-from actui.results.observations import Waited as Waiting
+from actui.results.observations import ElementText, Observed, PageShown, WaitReport, WindowClosed
 from actui.results.tool_result import ToolResult
 from actui.results.typed import (
     Execution,
@@ -52,7 +51,7 @@ from actui.results.typed import (
 from actui.runtime.deltas import RootDelta
 from actui.runtime.store import ObserveMode, State
 from actui.tools import contract
-from actui.tools.dispatch import Computer as Tools
+from actui.tools.dispatch import ToolBox
 from actui.tools.recording import Recorder
 from actui.tools.replaying import WINDOW_TIMEOUT_S, WindowWanted, find_window
 
@@ -62,7 +61,7 @@ Step = contract.ActionStep
 """One step of an act, checked by the contract when it is made."""
 Button = Literal["left", "right", "middle"]
 T = TypeVar("T")
-Shows = Observed | Waiting | PageShown | Execution
+Shows = Observed | WaitReport | PageShown | Execution
 """The results that carry a saved state (an act's only when it has a successor)."""
 
 
@@ -379,9 +378,9 @@ class Observation:
             "wait_for", {"stateId": self.state_id, **condition.to_wire()}
         )
         waited = result.value
-        if not isinstance(waited, (Waiting, WindowClosed)):
+        if not isinstance(waited, (WaitReport, WindowClosed)):
             raise TypeError(f"a wait expected, the result carries {waited!r}")
-        state = self.computer._observed(result) if isinstance(waited, Waiting) else None
+        state = self.computer._observed(result) if isinstance(waited, WaitReport) else None
         return Waited(waited.found, waited.timed_out, state, result.text)
 
     async def read_text(self, element: Element | str) -> str:
@@ -511,7 +510,7 @@ class Computer:
         record: str | Path | None = None,
     ) -> None:
         recorder = Recorder(Path(record).expanduser()) if record is not None else None
-        self.tools = Tools(env=env, desktop=desktop, record=recorder)
+        self.tools = ToolBox(env=env, desktop=desktop, record=recorder)
         """The wire-level tools: ``call(tool, arguments)`` with the agent's JSON."""
 
     @property

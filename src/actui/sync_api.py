@@ -2,7 +2,7 @@
 
 ::
 
-    with Computer() as computer:
+    with SyncComputer() as computer:
         state = computer.observe(computer.find_roots(text="calculator").first)
         seven = state.search(text="7", role="button").first
         computer.act(state, seven.press(), expect=Expect(text="7")).raise_for_outcome()
@@ -31,10 +31,10 @@ from actui.tools.replaying import WINDOW_TIMEOUT_S
 
 T = TypeVar("T")
 
-__all__ = ["Computer", "Expect"]
+__all__ = ["Expect", "SyncComputer"]
 
 
-class Computer:
+class SyncComputer:
     """:class:`actui.api.Computer`, one call at a time."""
 
     def __init__(
@@ -54,7 +54,7 @@ class Computer:
     def _run(self, work: Coroutine[Any, Any, T]) -> T:
         return self._runner.run(work)
 
-    def __enter__(self) -> Computer:
+    def __enter__(self) -> SyncComputer:
         return self
 
     def __exit__(

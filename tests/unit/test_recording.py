@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
-from test_transaction import ModelApp
+from model_app import ModelApp
 
 from actui import sync_api
 from actui.api import Computer, Expect
@@ -104,7 +104,7 @@ async def test_a_dry_run_resolves_and_sends_nothing(tmp_path: Path) -> None:
 
 
 def test_the_sync_api_records_too(tmp_path: Path) -> None:
-    with sync_api.Computer(env=ENV, desktop=ModelApp(), record=tmp_path) as computer:
+    with sync_api.SyncComputer(env=ENV, desktop=ModelApp(), record=tmp_path) as computer:
         state = computer.observe(computer.find_roots(text="model").first)
         name = state.one("textbox", "Name")
         computer.act(state, name.set_text("x"), expect=Expect(ref=name, value="x"))

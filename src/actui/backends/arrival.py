@@ -23,6 +23,7 @@ from actui.backends.atspi.fields import FieldText
 from actui.backends.base import ActionRequest, ActionResult, RootInfo
 from actui.backends.evidence import explain, judge
 from actui.backends.x11.input import X11Input
+from actui.deadlines import Deadline
 from actui.errors import ActuiError, TargetGone
 
 SEMANTIC_TYPING_CHARS = 200
@@ -71,7 +72,7 @@ class ArrivingText:
             inserted = await self.atspi.act(replace(request, target=field, policy="background"))
             if isinstance(inserted, ActionResult) and inserted.outcome != "didnt":
                 return inserted
-        deadline = asyncio.get_running_loop().time() + request.timeout_s
+        deadline = Deadline(request.timeout_s)
         typed = await self._input.deliver(
             request, window_id, self._arrival(request.root, field, before, request.text, deadline)
         )
@@ -110,41 +111,36 @@ class ArrivingText:
         field: str | None,
         before: FieldText | None,
         text: str,
-        deadline: float,
+        deadline: Deadline,
     ) -> Callable[[int], Awaitable[bool]]:
         """The wait after each batch of keystrokes: until the field shows the text sent so
         far (True), or until the application is quiet when no field can be read (False)."""
-        loop = asyncio.get_running_loop()
 
         async def arrived(sent: int) -> bool:
             if field is None or before is None:
                 await self._quiet(root, deadline)
                 return False
             wanted = before.after_typing(text[:sent])
-            last, moved_at = len(before.text), loop.time()
+            last, stall = len(before.text), Deadline(STALL_S)
             while True:
                 length = await self._length(field)
                 if length == len(wanted):
                     current = await self._field(field)
                     if current is not None and current.text == wanted:
                         return True
-                now = loop.time()
                 if length != last:
-                    last, moved_at = length, now
-                if now >= deadline or now - moved_at >= STALL_S:
+                    last, stall = length, Deadline(STALL_S)
+                if deadline.expired or stall.expired:
                     return False
                 await asyncio.sleep(POLL_S)
 
         return arrived
 
-    async def _quiet(self, root: RootInfo, deadline: float) -> None:
-        loop = asyncio.get_running_loop()
-        while loop.time() < deadline:
+    async def _quiet(self, root: RootInfo, deadline: Deadline) -> None:
+        while (left := deadline.left()) > 0:
             mark = self.atspi.change_mark(root)
             try:
-                woke = await self.atspi.wait_for_change(
-                    root, mark, min(QUIET_S, deadline - loop.time())
-                )
+                woke = await self.atspi.wait_for_change(root, mark, min(QUIET_S, left))
             except TargetGone:
                 return
             if woke == mark:

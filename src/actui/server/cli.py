@@ -15,10 +15,10 @@ from collections.abc import MutableMapping, Sequence
 
 
 def _call(tool: str, arguments: str) -> int:
-    from actui.tools.dispatch import Computer
+    from actui.tools.dispatch import ToolBox
 
     async def run() -> int:
-        computer = Computer()
+        computer = ToolBox()
         try:
             result = await computer.call(tool, json.loads(arguments or "{}"))
         finally:
@@ -31,10 +31,10 @@ def _call(tool: str, arguments: str) -> int:
 
 def _repl() -> int:
     """One session for people: ``TOOL {json}`` per line; states live until EOF."""
-    from actui.tools.dispatch import Computer
+    from actui.tools.dispatch import ToolBox
 
     async def run() -> int:
-        computer = Computer()
+        computer = ToolBox()
         loop = asyncio.get_running_loop()
         try:
             while True:
@@ -57,7 +57,7 @@ def _repl() -> int:
 
 
 def _schema(fmt: str) -> int:
-    from actui.tools.contract import export_schemas
+    from actui.tools.catalog import export_schemas
     from actui.tools.docs import markdown_reference
 
     if fmt == "markdown":
@@ -145,7 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser(
         "mcp",
-        help="serve the eleven tools over MCP on stdio (`actui mcp --http --help`: HTTP; "
+        help="serve the tools over MCP on stdio (`actui mcp --http --help`: HTTP; "
         f"{NO_STRUCTURED}: results without structuredContent, see docs/tokens.md; "
         "--record DIR: write the session's acts as a workflow; --workflows DIR: each "
         "workflow there as a tool run_<name>, see docs/replay.md)",

@@ -1,4 +1,4 @@
-"""``actui mcp --http``: the eleven tools over MCP's Streamable HTTP transport.
+"""``actui mcp --http``: the tools over MCP's Streamable HTTP transport.
 
 Owns the network face: the bearer token, the Host and Origin checks against
 DNS rebinding, the health endpoint, and (with ``--desktop-per-session``) one
@@ -39,7 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from actui.backends.registry import PrivateDesktop as Sandbox
 from actui.server.mcp_stdio import build_server
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 log = logging.getLogger(__name__)
 
@@ -213,7 +213,7 @@ def _refuse(status: int, message: str, code: str) -> JSONResponse:
 @dataclass
 class _Desktop:
     sandbox: Sandbox
-    computer: Computer
+    computer: ToolBox
     used_at: float = field(default_factory=time.monotonic)
 
 
@@ -222,7 +222,7 @@ def _started(task: asyncio.Task[_Desktop]) -> bool:
 
 
 class SessionDesktops:
-    """A private desktop (own Xvfb, buses, apps) and its own ``Computer`` per MCP session.
+    """A private desktop (own Xvfb, buses, apps) and its own ``ToolBox`` per MCP session.
 
     Keyed by the transport's session id, so states and refs of one session are
     unreachable from another. A desktop starts when its session is
@@ -247,7 +247,7 @@ class SessionDesktops:
         if session_id not in self._desktops:
             self._desktops[session_id] = asyncio.ensure_future(self._start())
 
-    async def computer(self, session_id: str | None) -> Computer:
+    async def computer(self, session_id: str | None) -> ToolBox:
         task = self._desktops.get(session_id or "")
         if task is None:
             raise LookupError("this MCP session has no desktop (it ended or was never opened)")
@@ -289,7 +289,7 @@ class SessionDesktops:
         except BaseException:
             await sandbox.__aexit__(None, None, None)
             raise
-        return _Desktop(sandbox, Computer(env=sandbox.env))
+        return _Desktop(sandbox, ToolBox(env=sandbox.env))
 
     @staticmethod
     async def _stop(task: asyncio.Task[_Desktop]) -> None:
@@ -363,7 +363,7 @@ async def _health(desktops: SessionDesktops | None) -> Response:
 def build_app(options: HttpOptions) -> tuple[ASGIApp, Callable[[], Awaitable[None]]]:
     """The ASGI app and its shutdown.
 
-    Without desktops per session, every session shares one ``Computer`` on
+    Without desktops per session, every session shares one ``ToolBox`` on
     this process's desktop, as stdio clients do, so its scheduler still orders
     every write to that desktop.
     """
@@ -372,9 +372,9 @@ def build_app(options: HttpOptions) -> tuple[ASGIApp, Callable[[], Awaitable[Non
         if options.desktop_per_session
         else None
     )
-    computer = None if desktops else Computer()
+    computer = None if desktops else ToolBox()
 
-    async def computer_for(ctx: object) -> Computer:
+    async def computer_for(ctx: object) -> ToolBox:
         if desktops is None:
             assert computer is not None
             return computer

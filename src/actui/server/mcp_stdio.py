@@ -1,7 +1,7 @@
-"""``actui mcp``: the eleven tools over MCP on stdio, with the official SDK.
+"""``actui mcp``: the tools over MCP on stdio, with the official SDK.
 
-Tool schemas come from the contract; every call goes through
-``Computer.call``, so validation, bounding and error text are the same as in
+Tool schemas come from the catalog (``actui.tools.catalog``); every call goes through
+``ToolBox.call``, so validation, bounding and error text are the same as in
 the Python API. Images travel as image content, details as structured
 content. On stdio it opens no network listener (:mod:`actui.server.mcp_http` serves
 the same server over HTTP when asked to). Stdin is read through
@@ -32,8 +32,8 @@ from actui.config import load_config
 from actui.results.tool_result import ToolResult
 from actui.server import mcp_workflows
 from actui.server.stdin_guard import CheckedStdin, claimed_stdin
-from actui.tools import contract
-from actui.tools.dispatch import Computer
+from actui.tools import catalog
+from actui.tools.dispatch import ToolBox
 from actui.tools.recording import Recorder
 from actui.tools.workflow import Workflow
 
@@ -63,8 +63,8 @@ def _to_mcp(result: ToolResult, structured: bool) -> types.CallToolResult:
     )
 
 
-ComputerFor = Callable[[object], Awaitable[Computer]]
-"""Which ``Computer`` serves a request, from its context (one for stdio; per session on HTTP)."""
+ToolBoxFor = Callable[[object], Awaitable[ToolBox]]
+"""Which ``ToolBox`` serves a request, from its context (one for stdio; per session on HTTP)."""
 
 
 def _catalog(structured: bool) -> list[types.Tool]:
@@ -72,12 +72,12 @@ def _catalog(structured: bool) -> list[types.Tool]:
     (a client refuses a result that lacks the structured content its tool's schema promises)."""
     return [
         types.Tool.model_validate(spec if structured else {**spec, "outputSchema": None})
-        for spec in contract.export_schemas("mcp")
+        for spec in catalog.export_schemas("mcp")
     ]
 
 
 def build_server(
-    computer_for: ComputerFor, workflows: Mapping[str, Workflow] | None = None
+    computer_for: ToolBoxFor, workflows: Mapping[str, Workflow] | None = None
 ) -> Server[Any]:
     """The MCP server of the tools, and of ``workflows`` by tool name (``mcp_workflows``)."""
     flows = dict(workflows or {})
@@ -122,10 +122,10 @@ async def _forward(replies: MemoryObjectReceiveStream[SessionMessage], write_str
 async def serve(
     record: Path | None = None, workflows: Mapping[str, Workflow] | None = None
 ) -> None:
-    computer = Computer(record=Recorder(record) if record is not None else None)
+    computer = ToolBox(record=Recorder(record) if record is not None else None)
     _close_on_sigterm(computer)
 
-    async def the_computer(_ctx: object) -> Computer:
+    async def the_computer(_ctx: object) -> ToolBox:
         return computer
 
     server = build_server(the_computer, workflows)
@@ -143,7 +143,7 @@ async def serve(
         await computer.close()
 
 
-def _close_on_sigterm(computer: Computer) -> None:
+def _close_on_sigterm(computer: ToolBox) -> None:
     """SIGTERM shuts down as EOF on stdin does: browsers closed, temp dirs removed.
 
     The stdin reader is a thread blocked in ``readline`` that cancellation

@@ -4,7 +4,7 @@ An agent that solved a task once calls its workflow the next time in one
 call: the tool's parameters are the workflow's variables (a secret one
 required), its result the replay's summary, with the step reached and the
 divergence as structured content (``tools.replaying.REPLAYED_SCHEMA``). The
-replay runs on the session's own ``Computer``, so its states and refs are
+replay runs on the session's own ``ToolBox``, so its states and refs are
 the session's like any other call's.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import mcp_types as types
 
 from actui.errors import ActuiError, InvalidParams
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 from actui.tools.replaying import replay, tool_spec
 from actui.tools.workflow import Workflow, load, tool_name
 
@@ -48,7 +48,7 @@ def tools(workflows: Mapping[str, Workflow]) -> list[types.Tool]:
 
 
 async def call(
-    computer: Computer, workflow: Workflow, arguments: Mapping[str, object]
+    computer: ToolBox, workflow: Workflow, arguments: Mapping[str, object]
 ) -> types.CallToolResult:
     """Replay ``workflow`` with ``arguments`` as its variables' values."""
     bad = [name for name, value in arguments.items() if not isinstance(value, str)]

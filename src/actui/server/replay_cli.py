@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from actui.errors import ActuiError, InvalidParams
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 from actui.tools.replaying import WINDOW_TIMEOUT_S, parse_vars, replay
 from actui.tools.workflow import Workflow, load, values_of
 from actui.tools.workflow_script import script
@@ -57,7 +57,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 async def _run(workflow: Workflow, values: dict[str, str], ns: argparse.Namespace) -> int:
-    computer = Computer()
+    computer = ToolBox()
     try:
         replayed = await replay(
             computer, workflow, values, dry_run=ns.dry_run, window_timeout_s=ns.window_timeout

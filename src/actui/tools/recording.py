@@ -1,6 +1,6 @@
 """Recording a session's ``act_ui`` transactions as a workflow file (``actui mcp --record``).
 
-The recorder sits on the act_ui call path (``dispatch.Computer``) and sees
+The recorder sits on the act_ui call path (``dispatch.ToolBox``) and sees
 each transaction's state, parameters and result. A transaction that
 ``worked`` with a check ``verified`` or ``preexisting`` (or, without an
 ``expect``, whose effect could be read back: a field's value, a window that
@@ -30,6 +30,7 @@ from actui.results.tool_result import ToolResult
 from actui.results.typed import Execution, StepTrace
 from actui.runtime.store import State
 from actui.tools import contract
+from actui.tools.transaction import ActUi
 from actui.tools.workflow import (
     Act,
     Check,
@@ -71,7 +72,7 @@ class Recorder:
         self._started = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
     async def transaction(
-        self, state_of: Callable[[str], State], p: contract.ActUi, work: Awaitable[ToolResult]
+        self, state_of: Callable[[str], State], p: ActUi, work: Awaitable[ToolResult]
     ) -> ToolResult:
         """Run ``work`` (the act_ui call on ``p``) and record what it did."""
         self._calls += 1
@@ -126,7 +127,7 @@ class Recorder:
     def _take(
         self,
         state: State,
-        p: contract.ActUi,
+        p: ActUi,
         done: Execution,
         ms: int,
         state_of: Callable[[str], State],
@@ -219,7 +220,7 @@ class Recorder:
         )
 
     def _effect(
-        self, outline: Outline, p: contract.ActUi, done: Execution, successor: Outline | None
+        self, outline: Outline, p: ActUi, done: Execution, successor: Outline | None
     ) -> Check | None:
         """The recorded effect as a postcondition, for a transaction without ``expect``:
         the last typed field's value as read back, the acted-on element gone with its
@@ -265,7 +266,7 @@ class Recorder:
         return text
 
 
-def _unkept(p: contract.ActUi, done: Execution, check: str | None) -> str:
+def _unkept(p: ActUi, done: Execution, check: str | None) -> str:
     """Why a transaction is not a step ("" when it is one)."""
     if done.outcome != "worked":
         return f"outcome {done.outcome}"

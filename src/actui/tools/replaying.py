@@ -30,7 +30,7 @@ from actui.results.observations import Observed
 from actui.results.typed import Execution, RootsFound, RootView, StepTrace, Wire
 from actui.runtime.store import State
 from actui.tools import contract
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 from actui.tools.workflow import Check, Step, Workflow, fill, tool_name, values_of
 
 WINDOW_TIMEOUT_S = 10.0
@@ -195,7 +195,7 @@ class Replayed:
 
 
 async def find_window(
-    computer: Computer, wanted: WindowWanted, timeout_s: float = WINDOW_TIMEOUT_S
+    computer: ToolBox, wanted: WindowWanted, timeout_s: float = WINDOW_TIMEOUT_S
 ) -> tuple[RootView | None, tuple[RootView, ...]]:
     """The first listed window ``wanted`` describes, waited for up to ``timeout_s``;
     None and the windows listed last (of its app, else all) when none came."""
@@ -210,7 +210,7 @@ async def find_window(
         await asyncio.sleep(LISTING_POLL_S)
 
 
-async def _listed(computer: Computer, query: dict[str, object]) -> tuple[RootView, ...]:
+async def _listed(computer: ToolBox, query: dict[str, object]) -> tuple[RootView, ...]:
     found = (await computer.run("find_roots", query)).value
     return tuple(f.view for f in found.roots) if isinstance(found, RootsFound) else ()
 
@@ -225,7 +225,7 @@ class _Diverged(Exception):
 class _Run:
     """One replay in progress: the computer, the values, the options."""
 
-    computer: Computer
+    computer: ToolBox
     values: Mapping[str, str]
     dry_run: bool
     window_timeout_s: float
@@ -400,7 +400,7 @@ def _described(check: Check | None, wire: object) -> tuple[str, ...]:
 
 
 async def replay(
-    computer: Computer,
+    computer: ToolBox,
     workflow: Workflow,
     given: Mapping[str, str] | None = None,
     *,

@@ -173,7 +173,7 @@ def script(workflow: Workflow, source: str) -> str:
             "from actui import Expect",
             *_api_imports(body),
             "from actui.errors import ActuiError",
-            "from actui.sync_api import Computer",
+            "from actui.sync_api import SyncComputer",
             "",
             f"VARIABLES: dict[str, str | None] = {defaults!r}",
             '"""The recorded values; None for a secret, which must be given."""',
@@ -187,7 +187,7 @@ def script(workflow: Workflow, source: str) -> str:
             "        return 2",
             "    step = 0",
             "    try:",
-            "        with Computer() as computer:",
+            "        with SyncComputer() as computer:",
             *body,
             "    except (ActuiError, NoMatch) as exc:",
             "        print(f'step {step} of "

@@ -42,6 +42,7 @@ from actui.backends import exit_records
 from actui.backends.exits import from_returncode
 from actui.backends.linux import sandbox_reaper
 from actui.backends.linux.sandbox_reaper import TOKEN_VAR, tagged_pids
+from actui.deadlines import Deadline
 
 START_TIMEOUT_S = 30.0
 STOP_GRACE_S = 2.0
@@ -613,12 +614,12 @@ def _wait_for_wm(display: str, timeout: float) -> None:
         check = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")
         root.change_attributes(event_mask=X.PropertyChangeMask)
         conn.sync()
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         while root.get_full_property(check, X.AnyPropertyType) is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            left = deadline.left()
+            if left <= 0:
                 raise TimeoutError(f"no window manager on {display}")
-            select.select([conn], [], [], remaining)
+            select.select([conn], [], [], left)
             while conn.pending_events():
                 conn.next_event()
     finally:

@@ -37,6 +37,7 @@ from actui.backends.x11.keys import (
     plan_typing,
 )
 from actui.backends.x11.session import X11Session
+from actui.deadlines import Deadline
 from actui.errors import (
     BackendUnavailable,
     CallTimeout,
@@ -88,7 +89,7 @@ class X11Input:
         """
         async with self._lock:
             await self._gate(request, window_id)
-            deadline = time.monotonic() + request.timeout_s
+            deadline = Deadline(request.timeout_s)
             evidence: dict[str, object] = {}
             if request.kind != "typeText":  # setText first selects what the text replaces
                 run = functools.partial(_deliver, self._conn, request, window_id, deadline)
@@ -111,7 +112,7 @@ class X11Input:
         self,
         request: ActionRequest,
         window_id: int,
-        deadline: float,
+        deadline: Deadline,
         consumed: Consumed | None,
     ) -> _Typist:
         """Type segment by segment; each segment's bindings stay until its keys were consumed."""
@@ -156,7 +157,7 @@ class X11Input:
 
 
 def _deliver(
-    conn: XConnection, request: ActionRequest, window_id: int, deadline: float
+    conn: XConnection, request: ActionRequest, window_id: int, deadline: Deadline
 ) -> dict[str, object]:
     """Runs on the connection's worker thread; returns the evidence."""
     sender = _Sender(conn, window_id, deadline)
@@ -209,7 +210,7 @@ def _required_point(request: ActionRequest) -> tuple[int, int]:
 class _Sender:
     """Synthetic events to one window, each preceded by the checks that make it safe."""
 
-    def __init__(self, conn: XConnection, window_id: int, deadline: float) -> None:
+    def __init__(self, conn: XConnection, window_id: int, deadline: Deadline) -> None:
         self.conn = conn
         self.display = conn.display
         self.window_id = window_id
@@ -230,8 +231,9 @@ class _Sender:
 
     def guard(self, point: tuple[int, int] | None) -> None:
         """Refuse the next event unless the target is active (and under ``point``)."""
-        if time.monotonic() > self.deadline:
-            raise CallTimeout(f"physical delivery ran out of time after {self.events} events.")
+        if self.deadline.expired:
+            self.deadline.seen = f"{self.events} events sent"
+            raise CallTimeout(self.deadline.timed_out("physical delivery did not finish") + ".")
         active = ewmh.active_window(self.conn)
         if active != self.window_id:
             raise ForegroundRequired(
@@ -404,7 +406,7 @@ class _Sender:
 class _Typist(_Sender):
     """Text typed one segment at a time, so the caller can wait between segments."""
 
-    def __init__(self, conn: XConnection, window_id: int, deadline: float, text: str) -> None:
+    def __init__(self, conn: XConnection, window_id: int, deadline: Deadline, text: str) -> None:
         super().__init__(conn, window_id, deadline)
         self.segments = plan_typing([keysym_for_char(c) for c in text], self._keymap())
         self.bound = sum(len(segment.bindings) for segment in self.segments)
