@@ -1,0 +1,46 @@
+"""Pointer gestures as points and counts, shared by every physical input (pure).
+
+A drag is a path walked in small steps with a pause, so toolkits see real
+motion rather than a jump; a scroll is a bounded number of wheel clicks per
+axis; a point must lie inside the target's frame. X11 (XTEST) and Wayland
+(virtual pointer) send what this plans; it sends nothing itself.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Iterator, Sequence
+
+from actui.backends.base import ActionRequest, Rect
+from actui.errors import Undeliverable
+
+MAX_WHEEL_CLICKS = 100
+DRAG_STEP_PX = 12
+DRAG_STEP_S = 0.008
+"""Drags move in small steps with a pause so toolkits see a real motion, not a jump."""
+
+
+def required_point(request: ActionRequest) -> tuple[int, int]:
+    """The step's point; :class:`Undeliverable` naming it when the step has none."""
+    if request.point is None:
+        raise Undeliverable(request.kind, "point")
+    return request.point
+
+
+def wheel_clicks(amount: tuple[int, int]) -> tuple[int, int]:
+    """Wheel clicks (x, y) for a scroll amount, at most :data:`MAX_WHEEL_CLICKS` per axis."""
+    dx, dy = amount
+    return (min(MAX_WHEEL_CLICKS, math.ceil(abs(dx))), min(MAX_WHEEL_CLICKS, math.ceil(abs(dy))))
+
+
+def drag_steps(path: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """The path's points with intermediate points at most :data:`DRAG_STEP_PX` apart."""
+    for (x0, y0), (x1, y1) in itertools.pairwise(path):
+        count = max(1, math.ceil(max(abs(x1 - x0), abs(y1 - y0)) / DRAG_STEP_PX))
+        for i in range(1, count + 1):
+            yield (x0 + round((x1 - x0) * i / count), y0 + round((y1 - y0) * i / count))
+
+
+def inside(frame: Rect, x: int, y: int) -> bool:
+    return frame.x <= x < frame.x + frame.w and frame.y <= y < frame.y + frame.h
