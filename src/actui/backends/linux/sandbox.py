@@ -40,8 +40,9 @@ from dbus_fast.aio import MessageBus
 
 from actui.backends import exit_records
 from actui.backends.exits import from_returncode
-from actui.backends.linux import sandbox_reaper
+from actui.backends.linux import compositor, sandbox_reaper
 from actui.backends.linux.sandbox_reaper import TOKEN_VAR, tagged_pids
+from actui.backends.wayland.devices import VirtualDevices
 
 START_TIMEOUT_S = 30.0
 STOP_GRACE_S = 2.0
@@ -113,10 +114,14 @@ class Sandbox:
         height: int = 800,
         window_manager: bool = True,
         accessibility_on: bool = True,
+        wayland: bool = False,
     ) -> None:
         self.width = width
         self.height = height
         self.window_manager = window_manager
+        self.wayland = wayland
+        """A headless sway (:mod:`~actui.backends.linux.compositor`) instead of Xvfb and openbox:
+        apps are native Wayland clients."""
         self.accessibility_on = accessibility_on
         """Whether ``org.a11y.Status.IsEnabled`` starts true, as a screen reader would set it."""
         self.display = ""
@@ -131,8 +136,12 @@ class Sandbox:
         self._ends: set[asyncio.Future[None]] = set()
         self._recorders: set[asyncio.Future[None]] = set()
         self._step = "not started"
+        self._seat: VirtualDevices | None = None
         env = {k: v for k, v in os.environ.items() if k not in _HOST_ONLY}
         env.update(_TOOLKIT_ENV)
+        if wayland:
+            env.pop("DISPLAY", None)
+            env.update(compositor.WAYLAND_ENV)
         env[TOKEN_VAR] = self._token
         self.env: dict[str, str] = env
 
@@ -232,8 +241,7 @@ class Sandbox:
                 while True:
                     self._fail_if_exited(pid)
                     if x11 and any(
-                        _descends_from(owner, pid)
-                        for owner in await asyncio.to_thread(_x11_window_pids, self.display)
+                        _descends_from(owner, pid) for owner in await self._window_pids()
                     ):
                         return
                     (apps,) = await _call(
@@ -253,6 +261,12 @@ class Sandbox:
                 f"no AT-SPI application of pid {pid} showed a window within {timeout:g} s "
                 f"on display {self.display}; applications seen: {seen}"
             ) from None
+
+    async def _window_pids(self) -> set[int]:
+        """The pids of the clients owning managed windows (X11's or the compositor's)."""
+        if self.wayland:
+            return await compositor.window_pids(self.env["SWAYSOCK"])
+        return await asyncio.to_thread(_x11_window_pids, self.display)
 
     # -- start -------------------------------------------------------------------------
 
@@ -278,11 +292,14 @@ class Sandbox:
             XDG_CACHE_HOME=str(home / ".cache"),
             XDG_STATE_HOME=str(home / ".local/state"),
         )
-        await self._start_x()
+        if self.wayland:
+            await self._start_sway()
+        else:
+            await self._start_x()
         await self._start_session_bus()
         wm = (
             await self._spawn("openbox", ["openbox", "--sm-disable"])
-            if self.window_manager
+            if self.window_manager and not self.wayland
             else None
         )
         await self._start_a11y()
@@ -347,6 +364,25 @@ class Sandbox:
             self._children.remove(xvfb)
             failed = xvfb
         raise SandboxError("no display could be claimed for Xvfb" + _tail_of(failed))
+
+    async def _start_sway(self) -> None:
+        """A headless sway as a user of its own; ready once its IPC answers."""
+        assert self._rundir is not None
+        self._step = "starting sway"
+        ident, runtime, conf = compositor.prepare(self._rundir, self.width, self.height)
+        sway = await self._spawn(
+            "sway",
+            compositor.argv(ident, conf),
+            env=compositor.environment(runtime, {TOKEN_VAR: self._token}),
+            server=True,
+        )
+        display, swaysock = await self._ready(sway, compositor.ready(runtime))
+        self.display = display
+        self.env.update(WAYLAND_DISPLAY=display, SWAYSOCK=swaysock)
+        # A seat without a keyboard gives no window keyboard focus (GTK then focuses no
+        # widget), and one whose keyboard appears only with the first key loses that key:
+        # the desktop keeps an idle virtual keyboard and pointer, as a real seat has.
+        self._seat = await asyncio.to_thread(VirtualDevices, display)
 
     async def _start_session_bus(self) -> None:
         self._step = "starting the session bus"
@@ -415,6 +451,7 @@ class Sandbox:
         stdout: int | None = None,
         pass_fds: Sequence[int] = (),
         server: bool = False,
+        env: Mapping[str, str] | None = None,
     ) -> _Child:
         """Start a desktop process in its own process group, logging to the runtime dir.
 
@@ -431,7 +468,7 @@ class Sandbox:
             process = await asyncio.create_subprocess_exec(
                 *guard,
                 *argv,
-                env=self.env,
+                env=self.env if env is None else env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=stdout if stdout is not None else err,
                 stderr=err,
@@ -485,6 +522,9 @@ class Sandbox:
             for bus in (self._a11y, self._session):
                 if bus is not None:
                     bus.disconnect()
+            if self._seat is not None:
+                self._seat.close()
+                self._seat = None
             self._a11y = self._session = None
             for ended in self._ends:
                 ended.cancel()

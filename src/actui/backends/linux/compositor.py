@@ -1,0 +1,150 @@
+"""The private desktop's Wayland compositor: a headless sway, run as a user of its own.
+
+sway refuses to start as root, so the sandbox runs it under ``setpriv`` as a
+user and group id no one else has (picked at random from a range above any
+real account; no account needs to exist), while the buses, AT-SPI and the
+apps stay the sandbox's own. That id alone may enter the sandbox's runtime
+directory (mode 0710, group = the id) and owns the compositor's runtime
+directory inside it (0700), so two sandboxes' compositors cannot reach each
+other's sockets. Clients reach it by absolute paths: ``WAYLAND_DISPLAY`` and
+``SWAYSOCK``. New windows float, centred at the size they ask for, as on a
+desktop; XWayland is off, so every app is a native Wayland client.
+
+This module owns the configuration, the ids, the environment of the
+compositor and of the apps, and the readiness check; the sandbox spawns and
+stops the process like every other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+from pathlib import Path
+
+from actui.backends.wayland.sway import GET_TREE, SwayIpc
+from actui.errors import ActuiError
+
+ID_BASE = 1_900_000_000
+ID_SPAN = 100_000_000
+"""User and group ids for compositors are drawn from here: far above real accounts (and
+above the ranges container tools hand out to user namespaces)."""
+READY_POLL_S = 0.02
+WAYLAND_ENV = {
+    "GDK_BACKEND": "wayland",
+    "QT_QPA_PLATFORM": "wayland",
+    "XDG_SESSION_TYPE": "wayland",
+    "SDL_VIDEODRIVER": "wayland",
+    "MOZ_ENABLE_WAYLAND": "1",
+}
+"""What sends toolkits to the compositor rather than to an X server."""
+
+
+def config(width: int, height: int) -> str:
+    """sway's configuration: one headless output, floating windows, no XWayland."""
+    return (
+        "xwayland disable\n"
+        f"output HEADLESS-1 resolution {width}x{height} position 0 0\n"
+        'for_window [app_id=".*"] floating enable\n'
+    )
+
+
+def pick_id() -> int:
+    """A user and group id that no running process has (random in the reserved range)."""
+    while True:
+        candidate = ID_BASE + secrets.randbelow(ID_SPAN)
+        if not _in_use(candidate):
+            return candidate
+
+
+def _in_use(uid: int) -> bool:
+    for status in Path("/proc").glob("[0-9]*/status"):
+        try:
+            lines = status.read_text().splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            if line.startswith("Uid:") and str(uid) in line.split()[1:]:
+                return True
+    return False
+
+
+def prepare(rundir: Path, width: int, height: int) -> tuple[int, Path, Path]:
+    """Make the compositor's id, runtime directory and configuration inside ``rundir``.
+
+    Returns (id, its runtime directory, its configuration file).
+    """
+    ident = pick_id()
+    os.chown(rundir, -1, ident)
+    rundir.chmod(0o710)
+    runtime = rundir / "wayland"
+    runtime.mkdir(mode=0o700)
+    os.chown(runtime, ident, ident)
+    conf = rundir / "sway.conf"
+    conf.write_text(config(width, height))
+    conf.chmod(0o644)
+    return ident, runtime, conf
+
+
+def argv(ident: int, conf: Path) -> list[str]:
+    return [
+        "setpriv",
+        f"--reuid={ident}",
+        f"--regid={ident}",
+        "--clear-groups",
+        "--",
+        "sway",
+        "-c",
+        str(conf),
+    ]
+
+
+def environment(runtime: Path, extra: dict[str, str]) -> dict[str, str]:
+    """sway's own environment: nothing of the host's session, its runtime dir, headless."""
+    return {
+        "HOME": "/nonexistent",
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "XDG_RUNTIME_DIR": str(runtime),
+        "WLR_BACKENDS": "headless",
+        "WLR_RENDERER": "pixman",
+        "WLR_LIBINPUT_NO_DEVICES": "1",
+        **extra,
+    }
+
+
+async def ready(runtime: Path) -> tuple[str, str]:
+    """Wait until sway answers on its IPC socket; its (WAYLAND_DISPLAY, SWAYSOCK) paths.
+
+    Bounded by the caller's deadline (the sandbox's start timeout).
+    """
+    while True:
+        sockets, displays = _sockets(runtime)
+        if sockets and displays:
+            display = displays[0]
+            ipc = SwayIpc(str(sockets[0]))
+            try:
+                await ipc.request(GET_TREE)
+                return str(display), str(sockets[0])
+            except ActuiError:
+                pass
+            finally:
+                await ipc.close()
+        await asyncio.sleep(READY_POLL_S)
+
+
+def _sockets(runtime: Path) -> tuple[list[Path], list[Path]]:
+    """sway's IPC sockets and Wayland sockets in its runtime directory (a few entries)."""
+    names = sorted(runtime.iterdir())
+    ipc = [p for p in names if p.name.startswith("sway-ipc.") and p.suffix == ".sock"]
+    return ipc, [p for p in names if p.name.startswith("wayland-") and p.suffix != ".lock"]
+
+
+async def window_pids(swaysock: str) -> set[int]:
+    """The pids of the clients with a window (an app without accessibility is up then)."""
+    from actui.backends.wayland.tree import windows_of
+
+    ipc = SwayIpc(swaysock)
+    try:
+        return {w.pid for w in windows_of(await ipc.tree())}
+    finally:
+        await ipc.close()
