@@ -245,6 +245,42 @@ async def test_killing_the_sandbox_owner_stops_its_desktop_and_removes_its_run_d
             await owner.wait()
 
 
+async def test_killing_the_owner_of_a_wayland_sandbox_removes_sway_and_its_runtime_dir(
+    places: Places,
+) -> None:
+    marker = places.tmp.parent / "inside"
+    owner = await asyncio.create_subprocess_exec(
+        *SANDBOX,
+        "--wayland",
+        "--app",
+        "zenity --info --text=hello",
+        "--",
+        "sh",
+        "-c",
+        f'echo "$ACTUI_SANDBOX_ID $WAYLAND_DISPLAY" > {marker}; exec sleep 300',
+        env=places.env(),
+        stdin=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        await _until(lambda: marker.exists() and marker.read_text().strip(), "no sandbox", 60)
+        token, display = marker.read_text().split()
+        runtime = Path(display).parent
+        pids = tree(owner.pid) - {owner.pid}
+        names = {command_name(pid) for pid in pids}
+        assert {"sway", "dbus-daemon", "zenity", "sleep"} <= names, names
+        assert "Xvfb" not in names and "openbox" not in names, names
+        owner.kill()
+        await owner.wait()
+        await _until(lambda: not _alive(pids) and not tagged_pids(token), "processes remain")
+        await _until(lambda: places.leftovers() == [], "the run dir remains")
+        await _until(lambda: not runtime.exists(), "the compositor's runtime dir remains")
+    finally:
+        if owner.returncode is None:
+            owner.kill()
+            await owner.wait()
+
+
 async def test_killing_the_client_inside_a_sandbox_leaves_nothing(places: Places) -> None:
     client = [sys.executable, "-m", "actui.server.cli", "mcp"]
     owner = await RawMcp.start([*SANDBOX, "--", *client], places.env())

@@ -3,12 +3,12 @@
 sway refuses to start as root, so the sandbox runs it under ``setpriv`` as a
 user and group id no one else has (picked at random from a range above any
 real account; no account needs to exist), while the buses, AT-SPI and the
-apps stay the sandbox's own. That id alone may enter the sandbox's runtime
-directory (mode 0710, group = the id) and owns the compositor's runtime
-directory inside it (0700), so two sandboxes' compositors cannot reach each
-other's sockets. Clients reach it by absolute paths: ``WAYLAND_DISPLAY`` and
-``SWAYSOCK``. New windows float, centred at the size they ask for, as on a
-desktop; XWayland is off, so every app is a native Wayland client.
+apps stay the sandbox's own. That id owns the compositor's runtime directory
+(0700, removed at teardown like the sandbox's run dir), so two sandboxes'
+compositors cannot reach each other's sockets. Clients reach it by absolute
+paths: ``WAYLAND_DISPLAY`` and ``SWAYSOCK``. New windows float, centred at the
+size they ask for, as on a desktop; XWayland is off, so every app is a native
+Wayland client.
 
 This module owns the configuration, the ids, the environment of the
 compositor and of the apps, and the readiness check; the sandbox spawns and
@@ -20,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import os
 import secrets
+import stat
+import tempfile
 from pathlib import Path
 
 from actui.backends.wayland.sway import GET_TREE, SwayIpc
@@ -69,21 +71,35 @@ def _in_use(uid: int) -> bool:
     return False
 
 
-def prepare(rundir: Path, width: int, height: int) -> tuple[int, Path, Path]:
-    """Make the compositor's id, runtime directory and configuration inside ``rundir``.
+def runtime_dir(near: Path) -> Path:
+    """A new, empty directory for the compositor, beside ``near`` when its user can get
+    there (every ancestor searchable by others), else in ``/tmp``.
 
-    Returns (id, its runtime directory, its configuration file).
+    sway resolves its configuration's real path, so the directory must be reachable by
+    path for its user, unlike the sandbox's own run dir (0700, root's)."""
+    base = near if _searchable(near) else Path("/tmp")
+    return Path(tempfile.mkdtemp(prefix="actui-sway-", dir=base))
+
+
+def _searchable(path: Path) -> bool:
+    try:
+        return all(p.stat().st_mode & stat.S_IXOTH for p in (path, *path.parents))
+    except OSError:
+        return False
+
+
+def prepare(runtime: Path, width: int, height: int) -> tuple[int, Path]:
+    """Give ``runtime`` to a new compositor id (0700) with the configuration inside.
+
+    Returns (the id, the configuration file).
     """
     ident = pick_id()
-    os.chown(rundir, -1, ident)
-    rundir.chmod(0o710)
-    runtime = rundir / "wayland"
-    runtime.mkdir(mode=0o700)
-    os.chown(runtime, ident, ident)
-    conf = rundir / "sway.conf"
+    conf = runtime / "sway.conf"
     conf.write_text(config(width, height))
     conf.chmod(0o644)
-    return ident, runtime, conf
+    runtime.chmod(0o700)
+    os.chown(runtime, ident, ident)
+    return ident, conf
 
 
 def argv(ident: int, conf: Path) -> list[str]:

@@ -14,6 +14,9 @@ Each app ``launch`` starts keeps its output in a log file under the runtime dire
 ``ACTUI_SANDBOX_APPS``), so a tool in the sandbox can say how an app ended and where its
 output is. If the owner dies without a teardown, a reaper process
 (:mod:`actui.backends.linux.sandbox_reaper`) stops them and removes the run dir.
+
+With ``wayland`` the display is a headless sway (:mod:`actui.backends.linux.compositor`)
+instead of Xvfb and openbox, with a runtime directory of its own, removed with the run dir.
 """
 
 from __future__ import annotations
@@ -128,6 +131,7 @@ class Sandbox:
         self.startup_s = 0.0
         self._token = secrets.token_hex(8)
         self._rundir: Path | None = None
+        self._compositor_dir: Path | None = None
         self._lifeline: int | None = None
         self._reaper: asyncio.subprocess.Process | None = None
         self._children: list[_Child] = []
@@ -272,6 +276,8 @@ class Sandbox:
 
     async def _start(self) -> None:
         self._rundir = Path(tempfile.mkdtemp(prefix="actui-sandbox-"))
+        if self.wayland:
+            self._compositor_dir = compositor.runtime_dir(self._rundir.parent)
         await self._start_reaper()
         self.env["XDG_RUNTIME_DIR"] = str(self._rundir)
         self.apps_dir.mkdir()
@@ -318,6 +324,7 @@ class Sandbox:
                 sandbox_reaper.__file__,
                 self._token,
                 str(self._rundir),
+                *([str(self._compositor_dir)] if self._compositor_dir else []),
                 stdin=reads,
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
@@ -367,9 +374,10 @@ class Sandbox:
 
     async def _start_sway(self) -> None:
         """A headless sway as a user of its own; ready once its IPC answers."""
-        assert self._rundir is not None
+        runtime = self._compositor_dir
+        assert runtime is not None
         self._step = "starting sway"
-        ident, runtime, conf = compositor.prepare(self._rundir, self.width, self.height)
+        ident, conf = compositor.prepare(runtime, self.width, self.height)
         sway = await self._spawn(
             "sway",
             compositor.argv(ident, conf),
@@ -550,8 +558,9 @@ class Sandbox:
                 recorder.cancel()
             if not done:
                 self._signal(self._live_pids(), signal.SIGKILL, groups=True)
-            if self._rundir is not None:
-                shutil.rmtree(self._rundir, ignore_errors=True)
+            for made in (self._rundir, self._compositor_dir):
+                if made is not None:
+                    shutil.rmtree(made, ignore_errors=True)
             _LIVE.discard(self)
             await self._release_reaper()
 
