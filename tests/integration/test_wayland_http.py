@@ -10,15 +10,12 @@ and the empty run-dir folder after the session ends are the evidence.
 from __future__ import annotations
 
 import asyncio
-import os
-import re
-import sys
 from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
 from computer_helpers import process_alive
-from test_mcp_http import TOKEN, Server, _call, _eventually, _no_desktops, _session
+from test_mcp_http import Server, _call, _eventually, _no_desktops, _session, serving
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -29,22 +26,8 @@ PHRASE = "Ωmega – 42 ✓ é ß 中"
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def wayland_server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Server]:
     tmp = tmp_path_factory.mktemp("wayland-http-tmp")
-    env = {**os.environ, "ACTUI_MCP_TOKEN": TOKEN, "TMPDIR": str(tmp)}
-    process = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "actui.server.cli", "mcp", "--http", "--port", "0",
-        "--desktop-per-session", "--wayland", "--max-desktops", "1", "--app", APP,
-        env=env, stderr=asyncio.subprocess.PIPE,
-    )  # fmt: skip
-    assert process.stderr is not None
-    async with asyncio.timeout(30):
-        line = (await process.stderr.readline()).decode()
-    found = re.search(r"(http://127\.0\.0\.1:\d+)/mcp", line)
-    assert found, line
-    yield Server(process, found.group(1), tmp)
-    if process.returncode is None:
-        process.terminate()
-        async with asyncio.timeout(30):
-            await process.wait()
+    async with serving(tmp, "--wayland", "--max-desktops", "1", "--app", APP) as started:
+        yield started
 
 
 async def test_a_session_on_a_wayland_desktop_types_unicode_by_keys_and_presses_ok(

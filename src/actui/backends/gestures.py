@@ -1,20 +1,27 @@
-"""Pointer gestures as points and counts, shared by every physical input (pure).
+"""What every physical input shares: pointer gestures as points and counts, and its rules.
 
 A drag is a path walked in small steps with a pause, so toolkits see real
 motion rather than a jump; a scroll is a bounded number of wheel clicks per
-axis; a point must lie inside the target's frame. X11 (XTEST) and Wayland
-(virtual pointer) send what this plans; it sends nothing itself.
+axis; a point must lie inside the target's frame. ``ax_only`` and
+``background`` send nothing physical, and what was sent proves nothing by
+itself (``unknown`` until a read-back). X11 (XTEST) and Wayland (virtual
+devices) send what this plans; it sends nothing itself (pure).
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 
-from actui.backends.base import ActionRequest, Rect
+from actui.backends.base import NO_PHYSICAL_INPUT, ActionRequest, ActionResult, Rect
+from actui.backends.evidence import verdict
 from actui.errors import Undeliverable
+from actui.refusals import Refused
 
+Consumed = Callable[[int], Awaitable[bool]]
+"""Awaited after each batch of keystrokes with how many characters have been sent so far;
+True once the application shows them all (what was set up to type them may then go)."""
 MAX_WHEEL_CLICKS = 100
 DRAG_STEP_PX = 12
 DRAG_STEP_S = 0.008
@@ -44,3 +51,25 @@ def drag_steps(path: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
 
 def inside(frame: Rect, x: int, y: int) -> bool:
     return frame.x <= x < frame.x + frame.w and frame.y <= y < frame.y + frame.h
+
+
+def no_physical(request: ActionRequest, mechanism: str) -> Refused | None:
+    """The refusal of a step whose policy sends no physical input (``ax_only``,
+    ``background``), naming the ``mechanism`` it would have needed; else None."""
+    if request.policy in NO_PHYSICAL_INPUT:
+        return Refused(f"{request.kind} as {mechanism}", "physical", request.policy)
+    return None
+
+
+def physical_result(
+    request: ActionRequest, mechanism: str, evidence: dict[str, object]
+) -> ActionResult:
+    """What can be said of physical input once sent: ``unknown`` until a read-back."""
+    return ActionResult(
+        outcome=verdict(effect=False, unchanged=False, readable=False),
+        delivery="hid",
+        policy=request.policy,
+        mechanism=mechanism,
+        evidence=evidence,
+        reason="physical input was sent; only a read-back can show its effect",
+    )

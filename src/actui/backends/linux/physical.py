@@ -16,18 +16,18 @@ the shapes the backend relies on; each platform package owns its half.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from actui.backends.atspi.window_origin import WindowSource
 from actui.backends.base import ActionRequest, ActionResult
+from actui.backends.gestures import Consumed
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.session import Capture
 from actui.errors import DisplayGone
 from actui.refusals import Refused
 
-Consumed = Callable[[int], Awaitable[bool]]
 DesktopKind = Literal["x11", "sway", "wayland", "none"]
 
 

@@ -16,11 +16,19 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 
 from actui.backends.base import ActionRequest, ActionResult, Rect
-from actui.backends.evidence import verdict
-from actui.backends.gestures import DRAG_STEP_S, drag_steps, inside, required_point, wheel_clicks
+from actui.backends.gestures import (
+    DRAG_STEP_S,
+    Consumed,
+    drag_steps,
+    inside,
+    no_physical,
+    physical_result,
+    required_point,
+    wheel_clicks,
+)
 from actui.backends.wayland import keymap
 from actui.backends.wayland.devices import VirtualDevices
 from actui.backends.wayland.screen import SwaySession
@@ -38,25 +46,26 @@ from actui.refusals import Refused
 
 MECHANISM = "wayland-virtual-input"
 
-Consumed = Callable[[int], Awaitable[bool]]
-
 
 class WaylandInput:
     """Virtual pointer and keyboard delivery to the windows of one :class:`SwaySession`."""
 
     def __init__(self, session: SwaySession) -> None:
-        self._session = session
+        self.session = session
         self._lock = asyncio.Lock()
         self._devices: VirtualDevices | None = None
 
     async def refusal(self, request: ActionRequest, window_id: int) -> Refused | None:
         """Why ``request``'s policy forbids sending it to ``window_id`` now, if it does."""
-        policy = request.policy
-        if policy in ("ax_only", "background"):
-            return Refused(f"{request.kind} as Wayland virtual input", "physical", policy)
-        if policy == "default" and await self._session.active_window() != window_id:
-            return Refused(f"window {window_id} is not the focused window", "activation", policy)
-        return None
+        refused = no_physical(request, "Wayland virtual input")
+        if (
+            refused is None
+            and request.policy == "default"
+            and await self.session.active_window() != window_id
+        ):
+            why = f"window {window_id} is not the focused window"
+            refused = Refused(why, "activation", request.policy)
+        return refused
 
     async def deliver(
         self, request: ActionRequest, window_id: int, consumed: Consumed | None = None
@@ -66,27 +75,20 @@ class WaylandInput:
             refused = await self.refusal(request, window_id)
             if refused is not None:
                 raise refusal_error(refused)
-            if request.policy != "default" and not await self._session.activate(window_id):
+            if request.policy != "default" and not await self.session.activate(window_id):
                 raise ForegroundRequired(
                     f"window {window_id} could not be focused (sway kept the focus elsewhere)"
                 )
             sender = _Sender(self, window_id, time.monotonic() + request.timeout_s)
             evidence = await sender.operate(request, consumed)
-        return ActionResult(
-            outcome=verdict(effect=False, unchanged=False, readable=False),
-            delivery="hid",
-            policy=request.policy,
-            mechanism=MECHANISM,
-            evidence=evidence,
-            reason="physical input was sent; only a read-back can show its effect",
-        )
+        return physical_result(request, MECHANISM, evidence)
 
     async def devices(self) -> VirtualDevices:
         """The virtual devices, made on first use and kept (the seat keeps its capabilities)."""
         if self._devices is None:
             try:
                 self._devices = await asyncio.to_thread(
-                    VirtualDevices, self._session.wayland_display
+                    VirtualDevices, self.session.wayland_display
                 )
             except WaylandError as exc:
                 raise BackendUnavailable(f"no Wayland virtual input: {exc}") from None
@@ -111,7 +113,7 @@ class _Sender:
 
     def __init__(self, owner: WaylandInput, window_id: int, deadline: float) -> None:
         self.owner = owner
-        self.session = owner._session
+        self.session = owner.session
         self.window_id = window_id
         self.deadline = deadline
         self.events = 0

@@ -16,14 +16,22 @@ import asyncio
 import contextlib
 import functools
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from Xlib import X
 from Xlib.ext import xtest
 
 from actui.backends.base import ActionRequest, ActionResult
-from actui.backends.evidence import verdict
-from actui.backends.gestures import DRAG_STEP_S, drag_steps, inside, required_point, wheel_clicks
+from actui.backends.gestures import (
+    DRAG_STEP_S,
+    Consumed,
+    drag_steps,
+    inside,
+    no_physical,
+    physical_result,
+    required_point,
+    wheel_clicks,
+)
 from actui.backends.x11 import ewmh
 from actui.backends.x11.connection import XConnection
 from actui.backends.x11.keys import (
@@ -53,10 +61,6 @@ CATCH_UP_S = 0.1
 look a keycode up when they handle the press, not when it is sent (measured:
 50–100 ms was always enough for GTK3)."""
 XTEST_VERSION = (2, 2)
-
-Consumed = Callable[[int], Awaitable[bool]]
-"""Awaited after each batch of keystrokes with how many characters have been sent so far;
-True once the application shows them all (its temporary bindings may then go at once)."""
 
 
 class X11Input:
@@ -92,14 +96,7 @@ class X11Input:
                 selecting = evidence.get("events", 0)
                 sent = selecting if isinstance(selecting, int) else 0
                 evidence = {**evidence, **typist.evidence(sent)}
-        return ActionResult(
-            outcome=verdict(effect=False, unchanged=False, readable=False),
-            delivery="hid",
-            policy=request.policy,
-            mechanism="xtest",
-            evidence=evidence,
-            reason="physical input was sent; only a read-back can show its effect",
-        )
+        return physical_result(request, "xtest", evidence)
 
     async def _type(
         self,
@@ -128,12 +125,15 @@ class X11Input:
         ``ax_only`` and ``background`` send no physical input; ``default`` sends it
         only to the active window, which it never activates.
         """
-        policy = request.policy
-        if policy in ("ax_only", "background"):
-            return Refused(f"{request.kind} as XTEST input", "physical", policy)
-        if policy == "default" and await self._session.active_window() != window_id:
-            return Refused(f"window {window_id:#x} is not the active window", "activation", policy)
-        return None
+        refused = no_physical(request, "XTEST input")
+        if (
+            refused is None
+            and request.policy == "default"
+            and await self._session.active_window() != window_id
+        ):
+            why = f"window {window_id:#x} is not the active window"
+            refused = Refused(why, "activation", request.policy)
+        return refused
 
     async def close(self) -> None:
         """Nothing to release: the events went over the session's connection."""
