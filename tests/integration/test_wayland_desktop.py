@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -298,10 +299,29 @@ def _process_uids() -> set[int]:
     return uids
 
 
+async def test_a_compositor_that_dies_is_named_as_the_cause() -> None:
+    async with Sandbox(wayland=True) as doomed:
+        app = await start(doomed, "zenity", "--info", "--text=short lived")
+        async with Computer(env=doomed.env) as session:
+            await window(session, app.pid)
+            sway_pid = int(Path(doomed.env["SWAYSOCK"]).name.split(".")[2])
+            os.kill(sway_pid, signal.SIGKILL)
+            async with asyncio.timeout(10):
+                while True:
+                    listed = await session.call("find_roots", {})
+                    if listed.is_error:
+                        break
+                    await asyncio.sleep(0.05)
+            display = doomed.env["WAYLAND_DISPLAY"]
+            assert f"the Wayland display {display} is gone" in listed.text, listed.text
+
+
 async def test_actui_sandbox_run_wayland_gives_the_command_a_wayland_desktop() -> None:
+    # the app is up once AT-SPI lists its window; sway maps it a moment later
     script = (
         'test -z "$DISPLAY" && test -S "$WAYLAND_DISPLAY" && echo "$GDK_BACKEND" && '
-        'swaymsg -t get_tree | grep -c \'"app_id": "zenity"\''
+        'for i in $(seq 100); do swaymsg -t get_tree | grep -q \'"app_id": "zenity"\' '
+        '&& break; sleep 0.05; done; swaymsg -t get_tree | grep -c \'"app_id": "zenity"\''
     )
     actui = str(Path(sys.executable).with_name("actui"))
     app = ["--app", "zenity --info --text=hi"]
@@ -311,5 +331,5 @@ async def test_actui_sandbox_run_wayland_gives_the_command_a_wayland_desktop() -
         stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(ran.communicate(), 60)
-    assert ran.returncode == 0, err.decode()
+    assert ran.returncode == 0, (out + err).decode()
     assert out.decode().split() == ["wayland", "1"], out

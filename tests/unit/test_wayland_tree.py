@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import os
 import struct
+from pathlib import Path
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.base import Rect
-from actui.backends.linux.physical import desktop_kind, wayland_socket
+from actui.backends.linux.physical import desktop_kind, sway_socket, wayland_socket
 from actui.backends.wayland.tree import layout_size, windows_of
 from actui.backends.wayland.wire import fixed, message, read_string, string
 
@@ -96,6 +98,15 @@ def test_the_session_kind_comes_from_its_environment() -> None:
         "/run/u/wayland-1"
     )
     assert wayland_socket({"WAYLAND_DISPLAY": "/abs/wayland-1"}) == "/abs/wayland-1"
+
+
+def test_the_users_own_sway_is_found_by_its_socket_without_swaysock(tmp_path: Path) -> None:
+    env = {"WAYLAND_DISPLAY": "wayland-1", "XDG_RUNTIME_DIR": str(tmp_path)}
+    assert desktop_kind(env) == "wayland"
+    made = tmp_path / f"sway-ipc.{os.getuid()}.4242.sock"
+    made.touch()
+    assert desktop_kind(env) == "sway" and sway_socket(env) == str(made)
+    assert sway_socket({**env, "SWAYSOCK": "/elsewhere"}) == "/elsewhere"
 
 
 @given(st.text(max_size=60))

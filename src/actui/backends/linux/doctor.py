@@ -83,7 +83,12 @@ def _check_x11(display: str) -> list[str]:
 
 async def _check_wayland() -> list[str]:
     """Which compositor this Wayland session has, and what actui can do on it."""
-    from actui.backends.linux.physical import compositor_name, desktop_kind, wayland_socket
+    from actui.backends.linux.physical import (
+        compositor_name,
+        desktop_kind,
+        sway_socket,
+        wayland_socket,
+    )
 
     kind = desktop_kind(os.environ)
     name = compositor_name(os.environ)
@@ -97,11 +102,12 @@ async def _check_wayland() -> list[str]:
         return []
     from actui.backends.wayland.screen import SwaySession
 
-    sway = SwaySession(os.environ["SWAYSOCK"], wayland_socket(os.environ), dict(os.environ))
+    ipc = sway_socket(os.environ)
+    sway = SwaySession(ipc, wayland_socket(os.environ), dict(os.environ))
     try:
         windows = await sway.windows()
     except Exception as exc:  # the check reports any failure as text
-        return [f"sway IPC at {os.environ['SWAYSOCK']} does not answer ({exc})"]
+        return [f"sway IPC at {ipc} does not answer ({exc})"]
     finally:
         await sway.close()
     print(f"  ok   sway IPC: {len(windows)} windows (listing, focus, geometry)")

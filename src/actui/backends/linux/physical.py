@@ -16,8 +16,10 @@ the shapes the backend relies on; each platform package owns its half.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal, Protocol
 
 from actui.backends.atspi.window_origin import WindowSource
@@ -91,13 +93,33 @@ class Desktop:
 def desktop_kind(env: Mapping[str, str]) -> DesktopKind:
     """Wayland when the session says so (its socket or its type), X11 when only DISPLAY."""
     if env.get("WAYLAND_DISPLAY") or env.get("XDG_SESSION_TYPE") == "wayland":
-        return "sway" if env.get("SWAYSOCK") else "wayland"
+        return "sway" if sway_socket(env) else "wayland"
     return "x11" if env.get("DISPLAY") else "none"
+
+
+def sway_socket(env: Mapping[str, str]) -> str:
+    """sway's IPC socket: ``SWAYSOCK``, else the newest one sway made for this user in the
+    session's runtime directory ("" when there is none)."""
+    if env.get("SWAYSOCK"):
+        return env["SWAYSOCK"]
+    runtime = env.get("XDG_RUNTIME_DIR", "")
+    if not runtime or not env.get("WAYLAND_DISPLAY"):
+        return ""
+    found = Path(runtime).glob(f"sway-ipc.{os.getuid()}.*.sock")
+    newest = max(found, key=_mtime, default=None)
+    return str(newest) if newest is not None else ""
+
+
+def _mtime(path: Path) -> float:
+    try:
+        return path.stat().st_mtime
+    except OSError:
+        return 0.0
 
 
 def compositor_name(env: Mapping[str, str]) -> str:
     """The Wayland compositor as the session names it, for messages (best effort)."""
-    if env.get("SWAYSOCK"):
+    if sway_socket(env):
         return "sway"
     desktop = env.get("XDG_CURRENT_DESKTOP") or env.get("DESKTOP_SESSION") or ""
     return desktop or "unknown"
@@ -124,7 +146,8 @@ def open_desktop(env: Mapping[str, str]) -> Desktop:
         from actui.backends.wayland.input import WaylandInput
         from actui.backends.wayland.screen import SwaySession
 
-        sway = SwaySession(env["SWAYSOCK"], wayland_socket(env), dict(env))
-        placing = SwaySession(env["SWAYSOCK"], wayland_socket(env), dict(env))
+        ipc = sway_socket(env)
+        sway = SwaySession(ipc, wayland_socket(env), dict(env))
+        placing = SwaySession(ipc, wayland_socket(env), dict(env))
         return Desktop(kind, "sway", sway, WaylandInput(sway), placing)
     return Desktop(kind, compositor_name(env))

@@ -49,7 +49,7 @@ class SwaySession:
     """One sway desktop's windows, activation and pixels."""
 
     def __init__(self, swaysock: str, wayland_display: str, env: dict[str, str]) -> None:
-        self.ipc = SwayIpc(swaysock)
+        self.ipc = SwayIpc(swaysock, display=wayland_display)
         self.lifeline = SwayLifeline(self.ipc)
         self.wayland_display = wayland_display
         self.extent = (1, 1)

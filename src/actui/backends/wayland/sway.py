@@ -43,8 +43,12 @@ async def read_reply(reader: asyncio.StreamReader) -> tuple[int, Any]:
 class SwayIpc:
     """Requests to one sway instance, and a watch on its life."""
 
-    def __init__(self, socket_path: str, *, timeout_s: float = IPC_TIMEOUT_S) -> None:
+    def __init__(
+        self, socket_path: str, *, display: str = "", timeout_s: float = IPC_TIMEOUT_S
+    ) -> None:
         self.socket_path = socket_path
+        self.display = display or socket_path
+        """The display's name in messages (its Wayland socket, where known)."""
         self.timeout_s = timeout_s
         self._streams: tuple[asyncio.StreamReader, asyncio.StreamWriter] | None = None
         self._lock = asyncio.Lock()
@@ -79,13 +83,13 @@ class SwayIpc:
         self._on_gone.append(callback)
 
     def gone(self) -> DisplayGone | None:
-        return DisplayGone(self.socket_path) if self._lost else None
+        return DisplayGone(self.display, wayland=True) if self._lost else None
 
     def _lose(self) -> None:
         if self._lost:
             return
         self._lost = True
-        error = DisplayGone(self.socket_path)
+        error = DisplayGone(self.display, wayland=True)
         for callback in tuple(self._on_gone):
             callback(error)
 
@@ -100,7 +104,7 @@ class SwayIpc:
             except (OSError, asyncio.IncompleteReadError, ValueError):
                 self._drop()
                 self._lose()
-                raise DisplayGone(self.socket_path) from None
+                raise DisplayGone(self.display, wayland=True) from None
 
     async def _exchange(self, kind: int, payload: str) -> Any:
         if self._streams is None:
