@@ -221,6 +221,9 @@ async def test_typing_into_a_read_only_view_escalates_to_the_foreground_with_its
     viewer = await start(desktop, "zenity", "--text-info", f"--filename={notes}")
     state = await window(computer, viewer.pid)
     view = state.search(role="textbox").first
+    elsewhere = await start(desktop, "zenity", "--info", "--text=Focus is here")
+    await window(computer, elsewhere.pid)
+    assert focused_pid(desktop) == elsewhere.pid
     done = await state.act(view.type_text("xyz"))
     (step,) = done.steps
     assert step.escalation_reason == "side_effect_free_didnt", done.text
@@ -229,8 +232,9 @@ async def test_typing_into_a_read_only_view_escalates_to_the_foreground_with_its
     assert done.outcome == "didnt"
     assert done.state is not None
     assert await done.state.read_text(view) == "read only text\n"
-    assert focused_pid(desktop) == viewer.pid
+    assert focused_pid(desktop) == viewer.pid  # the foreground path focused it, in sway
     await survived(computer, viewer.pid)
+    assert_alive(elsewhere.pid)
 
 
 async def test_a_session_whose_compositor_offers_nothing_keeps_the_semantic_path_only(

@@ -276,6 +276,10 @@ class LinuxBackend(Backend):
             )
         aimed = request  # typed or set text is confirmed by its arrival in the target
         if request.target is not None and request.kind in ("typeText", "keypress", "setText"):
+            if request.policy == "foreground" and self._screen is not None:
+                # a toolkit focuses no widget of a window its compositor has not activated
+                # (GTK on Wayland); the delivery below would activate it anyway
+                await self._screen.activate(window_id)
             focused = await self.atspi.act(replace(request, kind="focus", policy="background"))
             if isinstance(focused, Refused):
                 return focused
