@@ -11,6 +11,7 @@ focus and input are judged from sway's own view (``swaymsg``), not actui's.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import signal
@@ -24,11 +25,15 @@ from typing import Any
 import pytest
 import pytest_asyncio
 from computer_helpers import assert_alive
+from PIL import Image as PilImage
 
 from actui.api import Computer, Expect, Observation, click_at, keypress, type_text
 from actui.backends import arrival
+from actui.backends.linux.backend import LinuxBackend
 from actui.backends.linux.sandbox import Sandbox
 from actui.backends.linux.sandbox_reaper import tagged_pids
+from actui.backends.wayland import screen
+from actui.backends.wayland.wire import WaylandError
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -191,6 +196,33 @@ async def test_a_screenshot_is_read_by_ocr_and_a_click_at_its_pixels_answers_yes
     done = await visual.act(click_at(*yes.node.rect.center))
     assert done.steps[0].delivery == "hid", done.text
     await ended_with(question, 0)  # zenity --question exits 0 for Yes only
+
+
+async def test_where_screencopy_cannot_serve_grim_reads_the_window(
+    desktop: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As on a sway with several outputs: the capture falls back to grim, same pixels' size."""
+
+    def several_outputs(path: str) -> None:
+        raise WaylandError("screencopy here reads a single output")
+
+    monkeypatch.setattr(screen, "ScreenCopy", several_outputs)
+    info = await start(desktop, "zenity", "--info", "--text=Captured by grim")
+    backend = LinuxBackend(env=desktop.env)
+    try:
+        for _ in range(400):  # sway maps the window a moment after AT-SPI lists it
+            roots = [r for r in await backend.list_roots(info.pid) if r.window_id]
+            if roots:
+                break
+            await asyncio.sleep(0.05)
+        (root,) = roots
+        image = await backend.capture(root, max_dimension=4096)
+        assert image is not None and root.frame is not None
+        assert (image.width, image.height) == (root.frame.w, root.frame.h)
+        assert PilImage.open(io.BytesIO(image.png)).getextrema() != ((0, 0), (0, 0), (0, 0))
+    finally:
+        await backend.close()
+    assert_alive(info.pid)
 
 
 async def test_headless_mode_sends_no_input_and_leaves_sways_focus_alone(

@@ -3,10 +3,11 @@
 The Linux backend's physical side on Wayland, in the shape of the X11 one
 (:class:`~actui.backends.x11.session.X11Session`): the window listing comes
 from sway's tree (:mod:`~actui.backends.wayland.tree`), activation is sway's
-``focus`` command confirmed by the tree, pixels are ``grim``'s (wlr-screencopy)
-for the window's rectangle, and the compositor's end is seen on the IPC watch.
-wlroots 0.15 cannot capture one window apart, so a covered part shows what
-covers it: the window is captured as it is seen. It must not send input
+``focus`` command confirmed by the tree, pixels are read for the window's
+rectangle by wlr-screencopy in-process (:mod:`~actui.backends.wayland.screencopy`;
+``grim`` where that cannot serve), and the compositor's end is seen on the IPC
+watch. wlroots 0.15 cannot capture one window apart, so a covered part shows
+what covers it: the window is captured as it is seen. It must not send input
 (:mod:`~actui.backends.wayland.input`).
 """
 
@@ -20,8 +21,10 @@ from collections.abc import Callable
 from PIL import Image as PilImage
 
 from actui.backends.base import Rect
+from actui.backends.wayland.screencopy import ScreenCopy
 from actui.backends.wayland.sway import SwayIpc
 from actui.backends.wayland.tree import layout_size, windows_of
+from actui.backends.wayland.wire import WaylandError
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.image import downscale, encode_png, scaled_size
 from actui.backends.x11.session import Capture
@@ -52,6 +55,9 @@ class SwaySession:
         self.ipc = SwayIpc(swaysock, display=wayland_display)
         self.lifeline = SwayLifeline(self.ipc)
         self.wayland_display = wayland_display
+        self._screencopy: ScreenCopy | None = None
+        self._no_screencopy = False
+        self._copying = asyncio.Lock()
         self.extent = (1, 1)
         """The output layout's size as of the last listing: absolute motion is relative to it."""
         self._env = env
@@ -93,9 +99,28 @@ class SwaySession:
         if window.is_minimized or window.frame.empty:
             raise CaptureFailed(f"window {window_id} is not shown, so it has no pixels to read")
         frame = window.frame
+        async with self._copying:
+            copier = await self._copier()
+            if copier is not None:
+                try:
+                    image = await asyncio.to_thread(copier.region, frame)
+                except WaylandError as exc:
+                    raise CaptureFailed(f"the screen could not be read: {exc}") from None
+                return await asyncio.to_thread(_encode, image, frame, max(1, max_dimension))
         region = f"{frame.x},{frame.y} {frame.w}x{frame.h}"
         ppm = await self._grim(["-t", "ppm", "-g", region, "-"])
-        return await asyncio.to_thread(_encode, ppm, frame, max(1, max_dimension))
+        image = await asyncio.to_thread(_decoded, ppm)
+        return await asyncio.to_thread(_encode, image, frame, max(1, max_dimension))
+
+    async def _copier(self) -> ScreenCopy | None:
+        """The in-process screencopy, made on first use; None where it cannot serve (several
+        outputs, no screencopy): grim reads the screen then."""
+        if self._screencopy is None and not self._no_screencopy:
+            try:
+                self._screencopy = await asyncio.to_thread(ScreenCopy, self.wayland_display)
+            except WaylandError:
+                self._no_screencopy = True
+        return self._screencopy
 
     async def _grim(self, args: list[str]) -> bytes:
         grim = shutil.which("grim")
@@ -122,11 +147,18 @@ class SwaySession:
 
     async def close(self) -> None:
         await self.ipc.close()
+        if self._screencopy is not None:
+            self._screencopy.close()
+            self._screencopy = None
 
 
-def _encode(ppm: bytes, frame: Rect, max_dimension: int) -> Capture:
+def _decoded(ppm: bytes) -> PilImage.Image:
     image = PilImage.open(io.BytesIO(ppm))
     image.load()
+    return image
+
+
+def _encode(image: PilImage.Image, frame: Rect, max_dimension: int) -> Capture:
     width, height = scaled_size(image.width, image.height, max_dimension)
     small = downscale(image.convert("RGB"), width, height)
     return Capture(

@@ -1,4 +1,4 @@
-"""The Wayland wire protocol, as much of it as a virtual-input client needs.
+"""The Wayland wire protocol, as much of it as virtual input and screencopy need.
 
 A Wayland connection is a Unix socket carrying messages of 32-bit words: an
 object id, a word of size and opcode, then the arguments (integers, 24.8
@@ -6,9 +6,11 @@ fixed-point numbers, length-prefixed strings, object ids), with file
 descriptors passed alongside as ancillary data. This module owns that
 encoding, the registry of globals the compositor announces, binding them, and
 the round trip (``wl_display.sync``) that proves the compositor has handled
-every request sent before it. It knows no protocol beyond the core objects it
-needs to get there; what the virtual pointer and keyboard say is
-:mod:`actui.backends.wayland.devices`'s.
+every request sent before it, and handing other objects' events to whoever
+listens. It knows no protocol beyond the core objects it needs to get there;
+what the virtual pointer and keyboard say is
+:mod:`actui.backends.wayland.devices`'s, what screencopy says
+:mod:`actui.backends.wayland.screencopy`'s.
 
 Blocking I/O with a deadline on every read: callers run it on a worker thread.
 """
@@ -21,6 +23,7 @@ import os
 import socket
 import struct
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 DISPLAY_ID = 1
@@ -91,7 +94,10 @@ class Connection:
         self._buffer = b""
         self._waiting: set[int] = set()
         self._synced: set[int] = set()
+        self._handlers: dict[int, Callable[[int, bytes], None]] = {}
         self.globals: dict[str, Global] = {}
+        self.announced: dict[str, int] = {}
+        """How many globals of each interface were announced (outputs: one per screen)."""
         self._registry = self.new_id()
         self.send(message(DISPLAY_ID, _GET_REGISTRY, uint(self._registry)))
         self.roundtrip()
@@ -126,11 +132,19 @@ class Connection:
         callback = self.new_id()
         self._waiting.add(callback)
         self.send(message(DISPLAY_ID, _SYNC, uint(callback)))
-        deadline = time.monotonic() + self.timeout_s
-        while callback not in self._synced:
-            self._dispatch_one(deadline)
+        self.dispatch_until(lambda: callback in self._synced)
         self._synced.discard(callback)
         self._waiting.discard(callback)
+
+    def listen(self, object_id: int, handler: Callable[[int, bytes], None]) -> None:
+        """Hand ``object_id``'s events (opcode, arguments) to ``handler`` from now on."""
+        self._handlers[object_id] = handler
+
+    def dispatch_until(self, done: Callable[[], bool]) -> None:
+        """Read events until ``done()`` holds; WaylandError after the connection's timeout."""
+        deadline = time.monotonic() + self.timeout_s
+        while not done():
+            self._dispatch_one(deadline)
 
     def _dispatch_one(self, deadline: float) -> None:
         while len(self._buffer) < 8 or len(self._buffer) < self._size():
@@ -164,9 +178,12 @@ class Connection:
             (name,) = struct.unpack_from("<I", body)
             interface, offset = read_string(body, 4)
             (version,) = struct.unpack_from("<I", body, offset)
-            self.globals[interface] = Global(name, interface, version)
+            self.globals.setdefault(interface, Global(name, interface, version))
+            self.announced[interface] = self.announced.get(interface, 0) + 1
         elif object_id in self._waiting and opcode == 0:
-            self._synced.add(object_id)  # wl_callback.done; other objects' events are not needed
+            self._synced.add(object_id)  # wl_callback.done
+        elif object_id in self._handlers:
+            self._handlers[object_id](opcode, body)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
