@@ -42,11 +42,17 @@ WAYLAND_ENV = {
 """What sends toolkits to the compositor rather than to an X server."""
 
 
+REFRESH_HZ = 240
+"""The headless output's refresh: a screencopy waits for the next frame (at 60 Hz up to
+17 ms, at 240 Hz about 4), and sway draws only what changed, so an idle desktop costs
+nothing more (gtk4-widget-factory animating: 23–24% CPU at 60 and at 240 Hz)."""
+
+
 def config(width: int, height: int) -> str:
     """sway's configuration: one headless output, floating windows, no XWayland."""
     return (
         "xwayland disable\n"
-        f"output HEADLESS-1 resolution {width}x{height} position 0 0\n"
+        f"output HEADLESS-1 mode --custom {width}x{height}@{REFRESH_HZ}Hz position 0 0\n"
         'for_window [app_id=".*"] floating enable\n'
     )
 
