@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import io
 import shutil
+import time
 from collections.abc import Callable
 
 from PIL import Image as PilImage
@@ -33,6 +34,8 @@ from actui.errors import CaptureFailed, DisplayGone, TargetGone
 ACTIVATION_POLLS = 20
 ACTIVATION_POLL_S = 0.01
 GRIM_TIMEOUT_S = 5.0
+LISTING_FRESH_S = 0.5
+"""A capture right after a listing reads the window where that listing saw it."""
 
 
 class SwayLifeline:
@@ -58,6 +61,7 @@ class SwaySession:
         self._screencopy: ScreenCopy | None = None
         self._no_screencopy = False
         self._copying = asyncio.Lock()
+        self._listed: tuple[float, dict[int, XWindow]] = (0.0, {})
         self.extent = (1, 1)
         """The output layout's size as of the last listing: absolute motion is relative to it."""
         self._env = env
@@ -69,7 +73,17 @@ class SwaySession:
         """Sway's windows, topmost first (``z_order`` 0)."""
         tree = await self.ipc.tree()
         self.extent = layout_size(tree)
-        return windows_of(tree)
+        listed = windows_of(tree)
+        self._listed = (time.monotonic(), {w.window_id: w for w in listed})
+        return listed
+
+    async def _window(self, window_id: int) -> XWindow | None:
+        """The window as the listing just made saw it (the geometry an observation's
+        coordinates come from), else as sway says now."""
+        at, windows = self._listed
+        if time.monotonic() - at <= LISTING_FRESH_S and window_id in windows:
+            return windows[window_id]
+        return next((w for w in await self.windows() if w.window_id == window_id), None)
 
     async def listing(self, timeout_s: float) -> list[XWindow]:
         """The windows, for placing window-relative AT-SPI extents (``WindowOrigins``)."""
@@ -93,7 +107,7 @@ class SwaySession:
 
     async def capture(self, window_id: int, *, max_dimension: int) -> Capture:
         """The window's content as seen on screen, shrunk to ``max_dimension`` at most."""
-        window = next((w for w in await self.windows() if w.window_id == window_id), None)
+        window = await self._window(window_id)
         if window is None:
             raise TargetGone(f"window {window_id}", "is gone", then="find_roots")
         if window.is_minimized or window.frame.empty:
