@@ -79,17 +79,16 @@ class Desktop:
     origins: WindowSource | None = None
 
     def missing(self) -> str:
-        """Why this desktop gives no windows, input or pixels, and what would ("" when it does)."""
-        if self.screen is not None:
+        """Why this Wayland session gives no windows, input or pixels, and what would ("" on
+        X11, on sway, and without a display, where a step finds out for itself)."""
+        if self.kind != "wayland":
             return ""
-        if self.kind == "wayland":
-            return (
-                f"this Wayland session's compositor ({self.compositor}) lets no ordinary client "
-                "list windows, send pointer or keyboard input or read the screen, so only "
-                "accessibility actions work here (input: none, capture: none, geometry: none); "
-                "run the app under sway, or in `actui sandbox run --wayland`, for the rest"
-            )
-        return "no display is set (DISPLAY or WAYLAND_DISPLAY), so there is no window to reach"
+        return (
+            f"this Wayland session's compositor ({self.compositor}) lets no ordinary client "
+            "list windows, send pointer or keyboard input or read the screen, so only "
+            "accessibility actions work here (input: none, capture: none, geometry: none); "
+            "run the app under sway, or in `actui sandbox run --wayland`, for the rest"
+        )
 
 
 def desktop_kind(env: Mapping[str, str]) -> DesktopKind:
