@@ -53,11 +53,22 @@ def inside(frame: Rect, x: int, y: int) -> bool:
     return frame.x <= x < frame.x + frame.w and frame.y <= y < frame.y + frame.h
 
 
-def no_physical(request: ActionRequest, mechanism: str) -> Refused | None:
-    """The refusal of a step whose policy sends no physical input (``ax_only``,
-    ``background``), naming the ``mechanism`` it would have needed; else None."""
+async def policy_refusal(
+    request: ActionRequest,
+    mechanism: str,
+    active: Callable[[], Awaitable[int | None]],
+    window_id: int,
+    window: str,
+) -> Refused | None:
+    """Why ``request``'s policy forbids sending it as ``mechanism`` to ``window_id`` now.
+
+    ``ax_only`` and ``background`` send no physical input; ``default`` sends it only to
+    the window ``active()`` names, which it never activates (``window``: how messages
+    name the target)."""
     if request.policy in NO_PHYSICAL_INPUT:
         return Refused(f"{request.kind} as {mechanism}", "physical", request.policy)
+    if request.policy == "default" and await active() != window_id:
+        return Refused(f"window {window} is not the active window", "activation", request.policy)
     return None
 
 

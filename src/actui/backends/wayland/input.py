@@ -24,8 +24,8 @@ from actui.backends.gestures import (
     Consumed,
     drag_steps,
     inside,
-    no_physical,
     physical_result,
+    policy_refusal,
     required_point,
     wheel_clicks,
 )
@@ -57,15 +57,9 @@ class WaylandInput:
 
     async def refusal(self, request: ActionRequest, window_id: int) -> Refused | None:
         """Why ``request``'s policy forbids sending it to ``window_id`` now, if it does."""
-        refused = no_physical(request, "Wayland virtual input")
-        if (
-            refused is None
-            and request.policy == "default"
-            and await self.session.active_window() != window_id
-        ):
-            why = f"window {window_id} is not the focused window"
-            refused = Refused(why, "activation", request.policy)
-        return refused
+        active = self.session.active_window
+        mechanism = "Wayland virtual input"
+        return await policy_refusal(request, mechanism, active, window_id, str(window_id))
 
     async def deliver(
         self, request: ActionRequest, window_id: int, consumed: Consumed | None = None

@@ -27,8 +27,8 @@ from actui.backends.gestures import (
     Consumed,
     drag_steps,
     inside,
-    no_physical,
     physical_result,
+    policy_refusal,
     required_point,
     wheel_clicks,
 )
@@ -125,15 +125,8 @@ class X11Input:
         ``ax_only`` and ``background`` send no physical input; ``default`` sends it
         only to the active window, which it never activates.
         """
-        refused = no_physical(request, "XTEST input")
-        if (
-            refused is None
-            and request.policy == "default"
-            and await self._session.active_window() != window_id
-        ):
-            why = f"window {window_id:#x} is not the active window"
-            refused = Refused(why, "activation", request.policy)
-        return refused
+        active = self._session.active_window
+        return await policy_refusal(request, "XTEST input", active, window_id, f"{window_id:#x}")
 
     async def close(self) -> None:
         """Nothing to release: the events went over the session's connection."""
