@@ -15,7 +15,8 @@ from collections.abc import AsyncIterator
 import pytest
 import pytest_asyncio
 from computer_helpers import process_alive
-from test_mcp_http import Server, _call, _eventually, _no_desktops, _session, serving
+from mcp_client import call
+from test_mcp_http import Server, _eventually, _no_desktops, _session, serving
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -36,19 +37,19 @@ async def test_a_session_on_a_wayland_desktop_types_unicode_by_keys_and_presses_
     async with _session(wayland_server) as session:
         async with asyncio.timeout(60):
             while True:  # listed once sway shows its window (paired: an id and a frame)
-                roots = await _call(session, "find_roots", {"text": "Probe"})
+                roots = await call(session, "find_roots", {"text": "Probe"})
                 windows = [w for w in roots["windows"] if w.get("windowId")]
                 if windows:
                     break
                 await asyncio.sleep(0.1)
         window = windows[0]
         assert window["frame"]["w"] > 0, window
-        state = await _call(session, "observe_ui", {"root": window["windowRef"]})
-        found = await _call(session, "search_ui", {"stateId": state["stateId"], "text": "OK"})
+        state = await call(session, "observe_ui", {"root": window["windowRef"]})
+        found = await call(session, "search_ui", {"stateId": state["stateId"], "text": "OK"})
         ok = found["matches"][0]["ref"]
-        fields = await _call(session, "search_ui", {"stateId": state["stateId"], "role": "textbox"})
+        fields = await call(session, "search_ui", {"stateId": state["stateId"], "role": "textbox"})
         entry = fields["matches"][0]["ref"]
-        act = await _call(
+        act = await call(
             session,
             "act_ui",
             {
