@@ -13,6 +13,8 @@ SYSTEM_PACKAGES=(
   # The real-app corpus: ordinary Debian apps none of us wrote (Qt 5, Qt 6, GTK 3, GTK 4, Gecko, plain X11).
   featherpad designer-qt6 thunar galculator gnome-text-editor firefox-esr x11-apps xterm
   libreoffice-calc libreoffice-gtk3
+  # Wayland: a headless sway (its swaymsg too), grim to capture it, Qt 5's Wayland plugin.
+  sway grim qtwayland5
   # Fixture apps of our own in tests/apps/ run on Debian's python3 with GTK 3 bindings.
   python3-gi gir1.2-gtk-3.0
   # The container image and its tests (make image, tests/integration/test_container.py).

@@ -12,7 +12,7 @@ import os
 import re
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -75,14 +75,14 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Server]:
-    tmp = tmp_path_factory.mktemp("http-server-tmp")
+@asynccontextmanager
+async def serving(tmp: Path, *flags: str) -> AsyncIterator[Server]:
+    """``actui mcp --http --desktop-per-session FLAGS…`` started as a user would, on any port,
+    its desktops' run dirs in ``tmp``; terminated at the end."""
     env = {**os.environ, "ACTUI_MCP_TOKEN": TOKEN, "TMPDIR": str(tmp)}
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "actui.server.cli", "mcp", "--http", "--port", "0",
-        "--desktop-per-session", "--max-desktops", str(CAP), "--app", APP,
-        env=env, stderr=asyncio.subprocess.PIPE,
+        "--desktop-per-session", *flags, env=env, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert process.stderr is not None
     async with asyncio.timeout(30):
@@ -94,6 +94,13 @@ async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Serv
         process.terminate()
         async with asyncio.timeout(30):
             await process.wait()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Server]:
+    tmp = tmp_path_factory.mktemp("http-server-tmp")
+    async with serving(tmp, "--max-desktops", str(CAP), "--app", APP) as started:
+        yield started
 
 
 def _session(server: Server, token: str = TOKEN) -> AbstractAsyncContextManager[ClientSession]:

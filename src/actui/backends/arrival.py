@@ -8,7 +8,7 @@ field, until the application's events go quiet), bounded by the step's own timeo
 grows with the length) and by a stall of the field's length, and reports ``worked`` /
 ``didnt`` from the field's read-back. Long text typed at the focus goes in with
 ``EditableText.InsertText`` where the field takes it. Password fields are compared by
-length only. It must not send input itself (X11 does) nor read the field's details
+length only. It must not send input itself (the display's input does) nor read the field's details
 (AT-SPI does).
 """
 
@@ -22,7 +22,7 @@ from actui.backends.atspi.backend import AtspiBackend
 from actui.backends.atspi.fields import FieldText
 from actui.backends.base import ActionRequest, ActionResult, RootInfo
 from actui.backends.evidence import explain, judge
-from actui.backends.x11.input import X11Input
+from actui.backends.linux.physical import PhysicalInput
 from actui.deadlines import Deadline
 from actui.errors import ActuiError, TargetGone
 
@@ -42,9 +42,9 @@ announces every character, and reading that often would slow the typing it waits
 class ArrivingText:
     """Typing at the focus of one desktop, done only once the application has the text."""
 
-    def __init__(self, atspi: AtspiBackend, x11: X11Input) -> None:
+    def __init__(self, atspi: AtspiBackend, physical: PhysicalInput) -> None:
         self.atspi = atspi
-        self._input = x11
+        self._input = physical
 
     async def type(self, request: ActionRequest, window_id: int, aimed: str | None) -> ActionResult:
         """Type at the focus and wait until the field shows it; judge by its read-back.

@@ -64,6 +64,7 @@ class HttpOptions:
     token: str = ""
     token_generated: bool = False
     desktop_per_session: bool = False
+    wayland: bool = False
     apps: tuple[str, ...] = ()
     max_desktops: int = 4
     idle_s: float = IDLE_S
@@ -92,6 +93,7 @@ def resolve_options(
     idle_s: float = IDLE_S,
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
+    wayland: bool = False,
 ) -> HttpOptions:
     """Options from the command line and the environment, refusing unsafe combinations.
 
@@ -127,12 +129,17 @@ def resolve_options(
     for app in apps:
         if not shlex.split(app):
             raise HttpUsageError("--app: give a command line, e.g. --app 'zenity --info'")
+    if wayland and not desktop_per_session:
+        raise HttpUsageError(
+            "--wayland: it chooses the kind of private desktop, so it needs --desktop-per-session"
+        )
     return HttpOptions(
         host=host,
         port=port,
         token=token,
         token_generated=generated,
         desktop_per_session=desktop_per_session,
+        wayland=wayland,
         apps=tuple(apps),
         max_desktops=max_desktops,
         idle_s=idle_s,
@@ -230,8 +237,11 @@ class SessionDesktops:
     client ends the session, when it is idle past the limit, or at shutdown.
     """
 
-    def __init__(self, apps: Sequence[str], cap: int, idle_s: float) -> None:
+    def __init__(
+        self, apps: Sequence[str], cap: int, idle_s: float, *, wayland: bool = False
+    ) -> None:
         self.apps = tuple(apps)
+        self.wayland = wayland
         self.cap = cap
         self.idle_s = idle_s
         self._desktops: dict[str, asyncio.Task[_Desktop]] = {}
@@ -281,7 +291,7 @@ class SessionDesktops:
             await asyncio.gather(*self._ending, return_exceptions=True)
 
     async def _start(self) -> _Desktop:
-        sandbox = Sandbox()
+        sandbox = Sandbox(wayland=self.wayland)
         await sandbox.__aenter__()
         try:
             launched = [await sandbox.launch(shlex.split(app)) for app in self.apps]
@@ -368,7 +378,7 @@ def build_app(options: HttpOptions) -> tuple[ASGIApp, Callable[[], Awaitable[Non
     every write to that desktop.
     """
     desktops = (
-        SessionDesktops(options.apps, options.max_desktops, options.idle_s)
+        SessionDesktops(options.apps, options.max_desktops, options.idle_s, wayland=options.wayland)
         if options.desktop_per_session
         else None
     )
@@ -455,7 +465,10 @@ def announce(options: HttpOptions, port: int) -> str:
     if options.token_generated:
         lines.append(f"actui mcp: bearer token (generated for this run): {options.token}")
     if options.desktop_per_session:
-        lines.append(f"actui mcp: one private desktop per session, at most {options.max_desktops}")
+        kind = "Wayland (sway) " if options.wayland else ""
+        lines.append(
+            f"actui mcp: one private {kind}desktop per session, at most {options.max_desktops}"
+        )
     return "\n".join(lines)
 
 
@@ -497,6 +510,9 @@ def http_main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
         "--desktop-per-session", action="store_true", help="a private desktop per MCP session"
     )
     parser.add_argument(
+        "--wayland", action="store_true", help="each desktop is a headless sway (Wayland)"
+    )
+    parser.add_argument(
         "--app", action="append", default=[], metavar="CMD", help="an app each desktop starts"
     )
     parser.add_argument("--max-desktops", type=int, default=4, help="desktops at once (4)")
@@ -522,6 +538,7 @@ def http_main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
             idle_s=args.idle_timeout,
             allowed_hosts=args.allowed_host,
             allowed_origins=args.allowed_origin,
+            wayland=args.wayland,
         )
     except HttpUsageError as error:
         print(f"actui mcp: {error}", file=sys.stderr)

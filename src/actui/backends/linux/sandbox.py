@@ -14,6 +14,9 @@ Each app ``launch`` starts keeps its output in a log file under the runtime dire
 ``ACTUI_SANDBOX_APPS``), so a tool in the sandbox can say how an app ended and where its
 output is. If the owner dies without a teardown, a reaper process
 (:mod:`actui.backends.linux.sandbox_reaper`) stops them and removes the run dir.
+
+With ``wayland`` the display is a headless sway (:mod:`actui.backends.linux.compositor`)
+instead of Xvfb and openbox, with a runtime directory of its own, removed with the run dir.
 """
 
 from __future__ import annotations
@@ -40,8 +43,9 @@ from dbus_fast.aio import MessageBus
 
 from actui.backends import exit_records
 from actui.backends.exits import from_returncode
-from actui.backends.linux import sandbox_reaper
+from actui.backends.linux import compositor, sandbox_reaper
 from actui.backends.linux.sandbox_reaper import TOKEN_VAR, tagged_pids
+from actui.backends.wayland.devices import VirtualDevices
 from actui.deadlines import Deadline
 
 START_TIMEOUT_S = 30.0
@@ -114,16 +118,21 @@ class Sandbox:
         height: int = 800,
         window_manager: bool = True,
         accessibility_on: bool = True,
+        wayland: bool = False,
     ) -> None:
         self.width = width
         self.height = height
         self.window_manager = window_manager
+        self.wayland = wayland
+        """A headless sway (:mod:`~actui.backends.linux.compositor`) instead of Xvfb and openbox:
+        apps are native Wayland clients."""
         self.accessibility_on = accessibility_on
         """Whether ``org.a11y.Status.IsEnabled`` starts true, as a screen reader would set it."""
         self.display = ""
         self.startup_s = 0.0
         self._token = secrets.token_hex(8)
         self._rundir: Path | None = None
+        self._compositor_dir: Path | None = None
         self._lifeline: int | None = None
         self._reaper: asyncio.subprocess.Process | None = None
         self._children: list[_Child] = []
@@ -132,8 +141,12 @@ class Sandbox:
         self._ends: set[asyncio.Future[None]] = set()
         self._recorders: set[asyncio.Future[None]] = set()
         self._step = "not started"
+        self._seat: VirtualDevices | None = None
         env = {k: v for k, v in os.environ.items() if k not in _HOST_ONLY}
         env.update(_TOOLKIT_ENV)
+        if wayland:
+            env.pop("DISPLAY", None)
+            env.update(compositor.WAYLAND_ENV)
         env[TOKEN_VAR] = self._token
         self.env: dict[str, str] = env
 
@@ -233,8 +246,7 @@ class Sandbox:
                 while True:
                     self._fail_if_exited(pid)
                     if x11 and any(
-                        _descends_from(owner, pid)
-                        for owner in await asyncio.to_thread(_x11_window_pids, self.display)
+                        _descends_from(owner, pid) for owner in await self._window_pids()
                     ):
                         return
                     (apps,) = await _call(
@@ -255,10 +267,18 @@ class Sandbox:
                 f"on display {self.display}; applications seen: {seen}"
             ) from None
 
+    async def _window_pids(self) -> set[int]:
+        """The pids of the clients owning managed windows (X11's or the compositor's)."""
+        if self.wayland:
+            return await compositor.window_pids(self.env["SWAYSOCK"])
+        return await asyncio.to_thread(_x11_window_pids, self.display)
+
     # -- start -------------------------------------------------------------------------
 
     async def _start(self) -> None:
         self._rundir = Path(tempfile.mkdtemp(prefix="actui-sandbox-"))
+        if self.wayland:
+            self._compositor_dir = compositor.runtime_dir(self._rundir.parent)
         await self._start_reaper()
         self.env["XDG_RUNTIME_DIR"] = str(self._rundir)
         self.apps_dir.mkdir()
@@ -279,11 +299,14 @@ class Sandbox:
             XDG_CACHE_HOME=str(home / ".cache"),
             XDG_STATE_HOME=str(home / ".local/state"),
         )
-        await self._start_x()
+        if self.wayland:
+            await self._start_sway()
+        else:
+            await self._start_x()
         await self._start_session_bus()
         wm = (
             await self._spawn("openbox", ["openbox", "--sm-disable"])
-            if self.window_manager
+            if self.window_manager and not self.wayland
             else None
         )
         await self._start_a11y()
@@ -302,6 +325,7 @@ class Sandbox:
                 sandbox_reaper.__file__,
                 self._token,
                 str(self._rundir),
+                *([str(self._compositor_dir)] if self._compositor_dir else []),
                 stdin=reads,
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
@@ -348,6 +372,26 @@ class Sandbox:
             self._children.remove(xvfb)
             failed = xvfb
         raise SandboxError("no display could be claimed for Xvfb" + _tail_of(failed))
+
+    async def _start_sway(self) -> None:
+        """A headless sway as a user of its own; ready once its IPC answers."""
+        runtime = self._compositor_dir
+        assert runtime is not None
+        self._step = "starting sway"
+        ident, conf = compositor.prepare(runtime, self.width, self.height)
+        sway = await self._spawn(
+            "sway",
+            compositor.argv(ident, conf),
+            env=compositor.environment(runtime, {TOKEN_VAR: self._token}),
+            server=True,
+        )
+        display, swaysock = await self._ready(sway, compositor.ready(runtime))
+        self.display = display
+        self.env.update(WAYLAND_DISPLAY=display, SWAYSOCK=swaysock)
+        # A seat without a keyboard gives no window keyboard focus (GTK then focuses no
+        # widget), and one whose keyboard appears only with the first key loses that key:
+        # the desktop keeps an idle virtual keyboard and pointer, as a real seat has.
+        self._seat = await asyncio.to_thread(VirtualDevices, display)
 
     async def _start_session_bus(self) -> None:
         self._step = "starting the session bus"
@@ -416,6 +460,7 @@ class Sandbox:
         stdout: int | None = None,
         pass_fds: Sequence[int] = (),
         server: bool = False,
+        env: Mapping[str, str] | None = None,
     ) -> _Child:
         """Start a desktop process in its own process group, logging to the runtime dir.
 
@@ -432,7 +477,7 @@ class Sandbox:
             process = await asyncio.create_subprocess_exec(
                 *guard,
                 *argv,
-                env=self.env,
+                env=self.env if env is None else env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=stdout if stdout is not None else err,
                 stderr=err,
@@ -486,6 +531,9 @@ class Sandbox:
             for bus in (self._a11y, self._session):
                 if bus is not None:
                     bus.disconnect()
+            if self._seat is not None:
+                self._seat.close()
+                self._seat = None
             self._a11y = self._session = None
             for ended in self._ends:
                 ended.cancel()
@@ -511,8 +559,9 @@ class Sandbox:
                 recorder.cancel()
             if not done:
                 self._signal(self._live_pids(), signal.SIGKILL, groups=True)
-            if self._rundir is not None:
-                shutil.rmtree(self._rundir, ignore_errors=True)
+            for made in (self._rundir, self._compositor_dir):
+                if made is not None:
+                    shutil.rmtree(made, ignore_errors=True)
             _LIVE.discard(self)
             await self._release_reaper()
 

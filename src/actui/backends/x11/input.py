@@ -15,16 +15,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
-import itertools
-import math
 import time
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from Xlib import X
 from Xlib.ext import xtest
 
-from actui.backends.base import ActionRequest, ActionResult, Rect
-from actui.backends.evidence import verdict
+from actui.backends.base import ActionRequest, ActionResult
+from actui.backends.gestures import (
+    DRAG_STEP_S,
+    Consumed,
+    drag_steps,
+    inside,
+    physical_result,
+    policy_refusal,
+    required_point,
+    wheel_clicks,
+)
 from actui.backends.x11 import ewmh
 from actui.backends.x11.connection import XConnection
 from actui.backends.x11.keys import (
@@ -43,7 +50,6 @@ from actui.errors import (
     CallTimeout,
     CoordinateBlocked,
     ForegroundRequired,
-    Undeliverable,
     UnsupportedAction,
     refusal_error,
 )
@@ -51,19 +57,11 @@ from actui.refusals import Refused
 
 BUTTONS = {"left": 1, "middle": 2, "right": 3}
 WHEEL_UP, WHEEL_DOWN, WHEEL_LEFT, WHEEL_RIGHT = 4, 5, 6, 7
-MAX_WHEEL_CLICKS = 100
 CATCH_UP_S = 0.1
 """How long temporary keycode bindings stay after their last stroke: applications
 look a keycode up when they handle the press, not when it is sent (measured:
 50–100 ms was always enough for GTK3)."""
-DRAG_STEP_PX = 12
-DRAG_STEP_S = 0.008
-"""Drags move in small steps with a pause so toolkits see a real motion, not a jump."""
 XTEST_VERSION = (2, 2)
-
-Consumed = Callable[[int], Awaitable[bool]]
-"""Awaited after each batch of keystrokes with how many characters have been sent so far;
-True once the application shows them all (its temporary bindings may then go at once)."""
 
 
 class X11Input:
@@ -99,14 +97,7 @@ class X11Input:
                 selecting = evidence.get("events", 0)
                 sent = selecting if isinstance(selecting, int) else 0
                 evidence = {**evidence, **typist.evidence(sent)}
-        return ActionResult(
-            outcome=verdict(effect=False, unchanged=False, readable=False),
-            delivery="hid",
-            policy=request.policy,
-            mechanism="xtest",
-            evidence=evidence,
-            reason="physical input was sent; only a read-back can show its effect",
-        )
+        return physical_result(request, "xtest", evidence)
 
     async def _type(
         self,
@@ -135,12 +126,11 @@ class X11Input:
         ``ax_only`` and ``background`` send no physical input; ``default`` sends it
         only to the active window, which it never activates.
         """
-        policy = request.policy
-        if policy in ("ax_only", "background"):
-            return Refused(f"{request.kind} as XTEST input", "physical", policy)
-        if policy == "default" and await self._session.active_window() != window_id:
-            return Refused(f"window {window_id:#x} is not the active window", "activation", policy)
-        return None
+        active = self._session.active_window
+        return await policy_refusal(request, "XTEST input", active, window_id, f"{window_id:#x}")
+
+    async def close(self) -> None:
+        """Nothing to release: the events went over the session's connection."""
 
     async def _gate(self, request: ActionRequest, window_id: int) -> None:
         refused = await self.refusal(request, window_id)
@@ -171,13 +161,13 @@ def _deliver(
 def _operate(sender: _Sender, request: ActionRequest) -> dict[str, object]:
     kind = request.kind
     if kind in ("click", "press"):
-        point = _required_point(request)
+        point = required_point(request)
         button = BUTTONS[request.button]
         count = min(3, max(1, request.click_count))
         sender.click(point, button, count)
         return {"point": list(point), "button": request.button, "clickCount": count}
     if kind == "moveMouse":
-        point = _required_point(request)
+        point = required_point(request)
         sender.move(point)
         return {"point": list(point)}
     if kind == "scroll":
@@ -199,12 +189,6 @@ def _operate(sender: _Sender, request: ActionRequest) -> dict[str, object]:
         sender.chord(chord_keysyms(["ctrl", "a"]))  # the text is typed next, as typeText is
         return placed
     raise UnsupportedAction(kind, "has no physical (XTEST) form", instead="ref")
-
-
-def _required_point(request: ActionRequest) -> tuple[int, int]:
-    if request.point is None:
-        raise Undeliverable(request.kind, "point")
-    return request.point
 
 
 class _Sender:
@@ -250,7 +234,7 @@ class _Sender:
         child_id = child.id if child else 0
         if self._own_popup(child_id):
             return
-        if not _inside(self.frame, x, y):
+        if not inside(self.frame, x, y):
             raise CoordinateBlocked(
                 f"point ({x}, {y}) is outside window {self.window_id:#x} at "
                 f"{self.frame.x},{self.frame.y} {self.frame.w}×{self.frame.h}."
@@ -304,8 +288,7 @@ class _Sender:
     def scroll(self, point: tuple[int, int], amount: tuple[int, int]) -> tuple[int, int]:
         """Wheel clicks: positive y scrolls down, positive x right; at most 100 per axis."""
         dx, dy = amount
-        clicks_x = min(MAX_WHEEL_CLICKS, math.ceil(abs(dx)))
-        clicks_y = min(MAX_WHEEL_CLICKS, math.ceil(abs(dy)))
+        clicks_x, clicks_y = wheel_clicks(amount)
         self.move(point)
         for _ in range(clicks_y):
             self.button(point, WHEEL_DOWN if dy > 0 else WHEEL_UP)
@@ -320,7 +303,7 @@ class _Sender:
         self.guard(path[0])
         self._fake(X.ButtonPress, BUTTONS["left"])
         try:
-            for point in _steps(path):
+            for point in drag_steps(path):
                 time.sleep(DRAG_STEP_S)
                 self.move(point)
         finally:
@@ -440,18 +423,6 @@ class _Typist(_Sender):
             "chars": self._sent,
             "temporaryBindings": self.bound,
         }
-
-
-def _steps(path: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-    """The path's points with intermediate points at most :data:`DRAG_STEP_PX` apart."""
-    for (x0, y0), (x1, y1) in itertools.pairwise(path):
-        count = max(1, math.ceil(max(abs(x1 - x0), abs(y1 - y0)) / DRAG_STEP_PX))
-        for i in range(1, count + 1):
-            yield (x0 + round((x1 - x0) * i / count), y0 + round((y1 - y0) * i / count))
-
-
-def _inside(frame: Rect, x: int, y: int) -> bool:
-    return frame.x <= x < frame.x + frame.w and frame.y <= y < frame.y + frame.h
 
 
 def _hex(window_id: int | None) -> str:
