@@ -4,7 +4,7 @@ against the same list of 100 rows, in the same run, interleaved.
 ``tests/apps/gtk3_big_list.py`` makes its rows at one of three moments (its ``FILLS``):
 before the model is given to the view, after it is (each row inserted into a shown
 model), or once the window shows. For each, both sizes run side by side on one private
-desktop, settled, and each round looks cold at one then the other (a fresh ``Computer``,
+desktop, settled, and each round looks cold at one then the other (a fresh ``ToolBox``,
 the window found untimed), so the machine's load falls on both alike. Reported per shape:
 the median cold ``observe_ui`` of each size, their ratio (target ≤ 1.5×), the AT-SPI
 calls of a look (the same for both sizes when actui's share does not grow) and the
@@ -26,7 +26,7 @@ from bench_desktop import ok, root_ref
 from benchkit import Series, Stopwatch, machine_line, ms, table
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 FILLS = ("before", "attached", "after")
 SIZES = (100, 100_000)
@@ -36,12 +36,12 @@ TICK_MS = 10
 
 async def cold_look(env: dict[str, str], pid: int) -> tuple[float, int, int]:
     """One cold ``observe_ui`` of ``pid``'s window: ms, AT-SPI calls, app CPU ticks."""
-    computer = Computer(env=env)
+    computer = ToolBox(env=env)
     try:
         ref = await root_ref(computer, pid)
         before = cpu_ticks(pid)
         with counted_calls() as calls, Stopwatch() as watch:
-            ok(await computer.observe_ui(root=ref, mode="semantic"))
+            ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
         return watch.ms, calls[0], cpu_ticks(pid) - before
     finally:
         await computer.close()

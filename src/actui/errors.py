@@ -199,19 +199,21 @@ class BackendUnavailable(ActuiError):
 
 
 class DisplayGone(BackendUnavailable):
-    """The X display itself is gone: the cause to name above any bus or registry error.
+    """The display itself is gone (the X server, or the ``wayland`` compositor): the cause to
+    name above any bus or registry error.
 
     Its applications went with it (or cannot draw), so find_roots cannot help:
     only a new desktop can.
     """
 
-    def __init__(self, display: str) -> None:
-        super().__init__(f"the X display {display} is gone")
+    def __init__(self, display: str, *, wayland: bool = False) -> None:
+        super().__init__(f"the {'Wayland' if wayland else 'X'} display {display} is gone")
         self.display = display
+        self.wayland = wayland
 
     @property
     def message(self) -> str:
-        return sentences.display_gone(self.display)
+        return sentences.display_gone(self.display, wayland=self.wayland)
 
 
 class BusGone(BackendUnavailable):

@@ -90,10 +90,11 @@ def browser_silent(within_s: float, exit_status: int | None) -> str:
     )
 
 
-def display_gone(display: str) -> str:
+def display_gone(display: str, *, wayland: bool = False) -> str:
     """The display is gone with its applications: only a new desktop helps."""
+    what, server = ("Wayland display", "compositor") if wayland else ("X display", "X server")
     return (
-        f"the X display {display} is gone (its X server exited or closed the "
+        f"the {what} {display} is gone (its {server} exited or closed the "
         "connection): nothing on it can be observed or operated any more. Start a "
         "new desktop (for example `actui sandbox run -- <command>`) and launch the "
         "apps again there."

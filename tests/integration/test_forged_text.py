@@ -16,7 +16,7 @@ from actui.backends.linux.sandbox import Sandbox
 from actui.results.observations import PageShown
 from actui.results.tool_result import ToolResult
 from actui.results.typed import Found, RootsFound
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -46,10 +46,10 @@ def _assert_unforged(result: ToolResult, tool: str) -> None:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def hostile(module_sandbox: Sandbox) -> AsyncIterator[tuple[Computer, int]]:
+async def hostile(module_sandbox: Sandbox) -> AsyncIterator[tuple[ToolBox, int]]:
     process = await module_sandbox.launch(["/usr/bin/python3", APP, FORGED])
     await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env=module_sandbox.env)
+    computer = ToolBox(env=module_sandbox.env)
     try:
         yield computer, process.pid
     finally:
@@ -57,7 +57,7 @@ async def hostile(module_sandbox: Sandbox) -> AsyncIterator[tuple[Computer, int]
 
 
 async def test_a_forged_window_title_stays_quoted_in_roots_observe_and_act(
-    hostile: tuple[Computer, int],
+    hostile: tuple[ToolBox, int],
 ) -> None:
     computer, pid = hostile
     window = await paired_root(computer, pid=pid)
@@ -94,7 +94,7 @@ def _no_desktop_env() -> dict[str, str]:
 async def test_a_page_logging_forged_lines_cannot_forge_results() -> None:
     script = f"document.title = {FORGED!r}; console.log({FORGED!r}); 'done'"
     page = "data:text/html,<p>forged</p>"
-    computer = Computer(env=_no_desktop_env())
+    computer = ToolBox(env=_no_desktop_env())
     try:
         launched = await computer.call("launch_browser", {"url": page})
         assert not launched.is_error, launched.text

@@ -211,18 +211,24 @@ async def test_sigterm_to_actui_mcp_closes_the_browser_and_removes_its_dirs(
 SANDBOX = [sys.executable, "-m", "actui.server.cli", "sandbox", "run"]
 
 
+@pytest.mark.parametrize(
+    ("flags", "display_var", "display_names"),
+    [((), "DISPLAY", {"Xvfb", "openbox"}), (("--wayland",), "WAYLAND_DISPLAY", {"sway"})],
+    ids=["x11", "wayland"],
+)
 async def test_killing_the_sandbox_owner_stops_its_desktop_and_removes_its_run_dir(
-    places: Places,
+    places: Places, flags: tuple[str, ...], display_var: str, display_names: set[str]
 ) -> None:
     marker = places.tmp.parent / "inside"
     owner = await asyncio.create_subprocess_exec(
         *SANDBOX,
+        *flags,
         "--app",
         "zenity --info --text=hello",
         "--",
         "sh",
         "-c",
-        f'echo "$ACTUI_SANDBOX_ID $DISPLAY" > {marker}; exec sleep 300',
+        f'echo "$ACTUI_SANDBOX_ID ${display_var}" > {marker}; exec sleep 300',
         env=places.env(),
         stdin=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.DEVNULL,
@@ -232,13 +238,16 @@ async def test_killing_the_sandbox_owner_stops_its_desktop_and_removes_its_run_d
         token, display = marker.read_text().split()
         pids = tree(owner.pid) - {owner.pid}
         names = {command_name(pid) for pid in pids}
-        assert {"Xvfb", "dbus-daemon", "openbox", "zenity", "sleep"} <= names, names
+        assert display_names | {"dbus-daemon", "zenity", "sleep"} <= names, names
         assert _made_in(places) == {"actui-sandbox-"}
         owner.kill()
         await owner.wait()
         await _until(lambda: not _alive(pids) and not tagged_pids(token), "processes remain")
         await _until(lambda: places.leftovers() == [], "the run dir remains")
-        assert not display_locked(display)
+        if flags:  # the compositor's runtime dir (where its user reaches it) goes too
+            await _until(lambda: not Path(display).parent.exists(), "sway's runtime dir remains")
+        else:
+            assert not display_locked(display)
     finally:
         if owner.returncode is None:
             owner.kill()

@@ -23,7 +23,7 @@ from actui.outline.view import (
     render_view,
 )
 from actui.outline.windows import windowed
-from actui.results.typed import Capture, Observation, RootView, Shown
+from actui.results.typed import Capture, RootView, Shown, StateSummary
 from actui.results.views import console_line, root_delta_lines, root_label
 from actui.runtime.deltas import Announced, RootDelta
 from actui.runtime.imaging import scale_of
@@ -37,7 +37,7 @@ ConsoleFn = Callable[[RootInfo], tuple[str, ...]]
 """Drains a root's console messages (a page's; nothing for a desktop window)."""
 
 
-def observation(state: State, shown: Shown) -> Observation:
+def observation(state: State, shown: Shown) -> StateSummary:
     """A saved state as its result returns it: ids, the root, and the image's coordinate
     space when the state has an image (never the view text itself: the text carries it,
     and a model may be shown both)."""
@@ -45,7 +45,7 @@ def observation(state: State, shown: Shown) -> Observation:
     if state.image_size:
         width, height = state.image_size
         capture = Capture(state.state_id, width, height, scale_of(state), state.captured_at)
-    return Observation(
+    return StateSummary(
         state_id=state.state_id,
         base_state_id=state.base_state_id,
         target=RootView(state.root_ref, state.root),

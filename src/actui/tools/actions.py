@@ -22,10 +22,7 @@ from actui.refusals import DeliveryPolicy, Refused
 from actui.results.typed import BackgroundAttempt, EscalationReason, StepError, StepTrace
 from actui.runtime.store import State
 from actui.sentences import blocked, refusal
-from actui.tools.contract import ActionStep, chord_names
-
-_KEYBOARD = ("typeText", "keypress")
-_POINTER = ("click", "drag", "moveMouse", "scroll")
+from actui.tools.contract import STEPS, ActionStep, chord_names
 
 
 @dataclass(frozen=True)
@@ -79,7 +76,7 @@ def click_meaning(node: Node) -> ClickMeaning:
 
 def can_retry_in_foreground(kind: str, outcome: str, headless: bool) -> bool:
     """Only side-effect-free input whose background attempt verifiably did nothing."""
-    return not headless and outcome == "didnt" and kind in _KEYBOARD
+    return not headless and outcome == "didnt" and STEPS[kind].keyboard
 
 
 def _on_screen(state: State, x: float, y: float) -> tuple[int, int] | None:
@@ -179,7 +176,7 @@ def prepare(
         point = _screen_point(state, step.x, step.y, field)
     elif step.path:
         point = _screen_point(state, step.path[0]["x"], step.path[0]["y"], f"{field}.path[0]")
-    elif kind in _KEYBOARD:
+    elif STEPS[kind].keyboard:
         uses_current_focus = not headless and focus_established
     if point is not None and kind in ("click", "press"):
         needs_foreground = not headless and not page

@@ -16,8 +16,11 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
+from pydantic import Field
+
 from actui.backends.base import ProcessExit, RootInfo, Snapshot
 from actui.config import Config
+from actui.deadlines import Deadline, poll
 from actui.errors import ActuiError, PreconditionFailed, TargetGone
 from actui.outline.conditions import (
     UiCondition,
@@ -32,6 +35,7 @@ from actui.outline.diff import Changes
 from actui.outline.model import Outline
 from actui.quoting import inline, quote
 from actui.results.rendering import Renderer, observation
+from actui.results.schemas import ERROR_INFO, EXECUTION, OBSERVATION, OUTCOME, shape
 from actui.results.tool_result import ToolResult
 from actui.results.typed import (
     TITLE_CAP,
@@ -54,7 +58,6 @@ from actui.runtime.roots import match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State
 from actui.runtime.waiting import WaitResult, observed_outline
-from actui.tools import contract
 from actui.tools.actions import (
     Prepared,
     aggregate,
@@ -64,12 +67,40 @@ from actui.tools.actions import (
     prepare,
     reconcile,
 )
+from actui.tools.contract import (
+    MAX_ACTIONS,
+    READS_ON_DEMAND,
+    WRITES,
+    ActionStep,
+    Condition,
+    StateId,
+    Tool,
+    ToolParams,
+)
+from actui.tools.session import Session
 
 CLOSING_S = 1.0
 CLOSING_POLL_S = 0.05
 """How long, and how often, a window whose read failed is watched for leaving the listing."""
 OPENED_CAP = 8
 """Opened windows read per check of a condition: a burst of popups must not stall a wait."""
+
+
+class ActUi(ToolParams):
+    stateId: StateId
+    actions: list[ActionStep] = Field(
+        min_length=1,
+        max_length=MAX_ACTIONS,
+        description="Steps run in order; stops at first failure.",
+    )
+    expect: Condition | None = Field(
+        None,
+        description="Postcondition checked after the steps; without ref or scopeRef it is "
+        "also met in windows the steps opened (the result names the window).",
+    )
+    require: Condition | None = Field(
+        None, description="Precondition; nothing runs unless it holds."
+    )
 
 
 @dataclass(frozen=True)
@@ -81,7 +112,7 @@ class Seen:
     epoch: int
 
 
-def _condition(raw: contract.Condition | None, field: str, state: State) -> UiCondition | None:
+def _condition(raw: Condition | None, field: str, state: State) -> UiCondition | None:
     """A contract condition as a checked ``UiCondition`` whose refs are ``state``'s."""
     if raw is None:
         return None
@@ -109,15 +140,28 @@ class Parts:
     config: Config
     """The configuration of this call."""
 
+    @classmethod
+    def of(cls, s: Session) -> Parts:
+        """The parts a transaction needs of the session."""
+        return cls(
+            observer=s.observer,
+            renderer=s.renderer,
+            lanes=s.lanes,
+            ref_for=s.roots.ref_for,
+            told=s.announced.shown,
+            exit_of=s.backends.exit_of,
+            config=s.backends.config(),
+        )
 
-async def act_ui(parts: Parts, p: contract.ActUi) -> ToolResult:
+
+async def act_ui(parts: Parts, p: ActUi) -> ToolResult:
     return await Transaction(parts, p).run()
 
 
 class Transaction:
     """The phases of one ``act_ui`` call; each method is one phase."""
 
-    def __init__(self, parts: Parts, p: contract.ActUi) -> None:
+    def __init__(self, parts: Parts, p: ActUi) -> None:
         self.parts = parts
         self.observer = observer = parts.observer
         self.p = p
@@ -221,17 +265,16 @@ class Transaction:
         dialog after Save), so the listing is asked for up to :data:`CLOSING_S`.
         """
         backend = self.observer.backend_for(root)
-        deadline = time.monotonic() + CLOSING_S
-        while True:
+
+        async def gone() -> bool | None:
+            """True once the window left the listing, False when none can be had."""
             try:
                 listed = await backend.list_roots()
             except ActuiError:
                 return False
-            if all(r.native_id != root.native_id for r in listed):
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            await asyncio.sleep(CLOSING_POLL_S)
+            return True if all(r.native_id != root.native_id for r in listed) else None
+
+        return await poll(gone, Deadline(CLOSING_S), CLOSING_POLL_S) is True
 
     async def _gate(self, root: RootInfo, require: UiCondition) -> None:
         """``require`` must hold in time, or nothing is sent and the epoch stays."""
@@ -477,3 +520,21 @@ class Transaction:
 def _ran(steps: Sequence[object], asked: Sequence[object]) -> str:
     """``2 of 3 steps run; `` when a transaction stopped early; nothing when all ran."""
     return "" if len(steps) == len(asked) else f"{len(steps)} of {len(asked)} steps run; "
+
+
+ACT_UI = Tool(
+    "act_ui",
+    ActUi,
+    "Run 1-20 steps on a state as one transaction, with optional require/expect "
+    "conditions. Returns outcome worked/didnt/unknown, the check, and a diff + new stateId.",
+    lambda s, p: act_ui(Parts.of(s), p),
+    shape(
+        ("execution", "outcome"),
+        **OBSERVATION,
+        execution=EXECUTION,
+        outcome=OUTCOME,
+        error=ERROR_INFO,
+    ),
+    WRITES,
+    reference=READS_ON_DEMAND,
+)

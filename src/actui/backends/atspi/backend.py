@@ -29,7 +29,7 @@ from actui.backends.atspi.roots import Listing, RootLister
 from actui.backends.atspi.snapshot import WALK_BUDGET_S, SnapshotReader
 from actui.backends.atspi.unread import accepted_cells, read_cells
 from actui.backends.atspi.viewport import in_spreadsheet
-from actui.backends.atspi.window_origin import WindowOrigins
+from actui.backends.atspi.window_origin import WindowOrigins, WindowSource
 from actui.backends.base import (
     POLL_INTERVAL_S,
     ActionRequest,
@@ -66,9 +66,10 @@ class AtspiBackend(Backend):
         *,
         call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
         switch_on: bool = False,
+        windows: WindowSource | None = None,
     ) -> None:
         self._bus = AtspiBus(env, call_timeout_s=call_timeout_s, switch_on=switch_on)
-        self._origins = WindowOrigins(env)
+        self._origins = WindowOrigins(env, windows)
         self._roots = RootLister(self._bus, self._origins)
         self._changes = ChangeCounters()
         self._bus.subscribe(self._changes.on_signal)

@@ -87,6 +87,7 @@ from actui.backends.atspi.reader import (
 from actui.backends.atspi.tables import role_name, state_names
 from actui.backends.atspi.viewport import CellHint, Viewed, answers, is_windowed, read_window
 from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
+from actui.deadlines import Deadline
 from actui.errors import CallTimeout, TargetGone
 
 CACHE_PATH = "/org/a11y/atspi/cache"
@@ -155,11 +156,11 @@ class _Stop:
     truncated where it stopped, instead of nothing.
     """
 
-    deadline: float
+    deadline: Deadline
     reason: str = ""
 
     def stopped(self) -> bool:
-        if not self.reason and time.perf_counter() > self.deadline:
+        if not self.reason and self.deadline.expired:
             self.reason = "the application answered too slowly to read it all in time"
         return bool(self.reason)
 
@@ -534,7 +535,7 @@ class SnapshotReader:
         try:
             if cache is not None and reuse is None:
                 _prefetch(self._bus, plan, cache, at, max_depth)
-            stop = _Stop(time.perf_counter() + budget_s)
+            stop = _Stop(Deadline(budget_s))
             visits = await self._walk(at, plan, max_nodes, max_depth, stop)
         except AppGone as exc:
             raise AppGone(
@@ -581,7 +582,7 @@ class SnapshotReader:
         hidden page is no part of the root's walk.
         """
         plan = _Plan.of(root, None, None, origin, None, reads_hidden=True)
-        stop = _Stop(time.perf_counter() + budget_s)
+        stop = _Stop(Deadline(budget_s))
         visits = await self._walk(at, plan, max(1, max_nodes), max(0, max_depth), stop)
         if visits[0].basics is None:
             raise TargetGone(f"that element of {root.app_name}", "is gone", then="observe_ui")

@@ -39,6 +39,7 @@ from actui.backends.cdp.launch import READY_DEADLINE_S, BrowserProcess, spawn, w
 from actui.backends.cdp.layout import SNAPSHOT_PARAMS, parse_snapshot
 from actui.backends.cdp.page import FrameTarget, PageSession, exception_text
 from actui.backends.reads import int_of, list_of, obj_of, objs_of, text_of
+from actui.deadlines import Deadline, poll
 from actui.errors import (
     ActuiError,
     BackendUnavailable,
@@ -54,6 +55,9 @@ from actui.errors import (
 _SNAPSHOT_TIMEOUT_S = 15.0
 _CLOSE_TIMEOUT_S = 2.0
 _REAP_WAIT_S = 2.0
+FIRST_PAGE_S = 15.0
+FIRST_PAGE_POLL_S = 0.05
+"""How long, and how often, a started Chromium is listed until it shows its first page."""
 """How long a browser whose pipe closed is given to be reaped, so that the notice of
 its death can say how it ended (the pipe closes as the process dies, the exit
 status arrives a moment later)."""
@@ -119,14 +123,17 @@ class CdpBackend(BrowserBackend):
         return self._browser_conn is not None and not self._browser_conn.closed
 
     async def _first_page(self) -> RootInfo:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 15.0
-        while loop.time() < deadline:
+
+        async def first() -> RootInfo | None:
             roots = await self.list_roots()
-            if roots:
-                return roots[0]
-            await asyncio.sleep(0.05)
-        raise BackendUnavailable("Chromium started but opened no page within 15 s.")
+            return roots[0] if roots else None
+
+        page = await poll(first, Deadline(FIRST_PAGE_S), FIRST_PAGE_POLL_S)
+        if page is None:
+            raise BackendUnavailable(
+                f"Chromium started but opened no page within {FIRST_PAGE_S:g} s."
+            )
+        return page
 
     async def close(self) -> None:
         self.endpoint = None

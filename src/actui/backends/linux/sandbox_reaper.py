@@ -39,8 +39,8 @@ def tagged_pids(token: str) -> set[int]:
     return found
 
 
-def reap(token: str, rundir: Path) -> None:
-    """Stop the sandbox's processes, then delete its run dir."""
+def reap(token: str, rundir: Path, *more: Path) -> None:
+    """Stop the sandbox's processes, then delete its run dir (and its compositor's)."""
     for sig in (signal.SIGTERM, signal.SIGKILL):
         pids = tagged_pids(token) - {os.getpid()}
         if not pids:
@@ -49,7 +49,8 @@ def reap(token: str, rundir: Path) -> None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.kill(pid, sig)
         _wait_gone(pids, GRACE_S)
-    shutil.rmtree(rundir, ignore_errors=True)
+    for made in (rundir, *more):
+        shutil.rmtree(made, ignore_errors=True)
 
 
 def _wait_gone(pids: set[int], timeout_s: float) -> None:
@@ -74,12 +75,12 @@ def _wait_gone(pids: set[int], timeout_s: float) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """``sandbox_reaper.py TOKEN RUNDIR``, the lifeline on stdin."""
-    token, rundir = argv[1], Path(argv[2])
+    """``sandbox_reaper.py TOKEN RUNDIR [DIR]...``, the lifeline on stdin."""
+    token, rundir, more = argv[1], Path(argv[2]), [Path(a) for a in argv[3:]]
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's ^C is the owner's to handle
     while os.read(0, 4096):
         pass
-    reap(token, rundir)
+    reap(token, rundir, *more)
     return 0
 
 
