@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive
+from computer_helpers import assert_alive, paired_root
 
 from actui import api
 from actui.backends.linux.sandbox import Sandbox
@@ -42,15 +42,8 @@ async def geany(module_sandbox: Sandbox) -> AsyncIterator[Geany]:
 
 
 async def test_the_editor_is_named_editor_and_takes_typed_text(geany: Geany) -> None:
-    async with asyncio.timeout(30):
-        while True:
-            roots = await geany.computer.find_roots(pid=geany.pid)
-            assert_alive(geany.pid)
-            windows = [r for r in roots if "notes.txt" in r.title and r.root.window_id]
-            if windows:
-                break
-            await asyncio.sleep(0.2)
-    look = await geany.computer.observe(windows[0], mode="semantic")
+    window = await paired_root(geany.computer.tools, pid=geany.pid, title="notes.txt")
+    look = await geany.computer.observe(window, mode="semantic")
     assert_alive(geany.pid)
     editors = [e for e in look.search(role="textbox") if "multi_line" in e.states]
     shown = [e for e in editors if "showing" in e.states]

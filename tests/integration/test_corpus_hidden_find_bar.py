@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive
+from computer_helpers import assert_alive, paired_root
 
 from actui import api
 from actui.backends.linux.sandbox import Sandbox
@@ -37,16 +37,10 @@ class Editor:
     path: Path
 
     async def look(self) -> api.Observation:
-        async with asyncio.timeout(20):
-            while True:
-                roots = await self.computer.find_roots(pid=self.pid)
-                assert_alive(self.pid)
-                for root in roots:
-                    if "notes.txt" in root.title and root.root.window_id:
-                        look = await self.computer.observe(root, mode="semantic")
-                        assert_alive(self.pid)
-                        return look
-                await asyncio.sleep(0.1)
+        window = await paired_root(self.computer.tools, pid=self.pid, title="notes.txt")
+        look = await self.computer.observe(window, mode="semantic")
+        assert_alive(self.pid)
+        return look
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
