@@ -262,3 +262,38 @@ async def test_killing_the_client_inside_a_sandbox_leaves_nothing(places: Places
         if owner.process.returncode is None:
             owner.process.kill()
             await owner.process.wait()
+
+
+def _mentioning(text: str) -> set[int]:
+    """The processes whose command line holds ``text`` (Chromium's crash handlers, which
+    leave the tree and their session, name the profile inside the run dir)."""
+    return {pid for pid in tree(1) if text in " ".join(argv(pid))}
+
+
+OWNER_KILLS = 10
+
+
+async def test_killing_the_sandbox_owner_with_a_launched_browser_leaves_nothing_every_time(
+    places: Places,
+) -> None:
+    """Chromium overwrites its environment (its process titles), so it is found by ancestry
+    and session; in odd runs the client is stopped first, so only the reaper can end it."""
+    client = [sys.executable, "-m", "actui.server.cli", "mcp"]
+    for run in range(OWNER_KILLS):
+        owner = await RawMcp.start([*SANDBOX, "--", *client], places.env())
+        try:
+            launched = await owner.call("launch_browser", {"url": PAGE})
+            assert launched["stateId"]
+            everything = tree(owner.process.pid) | _mentioning(str(places.tmp))
+            assert any(command_name(pid).startswith("chrom") for pid in everything)
+            if run % 2:
+                (mcp,) = [pid for pid in everything if argv(pid) == client]
+                os.kill(mcp, signal.SIGSTOP)
+            owner.process.kill()
+            await owner.process.wait()
+            await _until(lambda: not _alive(everything), f"run {run}: processes remain")
+            await _until(lambda: places.leftovers() == [], f"run {run}: files remain")
+        finally:
+            if owner.process.returncode is None:
+                owner.process.kill()
+                await owner.process.wait()

@@ -7,7 +7,9 @@ backends' job. It knows just enough AT-SPI to tell when the desktop, or an app i
 
 Every process started for or inside a sandbox carries ``ACTUI_SANDBOX_ID=<token>`` in its
 environment, so teardown can find what escaped its process group: daemons activated on the
-private bus, grandchildren that left their group, commands the caller ran with ``Sandbox.env``.
+private bus, grandchildren that left their group, commands the caller ran with ``Sandbox.env``;
+and what a process that overwrote its environment (Chromium) started is found through its
+ancestors and sessions (:func:`~actui.backends.linux.sandbox_reaper.members`).
 
 Each app ``launch`` starts keeps its output in a log file under the runtime directory's
 ``apps/``, and gets an exit record there (:mod:`actui.backends.exit_records`, directory in
@@ -41,7 +43,8 @@ from dbus_fast.aio import MessageBus
 from actui.backends import exit_records
 from actui.backends.exits import from_returncode
 from actui.backends.linux import sandbox_reaper
-from actui.backends.linux.sandbox_reaper import TOKEN_VAR, tagged_pids
+from actui.backends.linux.sandbox_reaper import TOKEN_VAR, members
+from actui.backends.linux.sandbox_reaper import tagged_pids as tagged_pids
 
 START_TIMEOUT_S = 30.0
 STOP_GRACE_S = 2.0
@@ -490,11 +493,12 @@ class Sandbox:
                 ended.cancel()
             self._ends.clear()
             direct = {child.process.pid for child in self._children}
-            strays = self._live_pids() - direct
+            sessions: set[int] = set()
+            strays = self._live_pids(sessions) - direct
             self._signal(strays, signal.SIGTERM)
             await _wait_gone(strays)
             for sig in (signal.SIGTERM, signal.SIGKILL, signal.SIGKILL):
-                pids = self._live_pids()
+                pids = self._live_pids(sessions)
                 if not pids:
                     break
                 self._signal(pids, sig, groups=True)
@@ -525,9 +529,12 @@ class Sandbox:
                 await asyncio.wait_for(self._reaper.wait(), STOP_GRACE_S)
             self._reaper = None
 
-    def _live_pids(self) -> set[int]:
-        """Every live process of this sandbox: its token in their environment, or its child."""
-        pids = tagged_pids(self._token)
+    def _live_pids(self, sessions: set[int] | None = None) -> set[int]:
+        """Every live process of this sandbox (``members``), and its children.
+
+        ``sessions`` carries the sessions found from one round of signals to the next.
+        """
+        pids = members(self._token, set() if sessions is None else sessions)
         pids.update(c.process.pid for c in self._children if c.process.returncode is None)
         pids.discard(os.getpid())
         return pids
