@@ -271,6 +271,7 @@ def _mentioning(text: str) -> set[int]:
 
 
 OWNER_KILLS = 10
+CLIENT = [sys.executable, "-m", "actui.server.cli", "mcp"]
 
 
 async def test_killing_the_sandbox_owner_with_a_launched_browser_leaves_nothing_every_time(
@@ -278,22 +279,25 @@ async def test_killing_the_sandbox_owner_with_a_launched_browser_leaves_nothing_
 ) -> None:
     """Chromium overwrites its environment (its process titles), so it is found by ancestry
     and session; in odd runs the client is stopped first, so only the reaper can end it."""
-    client = [sys.executable, "-m", "actui.server.cli", "mcp"]
     for run in range(OWNER_KILLS):
-        owner = await RawMcp.start([*SANDBOX, "--", *client], places.env())
-        try:
-            launched = await owner.call("launch_browser", {"url": PAGE})
-            assert launched["stateId"]
-            everything = tree(owner.process.pid) | _mentioning(str(places.tmp))
-            assert any(command_name(pid).startswith("chrom") for pid in everything)
-            if run % 2:
-                (mcp,) = [pid for pid in everything if argv(pid) == client]
-                os.kill(mcp, signal.SIGSTOP)
+        await _kill_the_owner_of_a_browser(places, run, stop_the_client=run % 2 == 1)
+
+
+async def _kill_the_owner_of_a_browser(places: Places, run: int, *, stop_the_client: bool) -> None:
+    owner = await RawMcp.start([*SANDBOX, "--", *CLIENT], places.env())
+    try:
+        launched = await owner.call("launch_browser", {"url": PAGE})
+        assert launched["stateId"]
+        everything = tree(owner.process.pid) | _mentioning(str(places.tmp))
+        assert any(command_name(pid).startswith("chrom") for pid in everything)
+        if stop_the_client:
+            (mcp,) = [pid for pid in everything if argv(pid) == CLIENT]
+            os.kill(mcp, signal.SIGSTOP)
+        owner.process.kill()
+        await owner.process.wait()
+        await _until(lambda: not _alive(everything), f"run {run}: processes remain")
+        await _until(lambda: places.leftovers() == [], f"run {run}: files remain")
+    finally:
+        if owner.process.returncode is None:
             owner.process.kill()
             await owner.process.wait()
-            await _until(lambda: not _alive(everything), f"run {run}: processes remain")
-            await _until(lambda: places.leftovers() == [], f"run {run}: files remain")
-        finally:
-            if owner.process.returncode is None:
-                owner.process.kill()
-                await owner.process.wait()
