@@ -226,13 +226,15 @@ class BusGone(BackendUnavailable):
 
 
 class BrowserSilent(BackendUnavailable):
-    """The browser started never answered on its debugging pipe within ``within_s``;
-    ``exit_status`` is how it ended (None: it was still running, and was stopped)."""
+    """The browser started never answered on its debugging pipe: ``within_s`` after its
+    start it had ended with ``exit_status`` (None: it was still running, and was stopped);
+    ``last_words`` is the fatal line of its stderr (else its last line)."""
 
-    def __init__(self, within_s: float, exit_status: int | None) -> None:
-        super().__init__(sentences.browser_silent(within_s, exit_status))
+    def __init__(self, within_s: float, exit_status: int | None, last_words: str = "") -> None:
+        super().__init__(sentences.browser_silent(within_s, exit_status, last_words))
         self.within_s = within_s
         self.exit_status = exit_status
+        self.last_words = last_words
 
 
 class CallTimeout(ActuiError):

@@ -102,13 +102,13 @@ async def test_a_browser_that_must_be_killed_leaves_nothing(places: Places) -> N
     backend = CdpBackend(env=places.env())
     await backend.launch(PAGE)
     browser = backend.browser_process
-    assert browser is not None and browser.singleton_dir is not None
+    assert browser is not None and any(browser.temp.iterdir()), "its singleton socket's dir"
     pids = tree(browser.process.pid)
     os.kill(browser.process.pid, signal.SIGSTOP)  # Browser.close will never be answered
     await backend.close()
     assert browser.process.returncode == -signal.SIGKILL
     assert _alive(pids) == set()
-    assert not browser.singleton_dir.exists()
+    assert not browser.temp.exists()
     assert places.leftovers() == []
 
 
@@ -297,6 +297,29 @@ async def _kill_the_owner_of_a_browser(places: Places, run: int, *, stop_the_cli
         await owner.process.wait()
         await _until(lambda: not _alive(everything), f"run {run}: processes remain")
         await _until(lambda: places.leftovers() == [], f"run {run}: files remain")
+    finally:
+        if owner.process.returncode is None:
+            owner.process.kill()
+            await owner.process.wait()
+
+
+async def test_a_sandbox_under_a_120_character_tmpdir_launches_a_browser(places: Places) -> None:
+    """Sockets under the run dir (the buses', Chromium's singleton) must fit 107 bytes."""
+    deep = places.tmp / ("d" * (120 - len(str(places.tmp)) - 1))
+    deep.mkdir()
+    env = {**places.env(), "TMPDIR": str(deep)}
+    owner = await RawMcp.start([*SANDBOX, "--", *CLIENT], env)
+    try:
+        launched = await owner.call("launch_browser", {"url": PAGE})
+        found = await owner.call("search_ui", {"stateId": launched["stateId"], "text": "Press me"})
+        assert found["matches"], found
+        everything = tree(owner.process.pid) | _mentioning(str(places.tmp))
+        assert any(command_name(pid).startswith("chrom") for pid in everything)
+        assert owner.process.stdin is not None
+        owner.process.stdin.close()
+        assert await asyncio.wait_for(owner.process.wait(), 30) == 0
+        await _until(lambda: not _alive(everything), "processes remain")
+        assert places.leftovers() == [deep]
     finally:
         if owner.process.returncode is None:
             owner.process.kill()

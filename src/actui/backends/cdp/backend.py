@@ -92,7 +92,6 @@ class CdpBackend(BrowserBackend):
             self._browser = browser
             self._browser_conn = CdpConnection(browser.pipe, "the browser")
             await _answering(self._browser_conn, browser)
-            browser.note_singleton_dir()
             root = await self._first_page()
             if url != "about:blank":
                 root = await self.navigate(root, url)
@@ -497,9 +496,11 @@ async def _answering(conn: CdpConnection, browser: BrowserProcess) -> None:
     try:
         await conn.send("Browser.getVersion", timeout_s=READY_DEADLINE_S)
     except (TargetGone, CallTimeout):
+        took = time.monotonic() - browser.started
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(browser.process.wait(), 1.0)
-        raise BrowserSilent(READY_DEADLINE_S, browser.process.returncode) from None
+        words = await browser.stderr.fatal(1.0)
+        raise BrowserSilent(took, browser.process.returncode, words) from None
 
 
 def _graft(node: RawNode, subtrees: Mapping[str, RawNode]) -> RawNode:

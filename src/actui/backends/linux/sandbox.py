@@ -40,7 +40,7 @@ from typing import Any, TypeVar
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
-from actui.backends import exit_records
+from actui.backends import exit_records, socket_paths
 from actui.backends.exits import from_returncode
 from actui.backends.linux import sandbox_reaper
 from actui.backends.linux.sandbox_reaper import TOKEN_VAR, members
@@ -54,6 +54,11 @@ APP_TIMEOUT_S = 20.0
 APP_LOG = -42
 """``launch``'s default for ``stdout`` and ``stderr``: the stream goes to the app's log file."""
 
+_RUNDIR_PREFIX = "actui-sandbox-"
+_SOCKET_ROOM = 64
+"""Bytes of path below the run dir a socket may take: Chromium's singleton socket in ``tmp/``
+takes 49, the session bus's and the accessibility bus's take less. A temp dir too deep for
+that puts the run dir in /tmp (``socket_paths``)."""
 _FIRST_DISPLAY = 100
 _DISPLAY_ATTEMPTS = 20  # only lost lock races use more than one
 _DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
@@ -260,7 +265,8 @@ class Sandbox:
     # -- start -------------------------------------------------------------------------
 
     async def _start(self) -> None:
-        self._rundir = Path(tempfile.mkdtemp(prefix="actui-sandbox-"))
+        base = socket_paths.roomy(tempfile.gettempdir(), len(_RUNDIR_PREFIX) + 9 + _SOCKET_ROOM)
+        self._rundir = Path(tempfile.mkdtemp(prefix=_RUNDIR_PREFIX, dir=base))
         await self._start_reaper()
         self.env["XDG_RUNTIME_DIR"] = str(self._rundir)
         self.apps_dir.mkdir()
