@@ -215,14 +215,16 @@ class DisplayGone(BackendUnavailable):
 
 
 class BusGone(BackendUnavailable):
-    """The accessibility bus connection closed: what was read through it cannot be now."""
+    """The accessibility bus connection closed (``at``, a clock time, when known): what
+    was read through it cannot be now."""
 
-    def __init__(self) -> None:
+    def __init__(self, at: str = "") -> None:
         super().__init__("the accessibility bus went away")
+        self.at = at
 
     @property
     def message(self) -> str:
-        return sentences.bus_gone()
+        return sentences.bus_gone(self.at)
 
 
 class BrowserSilent(BackendUnavailable):

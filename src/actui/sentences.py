@@ -40,6 +40,13 @@ def _sentence(fact: str, advice: str) -> str:
     return f"{fact}; {advice}." if advice else f"{fact}."
 
 
+def as_sentence(fact: str) -> str:
+    """A fact written to follow another sentence: capitalized and ended with a period."""
+    fact = fact.strip()
+    ended = fact.endswith((".", "!", "?"))
+    return fact[:1].upper() + fact[1:] + ("" if ended or not fact else ".")
+
+
 def gone(what: str, why: str, then: Then) -> str:
     """``what`` no longer exists (``why`` says how), and which call finds what does."""
     return _sentence(f"{what} {why}", f"call {then} again" if then else "")
@@ -118,13 +125,22 @@ def display_gone(display: str) -> str:
     )
 
 
-def bus_gone() -> str:
-    """The accessibility bus closed: its applications must be restarted to be read."""
-    return gone(
-        "the accessibility bus",
-        "went away (its connection closed): applications connected to it cannot be read "
-        "until they are restarted",
-        "find_roots",
+def bus_gone(at: str) -> str:
+    """The accessibility bus closed (at the clock time ``at``, when known): its
+    applications must be restarted to be read. :func:`bus_lost`, and what to call."""
+    return gone("the accessibility bus", _bus_lost(at), "find_roots")
+
+
+def bus_lost(at: str) -> str:
+    """The notice of a lost accessibility bus: the fact of :func:`bus_gone`, no advice."""
+    return gone("the accessibility bus", _bus_lost(at), "")
+
+
+def _bus_lost(at: str) -> str:
+    when = f"at {at}" if at else "(its connection closed)"
+    return (
+        f"went away {when}: applications connected to it before then cannot be read until "
+        "they are restarted"
     )
 
 

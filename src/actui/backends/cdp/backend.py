@@ -155,13 +155,13 @@ class CdpBackend(BrowserBackend):
         if browser is None or conn is None:
             return ""
         if not browser.alive:
-            how = f"exited ({browser.ending})"
+            how = browser.ending
         elif conn.closed:
             how = "closed its debugging pipe"
         else:
             return ""
         return (
-            f"the browser actui launched {how}; its pages are gone; launch_browser starts a new one"
+            f"the browser actui launched {how}: its pages are gone; launch_browser starts a new one"
         )
 
     async def _settled_end(self) -> str:

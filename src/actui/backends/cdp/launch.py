@@ -162,15 +162,16 @@ class BrowserProcess:
 
     @property
     def ending(self) -> str:
-        """How the process ended (``signal SIGKILL``, ``code 1``); empty while it runs."""
+        """How the process ended (``was killed by signal SIGKILL``, ``exited with code 1``);
+        empty while it runs."""
         code = self.process.returncode
         if code is None:
             return ""
         if code < 0:
             with contextlib.suppress(ValueError):
-                return f"signal {signal.Signals(-code).name}"
-            return f"signal {-code}"
-        return f"code {code}"
+                return f"was killed by signal {signal.Signals(-code).name}"
+            return f"was killed by signal {-code}"
+        return f"exited with code {code}"
 
     async def terminate(self) -> None:
         """Let a closing browser exit, else kill the whole process group; delete its dirs.
