@@ -10,7 +10,9 @@ import asyncio
 import contextlib
 import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -76,8 +78,8 @@ def _descendants(pid: int) -> set[int]:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Server]:
-    tmp = tmp_path_factory.mktemp("http-server-tmp")
+async def server() -> AsyncIterator[Server]:
+    tmp = Path(tempfile.mkdtemp(prefix="h-"))  # short: the run dirs' sockets fit below it
     env = {**os.environ, "ACTUI_MCP_TOKEN": TOKEN, "TMPDIR": str(tmp)}
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "actui.server.cli", "mcp", "--http", "--port", "0",
@@ -94,6 +96,7 @@ async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Serv
         process.terminate()
         async with asyncio.timeout(30):
             await process.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 @asynccontextmanager

@@ -38,7 +38,7 @@ LAST_LINES = 20
 LINE_CAP = 1000
 SINGLETON_ROOM = len("/org.chromium.Chromium.XXXXXX/SingletonSocket")
 """Bytes Chromium adds to ``TMPDIR`` for its singleton socket's path."""
-_TEMP_PREFIX = "actui-chromium-tmp-"
+_TEMP_PREFIX = "actui-"
 _DESKTOP_VARS = ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS")
 """What a headless browser is not given: it draws on no display and joins no desktop bus."""
 _CHILD_READ_FD = 3

@@ -56,9 +56,10 @@ APP_LOG = -42
 
 _RUNDIR_PREFIX = "actui-sandbox-"
 _SOCKET_ROOM = 64
-"""Bytes of path below the run dir a socket may take: Chromium's singleton socket in ``tmp/``
-takes 49, the session bus's and the accessibility bus's take less. A temp dir too deep for
-that puts the run dir in /tmp (``socket_paths``)."""
+"""Bytes of path below the run dir a socket may take: a browser's, in its temp dir under
+``tmp/`` (``cdp/launch``), takes 64; the session bus's and the accessibility bus's less.
+A temp dir too deep for that puts the run dir in /tmp (``socket_paths``), so that what the
+browser leaves is inside the run dir, where the reaper removes it."""
 _FIRST_DISPLAY = 100
 _DISPLAY_ATTEMPTS = 20  # only lost lock races use more than one
 _DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
