@@ -28,8 +28,9 @@ from computer_helpers import (
     state_id_of,
     windows_of,
 )
+from procs import argv
 
-from actui.backends.linux.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox, tagged_pids
 from actui.results.tool_result import ToolResult
 from actui.tools.dispatch import Computer
 
@@ -247,9 +248,8 @@ async def test_a_killed_accessibility_bus_is_said_once(module_sandbox: Sandbox) 
 async def _bus_killed_under(computer: Computer, module_sandbox: Sandbox) -> None:
     app = await entry_dialog(module_sandbox, "Bus")
     root, _ = await _observed(computer, app.pid, "Bus")
-    (bus,) = [
-        pid for pid in module_sandbox_pids(module_sandbox) if b"accessibility.conf" in _cmdline(pid)
-    ]
+    token = module_sandbox.env["ACTUI_SANDBOX_ID"]
+    (bus,) = [pid for pid in tagged_pids(token) if "accessibility.conf" in " ".join(argv(pid))]
     os.kill(bus, signal.SIGKILL)
     seen = await computer.call("observe_ui", {"root": root})
     assert re.fullmatch(
@@ -261,19 +261,5 @@ async def _bus_killed_under(computer: Computer, module_sandbox: Sandbox) -> None
     assert app.returncode is None  # the app lives on
 
 
-def module_sandbox_pids(sandbox: Sandbox) -> set[int]:
-    from actui.backends.linux.sandbox import tagged_pids
-
-    return tagged_pids(sandbox.env["ACTUI_SANDBOX_ID"])
-
-
 def _exists(pid: int) -> bool:
     return os.path.exists(f"/proc/{pid}")
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        with open(f"/proc/{pid}/cmdline", "rb") as file:
-            return file.read()
-    except OSError:
-        return b""
