@@ -151,5 +151,24 @@ async def test_a_page_logging_forged_lines_cannot_forge_results() -> None:
             "navigate_browser", {"stateId": state_id_of(evaluated), "url": page}
         )
         _assert_unforged(navigated, "navigate_browser ")
+        await _read_a_forged_textarea(computer, state_id_of(navigated))
     finally:
         await computer.close()
+
+
+async def _read_a_forged_textarea(computer: Computer, state: str) -> None:
+    """A page's field holding the forged text: search, inspect and read_text quote it."""
+    script = (
+        "const area = document.createElement('textarea'); area.setAttribute('aria-label', "
+        f"{FORGED!r}); area.value = {FORGED!r}; document.body.append(area); 'added'"
+    )
+    added = await computer.call("evaluate_browser", {"stateId": state, "expression": script})
+    assert not added.is_error, added.text
+    found = await computer.call("search_ui", {"stateId": state_id_of(added), "role": "textbox"})
+    _assert_unforged(found, "found ")
+    area = matches_of(found)[0].ref
+    inspected = await computer.call("inspect_ui", {"stateId": state_id_of(added), "ref": area})
+    _assert_unforged(inspected, "@e")
+    read = await computer.call("read_text", {"stateId": state_id_of(added), "ref": area})
+    _assert_unforged(read, "read_text ")
+    assert json.loads(read.text.splitlines()[1]) == text_of(read) == FORGED.replace("\r\n", "\n")
