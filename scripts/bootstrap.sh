@@ -15,7 +15,13 @@ SYSTEM_PACKAGES=(
   libreoffice-calc libreoffice-gtk3
   # Fixture apps of our own in tests/apps/ run on Debian's python3 with GTK 3 bindings.
   python3-gi gir1.2-gtk-3.0
+  # The container image and its tests (make image, tests/integration/test_container.py).
+  podman runc catatonit debootstrap iptables haproxy
 )
+# What the container image runs on (deploy/Containerfile installs the same list).
+while read -r -a listed; do
+  if ((${#listed[@]})) && [[ ${listed[0]} != \#* ]]; then SYSTEM_PACKAGES+=("${listed[@]}"); fi
+done <deploy/runtime-packages
 
 missing=()
 for pkg in "${SYSTEM_PACKAGES[@]}"; do

@@ -15,22 +15,23 @@ import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx2
-import mcp_types as types
 import pytest
 import pytest_asyncio
 from computer_helpers import process_alive
 from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
+from mcp_client import PROBE_APP, http_session
+from mcp_client import call as _call
+from mcp_client import probe_window as _probe_window
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 TOKEN = "integration-test-token"
-APP = "zenity --entry --title=Probe --text=Type:"
+APP = PROBE_APP
 CAP = 2
 
 
@@ -99,33 +100,8 @@ async def server() -> AsyncIterator[Server]:
     shutil.rmtree(tmp, ignore_errors=True)
 
 
-@asynccontextmanager
-async def _session(server: Server, token: str = TOKEN) -> AsyncIterator[ClientSession]:
-    headers = {"Authorization": f"Bearer {token}"}
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60, read=120)) as http,
-        streamable_http_client(server.url, http_client=http) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
-
-
-async def _call(session: ClientSession, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await session.call_tool(tool, args, read_timeout_seconds=90)
-    text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
-    assert not result.is_error, text
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
-
-
-async def _probe_window(session: ClientSession) -> dict[str, Any]:
-    async with asyncio.timeout(60):
-        while True:
-            roots = await _call(session, "find_roots", {"text": "Probe"})
-            if roots["windows"]:
-                return dict(roots["windows"][0])
-            await asyncio.sleep(0.2)
+def _session(server: Server, token: str = TOKEN) -> AbstractAsyncContextManager[ClientSession]:
+    return http_session(server.url, token)
 
 
 async def _answer_probe(session: ClientSession, phrase: str) -> tuple[str, int]:

@@ -556,6 +556,10 @@ def http_main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
     except HttpUsageError as error:
         print(f"actui mcp: {error}", file=sys.stderr)
         return 2
+    if env is None:
+        # Read once and forgotten: desktops copy this environment, and their apps (the ones an
+        # agent drives, e.g. a terminal showing `env`) must not hold the token.
+        os.environ.pop(TOKEN_VAR, None)
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve_http(options))

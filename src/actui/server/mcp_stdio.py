@@ -16,7 +16,8 @@ import base64
 import contextlib
 import os
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import Any, cast
 
 import anyio
@@ -29,9 +30,12 @@ from mcp.shared.message import SessionMessage
 from actui import __version__
 from actui.config import load_config
 from actui.results.tool_result import ToolResult
+from actui.server import mcp_workflows
 from actui.server.stdin_guard import CheckedStdin, claimed_stdin
 from actui.tools import contract
 from actui.tools.dispatch import Computer
+from actui.tools.recording import Recorder
+from actui.tools.workflow import Workflow
 
 INSTRUCTIONS = (
     "actui drives desktop and browser apps. Typical loop: find_roots → observe_ui(root) → "
@@ -72,8 +76,15 @@ def _catalog(structured: bool) -> list[types.Tool]:
     ]
 
 
-def build_server(computer_for: ComputerFor) -> Server[Any]:
-    catalogs = {structured: _catalog(structured) for structured in (True, False)}
+def build_server(
+    computer_for: ComputerFor, workflows: Mapping[str, Workflow] | None = None
+) -> Server[Any]:
+    """The MCP server of the tools, and of ``workflows`` by tool name (``mcp_workflows``)."""
+    flows = dict(workflows or {})
+    catalogs = {
+        structured: _catalog(structured) + mcp_workflows.tools(flows)
+        for structured in (True, False)
+    }
 
     async def list_tools(
         _ctx: Any, _params: types.PaginatedRequestParams | None
@@ -84,6 +95,8 @@ def build_server(computer_for: ComputerFor) -> Server[Any]:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         computer = await computer_for(ctx)
+        if params.name in flows:
+            return await mcp_workflows.call(computer, flows[params.name], params.arguments or {})
         result = await computer.call(params.name, params.arguments or {})
         return _to_mcp(result, computer.config().structured_content)
 
@@ -106,14 +119,16 @@ async def _forward(replies: MemoryObjectReceiveStream[SessionMessage], write_str
                 return
 
 
-async def serve() -> None:
-    computer = Computer()
+async def serve(
+    record: Path | None = None, workflows: Mapping[str, Workflow] | None = None
+) -> None:
+    computer = Computer(record=Recorder(record) if record is not None else None)
     _close_on_sigterm(computer)
 
     async def the_computer(_ctx: object) -> Computer:
         return computer
 
-    server = build_server(the_computer)
+    server = build_server(the_computer, workflows)
     try:
         with claimed_stdin() as wire:
             stdin = CheckedStdin(wire)
@@ -150,9 +165,11 @@ def _close_on_sigterm(computer: Computer) -> None:
     loop.add_signal_handler(signal.SIGTERM, on_sigterm)
 
 
-def main() -> None:
+def main(record: Path | None = None, workflows: Mapping[str, Workflow] | None = None) -> None:
+    """Serve on stdio; ``record`` a directory for this session's workflow file,
+    ``workflows`` the recorded workflows to serve as tools (``docs/replay.md``)."""
     try:
-        anyio.run(serve)
+        anyio.run(serve, record, workflows)
     except* (BrokenPipeError, ConnectionResetError):
         # The client closed its end of the wire: nobody is left to read a reply
         # or a traceback, and the session was closed on the way out.

@@ -24,6 +24,7 @@ from actui.results.tool_result import ToolResult
 from actui.runtime.store import State
 from actui.sentences import as_sentence
 from actui.tools import browser, contract, discovery, queries, transaction, waits
+from actui.tools.recording import Recorder
 from actui.tools.session import Session
 
 log = logging.getLogger(__name__)
@@ -82,10 +83,21 @@ class Computer:
     """One agent session: the eleven tools over the session's parts."""
 
     def __init__(
-        self, *, env: Mapping[str, str] | None = None, desktop: Backend | None = None
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        desktop: Backend | None = None,
+        record: Recorder | None = None,
     ) -> None:
-        """``env`` and ``desktop`` choose the backends (see ``backends.registry.Backends``)."""
+        """``env`` and ``desktop`` choose the backends (see ``backends.registry.Backends``);
+        ``record`` writes every act_ui transaction to a workflow file (``tools.recording``)."""
         self._session = Session.open(env=env, desktop=desktop)
+        self._recorder = record
+
+    @property
+    def recorder(self) -> Recorder | None:
+        """What records this session's acts, if anything does."""
+        return self._recorder
 
     @property
     def backends(self) -> Backends:
@@ -126,7 +138,10 @@ class Computer:
         params = contract.validate(tool, arguments)
         if isinstance(params, contract.ToolParams):  # "300" is 300 once validated
             RESULT_BUDGET.set(params.maxTokens)
-        result = await HANDLERS[tool](session, params)
+        work = HANDLERS[tool](session, params)
+        if self._recorder is not None and isinstance(params, contract.ActUi):
+            work = self._recorder.transaction(session.observer.state, params, work)
+        result = await work
         result.tool = tool
         result.text = session.output.bound(result.text, tool=tool, max_tokens=RESULT_BUDGET.get())
         return result
