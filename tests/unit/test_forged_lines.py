@@ -11,6 +11,7 @@ may start with the forged text.
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from dataclasses import replace
 
@@ -28,6 +29,7 @@ from actui.backends.base import (
     Snapshot,
     TextSlice,
 )
+from actui.backends.browsing import BrowserBackend, EvalResult
 from actui.results.tool_result import ToolResult
 from actui.tools.dispatch import Computer
 
@@ -90,6 +92,73 @@ class HostileApp(Backend):
         return None
 
 
+class HostilePage(BrowserBackend):
+    """A page whose title, URL, elements, console, script values and exceptions all say
+    ``text``; evaluating ``throw`` throws it."""
+
+    def __init__(self, text: str) -> None:
+        self.app = HostileApp(text)
+        self.root = replace(
+            self.app.root, native_id="page/1", kind="browser_page", url="https://x/" + text
+        )
+        self.browser_process = None  # launched by no process: nothing to attach to
+
+    async def launch(self, url: str = "about:blank", *, headed: bool | None = None) -> RootInfo:
+        return self.root
+
+    async def navigate(self, root: RootInfo, url: str) -> RootInfo:
+        return self.root
+
+    async def evaluate(self, root: RootInfo, expression: str) -> EvalResult:
+        forged = self.app.forged
+        if expression == "throw":
+            return EvalResult("null", forged, (forged,))
+        return EvalResult(json.dumps({"value": forged}, ensure_ascii=False), None, (forged,))
+
+    def console(self, root: RootInfo) -> tuple[str, ...]:
+        return (self.app.forged,)
+
+    async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
+        return [self.root]
+
+    async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
+        taken = await self.app.snapshot(root, max_nodes=max_nodes, max_depth=max_depth)
+        return replace(taken, root=self.root)
+
+    async def act(self, request: ActionRequest) -> ActionResult:
+        return await self.app.act(request)
+
+    async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
+        return await self.app.read_text(root, node_id, offset, limit)
+
+    async def close(self) -> None:
+        return None
+
+
+async def _browser_tools(page: HostilePage) -> list[tuple[str, ToolResult]]:
+    computer = Computer(env={"XDG_CONFIG_HOME": "/nonexistent"})
+    computer._session.backends._browser = page  # type: ignore[assignment]  # the model page
+    calls: list[tuple[str, ToolResult]] = []
+    try:
+        launched = await computer.call("launch_browser", {"url": "https://example.org/"})
+        calls.append(("launch_browser", launched))
+        state = _state_of(launched)
+        for expression in ("value", "throw"):
+            evaluated = await computer.call(
+                "evaluate_browser", {"stateId": state, "expression": expression}
+            )
+            calls.append(("evaluate_browser", evaluated))
+            state = _state_of(evaluated)
+        navigated = await computer.call(
+            "navigate_browser", {"stateId": state, "url": "https://example.org/next"}
+        )
+        calls.append(("navigate_browser", navigated))
+        calls.append(("find_roots", await computer.call("find_roots", {})))
+    finally:
+        await computer.close()
+    return calls
+
+
 def _state_of(result: ToolResult) -> str:
     wire = result.value.to_wire() if result.value is not None else {}
     assert "stateId" in wire, result.text
@@ -143,8 +212,12 @@ async def _every_tool(app: HostileApp) -> list[tuple[str, ToolResult]]:
 @given(FORGED)
 def test_no_app_controlled_string_starts_a_line_in_any_tool(forged: str) -> None:
     calls = asyncio.run(_every_tool(HostileApp(forged)))
+    calls += asyncio.run(_browser_tools(HostilePage(forged)))
     tools = {tool for tool, _ in calls}
-    assert tools >= {
+    assert tools == {
+        "launch_browser",
+        "navigate_browser",
+        "evaluate_browser",
         "find_roots",
         "observe_ui",
         "search_ui",
