@@ -10,7 +10,10 @@ import asyncio
 import contextlib
 import os
 import re
+import shutil
 import sys
+import tempfile
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
@@ -97,10 +100,13 @@ async def serving(tmp: Path, *flags: str) -> AsyncIterator[Server]:
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Server]:
-    tmp = tmp_path_factory.mktemp("http-server-tmp")
-    async with serving(tmp, "--max-desktops", str(CAP), "--app", APP) as started:
-        yield started
+async def server() -> AsyncIterator[Server]:
+    tmp = Path(tempfile.mkdtemp(prefix="h-"))  # short: the run dirs' sockets fit below it
+    try:
+        async with serving(tmp, "--max-desktops", str(CAP), "--app", APP) as started:
+            yield started
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _session(server: Server, token: str = TOKEN) -> AbstractAsyncContextManager[ClientSession]:
@@ -162,6 +168,34 @@ async def test_a_missing_or_wrong_token_is_refused_and_nothing_starts(server: Se
     with pytest.raises(Exception):  # noqa: B017 (the client's own error type for a 401)
         async with _session(server, token="nope"):
             pass
+    assert await server.open_desktops() == 0
+
+
+async def test_a_request_of_100000_actions_is_refused_unparsed_and_starts_nothing(
+    server: Server,
+) -> None:
+    steps = [{"action": "press", "ref": "@e1"}] * 100_000
+    arguments = {"name": "act_ui", "arguments": {"stateId": "s1", "actions": steps}}
+    body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": arguments}
+    async with httpx2.AsyncClient(timeout=10) as http:
+        started = time.monotonic()
+        refused = await http.post(
+            server.url,
+            json=body,
+            headers={"Authorization": f"Bearer {TOKEN}", "Accept": "application/json"},
+        )
+        took = time.monotonic() - started
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": "request refused unparsed: it holds more than 20 actions, and act_ui "
+            "takes at most 20 per call. Send the steps over several act_ui calls.",
+        },
+    }
+    assert took < 2, f"refusing took {took:.1f} s"
     assert await server.open_desktops() == 0
 
 

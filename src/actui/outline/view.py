@@ -441,10 +441,13 @@ def _header(outline: Outline, state_id: str, reason: str | None, shown: int, fol
     return text
 
 
-QUIET_REASONS = frozenset({"diff_longer_than_view"})
+UNREAD = "tree_not_read"
+"""Why a state is shown whole instead of as a diff when its application did not answer:
+what a diff would call removed was only not read (a sentence above the view says so)."""
+QUIET_REASONS = frozenset({"diff_longer_than_view", UNREAD})
 """Reasons for a full view the header does not give: the refs of the state before still
-name the same elements (structuredContent's ``viewReason`` has it); the others say they
-may not."""
+name the same elements (structuredContent's ``viewReason`` has it), or a sentence above
+the view says why; the others say the refs may not."""
 
 
 RECEIPT = "▸ folds: expand_ui a ref to open one, or search_ui to find any element."

@@ -18,13 +18,14 @@ from actui.outline.view import (
     MIN_VIEW_TOKENS,
     PAGE_TOKENS,
     RECEIPT,
+    UNREAD,
     WINDOW_TOKENS,
     ViewLines,
     render_view,
 )
 from actui.outline.windows import windowed
 from actui.results.typed import Capture, RootView, Shown, StateSummary
-from actui.results.views import console_line, root_delta_lines, root_label
+from actui.results.views import REACH_NOTES, console_line, root_delta_lines, root_label
 from actui.runtime.deltas import Announced, RootDelta
 from actui.runtime.imaging import scale_of
 from actui.runtime.store import State
@@ -123,9 +124,14 @@ class Renderer:
         """The diff from ``base`` (``changes`` when already computed), or the view when that
         is shorter or the diff asks for it, within what the result has left below the lines
         ``above``."""
+        budget = view_budget(successor, above)
+        if successor.root.accessibility == "not_answering":
+            # its tree was not read: elements a diff would call removed are only unseen
+            note = REACH_NOTES["not_answering"]
+            view = render_view(successor.outline, successor.state_id, budget, UNREAD, self._recent)
+            return f"{note}\n{self._receipt_once(view.text)}", Shown("full", reason=UNREAD)
         if changes is None:
             changes = self.changes(base, successor.outline)
-        budget = view_budget(successor, above)
         text, reason = diff_or_view(
             changes, successor.outline, base.state_id, successor.state_id, budget, self._recent
         )

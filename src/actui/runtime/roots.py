@@ -77,8 +77,10 @@ def match_root(wanted: RootInfo, candidates: Sequence[RootInfo]) -> RootInfo:
     ]
     if len(titled) == 1:
         return titled[0]
+    kind = "page" if wanted.kind == "browser_page" else "window"
+    process = f" (pid {wanted.pid})" if wanted.pid > 0 else ""
     raise TargetGone(
-        f"the window {wanted.title or wanted.app_name!r} (pid {wanted.pid}) is gone. "
+        f"the {kind} {wanted.title or wanted.app_name!r}{process} is gone. "
         "Run find_roots, then observe_ui.",
         pid=wanted.pid,
     )

@@ -39,6 +39,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from actui.backends.registry import PrivateDesktop as Sandbox
 from actui.server.mcp_stdio import build_server
+from actui.server.request_bounds import too_many_steps
 from actui.tools.dispatch import ToolBox
 
 log = logging.getLogger(__name__)
@@ -210,6 +211,24 @@ class Door:
         return None
 
 
+async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
+    """The request body as far as the size bound (the SDK refuses a longer one), and a
+    ``receive`` that hands the app what was read, then the rest."""
+    chunks: list[Message] = []
+    size, more = 0, True
+    while more and size <= MAX_BODY_BYTES:
+        message = await receive()
+        chunks.append(message)
+        size += len(message.get("body", b""))
+        more = message["type"] == "http.request" and bool(message.get("more_body"))
+    body = b"".join(m.get("body", b"") for m in chunks) if size <= MAX_BODY_BYTES else b""
+
+    async def replay() -> Message:
+        return chunks.pop(0) if chunks else await receive()
+
+    return body, replay
+
+
 def _refuse(status: int, message: str, code: str) -> JSONResponse:
     return JSONResponse({"error": code, "message": message}, status_code=status)
 
@@ -335,6 +354,17 @@ class _Gate:
         if refusal is not None:
             await refusal(scope, receive, send)
             return
+        if scope["method"] == "POST":
+            body, receive = await _read_body(receive)
+            crowded = too_many_steps(body)
+            if crowded is not None:
+                error = {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": -32600, "message": crowded},
+                }
+                await JSONResponse(error, status_code=400)(scope, receive, send)
+                return
         desktops = self.desktops
         if desktops is None or scope["path"] != MCP_PATH:
             await self.app(scope, receive, send)

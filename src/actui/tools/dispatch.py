@@ -22,6 +22,7 @@ from actui.results.observations import ToolError
 from actui.results.rendering import RESULT_BUDGET
 from actui.results.tool_result import ToolResult
 from actui.runtime.store import State
+from actui.sentences import as_sentence
 from actui.tools import catalog, contract
 from actui.tools.recording import Recorder
 from actui.tools.session import Session
@@ -117,7 +118,7 @@ class ToolBox:
                 return self._exited_result(tool, exc.message, ended)
             # "gone" or "unavailable" may have a cause a backend knows: say it
             known = backends.notices() if isinstance(exc, (TargetGone, BackendUnavailable)) else []
-            why = [notice for notice in known if notice not in exc.message]
+            why = [as_sentence(n) for n in known if n.rstrip(".") not in exc.message]
             # an error may quote what an app controls: it stays on one line
             return self._error_result(tool, exc.code, inline(" ".join([exc.message, *why])))
         except Exception as exc:  # a bug must not reach the agent as a traceback
@@ -139,9 +140,10 @@ class ToolBox:
     def _exited_result(self, tool: str, gone: str, ended: ProcessExit) -> ToolResult:
         """A root is gone because its application ended: say how, not just "gone".
 
-        Killed by a signal is a crash (``app_exited``); an exit with a code may be
-        the app's normal end once its window closed, so it stays ``target_gone``.
+        A crash (``ProcessExit.crashed``) is ``app_exited``; an exit with a code or on a
+        request to end (SIGTERM, as a window manager's close may end in) may be the app's
+        normal end once its window closed, so it stays ``target_gone``.
         """
         why = f"the application (pid {ended.pid}) {ended.describe()}. "
-        code = "app_exited" if ended.signal else TargetGone.code
+        code = "app_exited" if ended.crashed else TargetGone.code
         return self._error_result(tool, code, why + gone[:1].upper() + gone[1:], ended)

@@ -155,14 +155,18 @@ async def inspect_ui(observer: Observer, p: InspectUi) -> ToolResult:
 
 
 def read_output(output: OutputStore, p: ReadText) -> ToolResult:
-    """A page of a long result's text that an ``@o`` ref continues."""
+    """A page of a long result's text that an ``@o`` ref continues.
+
+    The stored text is a result's, its app text already quoted; a page that starts inside
+    a line starts with ``…``, so even a cut through a quoted string starts no line with it.
+    """
     page = output.read(p.ref, p.offset)
-    text = page.text
+    end = page.offset + page.limit
+    head = f"read_text {p.ref}: bytes {page.offset}-{end} of {page.total_bytes}"
+    cut = "" if output.at_line_start(p.ref, page.offset) else "…"
+    text = f"{head}\n{cut}{page.text}"
     if page.has_more:
-        text += (
-            f"\n[{page.offset + page.limit} of {page.total_bytes} bytes; continue with "
-            f'read_text({{ref:"{p.ref}", offset:{page.offset + page.limit}}})]'
-        )
+        text += f'\n[continue with read_text({{ref:"{p.ref}", offset:{end}}})]'
     read = OutputPage(
         p.ref, page.offset, page.limit, page.total_bytes, page.has_more, page.complete
     )
@@ -202,10 +206,14 @@ async def read_element(observer: Observer, p: ReadText) -> ToolResult:
     sliced = await observer.read_at(state, job)
     read = ElementText(p.ref, p.offset, sliced.text, sliced.total_chars)
     total, next_offset = read.total_chars, p.offset + read.limit
-    shown = read.text
+    # the text is the app's: one JSON string literal on its own line, whatever it holds
+    shown = (
+        f"read_text {p.ref} of {state.state_id}: characters {p.offset}-{next_offset} of "
+        f"{total}\n{quote(read.text)}"
+    )
     if read.has_more:
         shown += (
-            f"\n[characters {p.offset}-{next_offset} of {total}; continue with "
+            "\n[continue with "
             f'read_text({{ref:"{p.ref}", stateId:"{state.state_id}", offset:{next_offset}}})]'
         )
     return ToolResult(shown, read)

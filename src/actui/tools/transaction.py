@@ -251,7 +251,8 @@ class Transaction:
             return await self._terminal(outcome, exc, "post_action_observation_failed")
         check = verification.status if verification else None
         changes = self.parts.renderer.changes(state, seen.outline)
-        if not stopped:
+        if not stopped and seen.snapshot.root.accessibility != "not_answering":
+            # an unread tree's diff shows what was not seen, not what changed
             self.steps = credited(self.steps, changed_refs(changes), check == "verified")
             outcome = aggregate([s.outcome for s in self.steps], stopped)
         return self._result(
@@ -482,11 +483,11 @@ class Transaction:
         what = "closed" if closed else f"could not be observed afterwards ({exc.message})"
         ended = await self.parts.exit_of(state.root.pid) if closed else None
         if ended is not None:  # a crash is not a window that closed
-            status = "app_exited" if ended.signal else status
-            what = f"{'is gone' if ended.signal else 'closed'}: its application {ended.describe()}"
+            status = "app_exited" if ended.crashed else status
+            what = f"{'is gone' if ended.crashed else 'closed'}: its application {ended.describe()}"
         text = "\n".join(
             [
-                f"act_ui: the actions were delivered and {state.root_ref} "
+                f"act_ui: {self._delivered()} and {state.root_ref} "
                 f"{quote(state.root.title, TITLE_CAP)} {inline(what)}; outcome {outcome}. "
                 "No successor state exists: "
                 "do not repeat the actions; run find_roots, then observe_ui.",
@@ -499,6 +500,17 @@ class Transaction:
         return ToolResult(
             text, replace(execution, after=gone, error=StepError(status, exc.message))
         )
+
+    def _delivered(self) -> str:
+        """What became of the steps, as the start of the sentence of a transaction that
+        has no successor: all delivered, or which one failed."""
+        asked, failed = len(self.p.actions), self.stopped_at
+        if failed is not None:
+            before = f", after {failed} delivered" if failed else ""
+            return f"step {failed + 1} of {asked} failed{before},"
+        if len(self.steps) < asked:
+            return f"{len(self.steps)} of {asked} steps were delivered"
+        return "the actions were delivered"
 
     async def _closing_deltas(self) -> list[RootDelta]:
         """Deltas when the acted-on root closed; its ``closed`` entry is always there."""

@@ -17,6 +17,7 @@ import contextlib
 import time
 from collections.abc import Mapping
 
+from actui import sentences
 from actui.backends.atspi.actions import ENABLE_WAIT_S, REACH, ActionDelivery
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
@@ -189,10 +190,7 @@ class AtspiBackend(Backend):
     def notices(self) -> list[str]:
         lost = self._bus.lost_at
         if lost is not None:
-            return [
-                f"the accessibility bus went away at {_clock(lost)}: applications connected "
-                "to it before then cannot be read until they are restarted."
-            ]
+            return [sentences.bus_lost(_clock(lost))]
         if self._roots.registry_missing:
             return [
                 "the accessibility registry (org.a11y.atspi.Registry) is not running: "

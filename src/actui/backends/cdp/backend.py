@@ -96,7 +96,6 @@ class CdpBackend(BrowserBackend):
             self._browser = browser
             self._browser_conn = CdpConnection(browser.pipe, "the browser")
             await _answering(self._browser_conn, browser)
-            browser.note_singleton_dir()
             root = await self._first_page()
             if url != "about:blank":
                 root = await self.navigate(root, url)
@@ -163,13 +162,13 @@ class CdpBackend(BrowserBackend):
         if browser is None or conn is None:
             return ""
         if not browser.alive:
-            how = f"exited ({browser.ending})"
+            how = browser.ending
         elif conn.closed:
             how = "closed its debugging pipe"
         else:
             return ""
         return (
-            f"the browser actui launched {how}; its pages are gone; launch_browser starts a new one"
+            f"the browser actui launched {how}: its pages are gone; launch_browser starts a new one"
         )
 
     async def _settled_end(self) -> str:
@@ -504,9 +503,11 @@ async def _answering(conn: CdpConnection, browser: BrowserProcess) -> None:
     try:
         await conn.send("Browser.getVersion", timeout_s=READY_DEADLINE_S)
     except (TargetGone, CallTimeout):
+        took = time.monotonic() - browser.started
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(browser.process.wait(), 1.0)
-        raise BrowserSilent(READY_DEADLINE_S, browser.process.returncode) from None
+        words = await browser.stderr.fatal(1.0)
+        raise BrowserSilent(took, browser.process.returncode, words) from None
 
 
 def _graft(node: RawNode, subtrees: Mapping[str, RawNode]) -> RawNode:

@@ -67,6 +67,8 @@ from actui.errors import (
 from actui.refusals import Refused
 
 UNPAIRED_GRACE_S = 1.5
+EXITS_KEPT = 256
+"""How many known process exits are remembered (the oldest are forgotten first)."""
 """How long a window of an accessible application may stay unpaired before it is listed
 on its own: its toolkit exposes a new window within milliseconds, or never."""
 _ENTER = (["return"], ["enter"])
@@ -100,6 +102,7 @@ class LinuxBackend(Backend):
         self._unpaired_since: dict[int, float] = {}
         records = (env or {}).get(RECORDS_VAR, "")
         self._exit_records = Path(records) if records else None
+        self._exits: dict[int, ProcessExit] = {}
 
     async def _session(self) -> Screen | None:
         """The display's session (X11 or sway), started once even when several calls arrive
@@ -332,7 +335,21 @@ class LinuxBackend(Backend):
         return None if is_window_only(root) else self.atspi.settle_quiet_s(root)
 
     async def process_exit(self, pid: int) -> ProcessExit | None:
-        return await process_exit(pid, self._exit_records)
+        """How ``pid`` ended, told the same way every time it is asked.
+
+        A status read once (from /proc before its parent reaped it) is remembered, so a
+        later call does not say "not known" of a crash an earlier one named.
+        """
+        ended = await process_exit(pid, self._exit_records)
+        if ended is None:  # it runs: a number the kernel gave to a new process
+            self._exits.pop(pid, None)
+            return None
+        if ended.code is None and ended.signal is None:
+            return self._exits.get(pid, ended)
+        self._exits[pid] = ended
+        while len(self._exits) > EXITS_KEPT:
+            del self._exits[next(iter(self._exits))]
+        return ended
 
     def notices(self) -> list[str]:
         gone = self._display_gone()  # what the accessibility side says follows from it

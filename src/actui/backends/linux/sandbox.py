@@ -7,7 +7,9 @@ backends' job. It knows just enough AT-SPI to tell when the desktop, or an app i
 
 Every process started for or inside a sandbox carries ``ACTUI_SANDBOX_ID=<token>`` in its
 environment, so teardown can find what escaped its process group: daemons activated on the
-private bus, grandchildren that left their group, commands the caller ran with ``Sandbox.env``.
+private bus, grandchildren that left their group, commands the caller ran with ``Sandbox.env``;
+and what a process that overwrote its environment (Chromium) started is found through its
+ancestors and sessions (:func:`~actui.backends.linux.sandbox_reaper.members`).
 
 Each app ``launch`` starts keeps its output in a log file under the runtime directory's
 ``apps/``, and gets an exit record there (:mod:`actui.backends.exit_records`, directory in
@@ -41,11 +43,12 @@ from typing import Any, TypeVar
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
-from actui.backends import exit_records
+from actui.backends import exit_records, socket_paths
 from actui.backends.exits import from_returncode
 from actui.backends.linux import compositor, sandbox_reaper
 from actui.backends.linux.bridges import bridge_env
-from actui.backends.linux.sandbox_reaper import TOKEN_VAR, tagged_pids
+from actui.backends.linux.sandbox_reaper import TOKEN_VAR, members
+from actui.backends.linux.sandbox_reaper import tagged_pids as tagged_pids
 from actui.backends.wayland.devices import VirtualDevices
 from actui.deadlines import Deadline
 
@@ -57,6 +60,12 @@ APP_TIMEOUT_S = 20.0
 APP_LOG = -42
 """``launch``'s default for ``stdout`` and ``stderr``: the stream goes to the app's log file."""
 
+_RUNDIR_PREFIX = "actui-sandbox-"
+_SOCKET_ROOM = 64
+"""Bytes of path below the run dir a socket may take: a browser's, in its temp dir under
+``tmp/`` (``cdp/launch``), takes 64; the session bus's and the accessibility bus's less.
+A temp dir too deep for that puts the run dir in /tmp (``socket_paths``), so that what the
+browser leaves is inside the run dir, where the reaper removes it."""
 _FIRST_DISPLAY = 100
 _DISPLAY_ATTEMPTS = 20  # only lost lock races use more than one
 _DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
@@ -278,7 +287,8 @@ class Sandbox:
     # -- start -------------------------------------------------------------------------
 
     async def _start(self) -> None:
-        self._rundir = Path(tempfile.mkdtemp(prefix="actui-sandbox-"))
+        base = socket_paths.roomy(tempfile.gettempdir(), len(_RUNDIR_PREFIX) + 9 + _SOCKET_ROOM)
+        self._rundir = Path(tempfile.mkdtemp(prefix=_RUNDIR_PREFIX, dir=base))
         if self.wayland:
             self._compositor_dir = compositor.runtime_dir(self._rundir.parent)
         await self._start_reaper()
@@ -541,11 +551,12 @@ class Sandbox:
                 ended.cancel()
             self._ends.clear()
             direct = {child.process.pid for child in self._children}
-            strays = self._live_pids() - direct
+            sessions: set[int] = set()
+            strays = self._live_pids(sessions) - direct
             self._signal(strays, signal.SIGTERM)
             await _wait_gone(strays)
             for sig in (signal.SIGTERM, signal.SIGKILL, signal.SIGKILL):
-                pids = self._live_pids()
+                pids = self._live_pids(sessions)
                 if not pids:
                     break
                 self._signal(pids, sig, groups=True)
@@ -577,9 +588,12 @@ class Sandbox:
                 await asyncio.wait_for(self._reaper.wait(), STOP_GRACE_S)
             self._reaper = None
 
-    def _live_pids(self) -> set[int]:
-        """Every live process of this sandbox: its token in their environment, or its child."""
-        pids = tagged_pids(self._token)
+    def _live_pids(self, sessions: set[int] | None = None) -> set[int]:
+        """Every live process of this sandbox (``members``), and its children.
+
+        ``sessions`` carries the sessions found from one round of signals to the next.
+        """
+        pids = members(self._token, set() if sessions is None else sessions)
         pids.update(c.process.pid for c in self._children if c.process.returncode is None)
         pids.discard(os.getpid())
         return pids
