@@ -109,9 +109,12 @@ async def settled(pid: int, timeout_s: float = 60.0) -> None:
             before = now
 
 
-async def launched_list(desktop: Sandbox, rows: int) -> asyncio.subprocess.Process:
-    """``tests/apps/gtk3_big_list.py`` of ``rows`` rows, registered and settled."""
-    process = await desktop.launch(["/usr/bin/python3", str(APP), str(rows)])
+async def launched_list(
+    desktop: Sandbox, rows: int, fill: str = "before"
+) -> asyncio.subprocess.Process:
+    """``tests/apps/gtk3_big_list.py`` of ``rows`` rows, registered and settled; ``fill``:
+    when it makes its rows (its ``FILLS``)."""
+    process = await desktop.launch(["/usr/bin/python3", str(APP), str(rows), fill])
     await desktop.wait_for_app(process.pid)
     computer = ToolBox(env=desktop.env)
     try:

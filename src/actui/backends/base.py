@@ -189,6 +189,9 @@ class RawNode:
     value: str | None = None
     value_length: int = 0
     states: frozenset[str] = frozenset()
+    """The platform's state names, plus two a backend adds: ``offscreen`` (listed without
+    being read, as nobody can see it) and ``hidden`` (the element is not displayed at all:
+    neither visible nor showing)."""
     interfaces: frozenset[str] = frozenset()
     actions: tuple[str, ...] = ()
     caps: frozenset[str] = frozenset()

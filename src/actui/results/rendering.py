@@ -12,7 +12,8 @@ from collections.abc import Callable
 from contextvars import ContextVar
 
 from actui.backends.base import RootInfo
-from actui.outline.diff import changes_json, compute_changes, diff_or_view
+from actui.outline.diff import Changes, changes_json, compute_changes, diff_or_view
+from actui.outline.model import Outline
 from actui.outline.view import (
     MIN_VIEW_TOKENS,
     PAGE_TOKENS,
@@ -112,16 +113,25 @@ class Renderer:
             ).text
         )
 
-    def diff_text(self, base: State, successor: State, above: str = "") -> tuple[str, Shown]:
-        """The diff from ``base``, or the view when that is shorter or the diff asks for it,
-        within what the result has left below the lines ``above``."""
+    def changes(self, base: State, successor: Outline) -> Changes:
+        """What changed from ``base`` to ``successor`` (a transaction credits its steps
+        with it before :meth:`diff_text` shows it)."""
+        return compute_changes(base.outline, successor, self._recent)
+
+    def diff_text(
+        self, base: State, successor: State, above: str = "", changes: Changes | None = None
+    ) -> tuple[str, Shown]:
+        """The diff from ``base`` (``changes`` when already computed), or the view when that
+        is shorter or the diff asks for it, within what the result has left below the lines
+        ``above``."""
         budget = view_budget(successor, above)
         if successor.root.accessibility == "not_answering":
             # its tree was not read: elements a diff would call removed are only unseen
             note = REACH_NOTES["not_answering"]
             view = render_view(successor.outline, successor.state_id, budget, UNREAD, self._recent)
             return f"{note}\n{self._receipt_once(view.text)}", Shown("full", reason=UNREAD)
-        changes = compute_changes(base.outline, successor.outline, self._recent)
+        if changes is None:
+            changes = self.changes(base, successor.outline)
         text, reason = diff_or_view(
             changes, successor.outline, base.state_id, successor.state_id, budget, self._recent
         )

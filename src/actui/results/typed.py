@@ -458,6 +458,7 @@ def match_wire(match: Match) -> Wire:
         "score": round(match.score, 3),
         "capabilities": list(match.caps),
         "actions": list(match.actions),
+        **({"hidden": True} if match.hidden else {}),
     }
 
 

@@ -483,22 +483,31 @@ async def reach(
     return Reach(outline, seen_rows, tuple(coverage), cells)
 
 
-def _found_exact(text: str) -> Callable[[Outline, int], bool]:
-    """Met once an element read after ``before`` is named ``text`` exactly."""
+def _found_exact(text: str, passes: Callable[[Node], bool]) -> Callable[[Outline, int], bool]:
+    """Met once an element read after ``before`` is named ``text`` exactly and ``passes``
+    the search's filters (an exact "Options" that is no menu item does not end a search for
+    menu items: it did, and the search then found none)."""
 
     def met(outline: Outline, before: int) -> bool:
-        return _exact(text, (n.name for n in outline if ref_number(n.ref) > before))
+        fresh = (n for n in outline if ref_number(n.ref) > before and passes(n))
+        return _exact(text, (n.name for n in fresh))
 
     return met
 
 
 async def search_unread(
-    backend: Backend, state: State, text: str, epoch: int, scale: float
+    backend: Backend,
+    state: State,
+    text: str,
+    epoch: int,
+    scale: float,
+    passes: Callable[[Node], bool] = lambda _: True,
 ) -> tuple[State, list[Reached]]:
     """A successor of ``state`` holding what was unread and matches ``text``: hidden
-    subtrees first, then the cells of unread rows, until one holds an exact match."""
+    subtrees first, then the cells of unread rows, until one that ``passes`` the search's
+    filters holds an exact match."""
     deadline = Deadline(BUDGET_S)
-    goal = Goal(_accepts(text), _found_exact(text), cell=named_cell(text))
+    goal = Goal(_accepts(text), _found_exact(text, passes), cell=named_cell(text))
     got = await reach(backend, state.root, state.outline, _searched(state), goal, deadline, scale)
     meta = replace(state.meta, searched_rows=got.searched)
     return _successor(state, got.outline, epoch, meta), list(got.reached)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 
 from pydantic import Field, field_validator, model_validator
 
@@ -16,7 +17,7 @@ from actui.backends.base import TextSlice
 from actui.errors import InvalidParams, SecureTextUnreadable
 from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.model import Node
-from actui.outline.search import render_search, search
+from actui.outline.search import node_filter, render_search, search
 from actui.quoting import inline, quote
 from actui.results.bounds import ELEMENT_PAGE_CHARS, OutputStore
 from actui.results.observations import ElementText, Expanded, Inspected, OutputPage
@@ -76,7 +77,8 @@ async def search_ui(observer: Observer, p: SearchUi) -> ToolResult:
     text = (p.text or "").strip()
     reached: list[Reached] = []
     if text and has_unread(state) and not any(m.reason == "exact" for m in result.matches):
-        state, reached = await _search_unread(observer, state, text)
+        passes = node_filter(p.role, p.capability)
+        state, reached = await _search_unread(observer, state, text, passes)
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
     found = Found(state.state_id, result, state.base_state_id if reached else None, tuple(reached))
     lines = [render_search(result)]
@@ -87,14 +89,14 @@ async def search_ui(observer: Observer, p: SearchUi) -> ToolResult:
 
 
 async def _search_unread(
-    observer: Observer, state: State, text: str
+    observer: Observer, state: State, text: str, passes: Callable[[Node], bool]
 ) -> tuple[State, list[Reached]]:
     """What the state left unread (hidden subtrees, rows of windowed containers), read
     for ``text``; the successor state is saved."""
     backend = observer.backend_for(state.root)
 
     async def job(_epoch: int) -> tuple[State, list[Reached]]:
-        return await search_unread(backend, state, text, state.epoch, scale_of(state))
+        return await search_unread(backend, state, text, state.epoch, scale_of(state), passes)
 
     successor, reached = await observer.read_at(state, job)
     observer.keep(successor)

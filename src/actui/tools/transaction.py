@@ -31,6 +31,7 @@ from actui.outline.conditions import (
     refuse_secrets,
 )
 from actui.outline.conditions import evaluate as evaluate_condition
+from actui.outline.diff import Changes
 from actui.outline.model import Outline
 from actui.quoting import inline, quote
 from actui.results.rendering import Renderer, observation
@@ -57,7 +58,15 @@ from actui.runtime.roots import match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State
 from actui.runtime.waiting import WaitResult, observed_outline
-from actui.tools.actions import Prepared, aggregate, deliver, prepare, reconcile
+from actui.tools.actions import (
+    Prepared,
+    aggregate,
+    changed_refs,
+    credited,
+    deliver,
+    prepare,
+    reconcile,
+)
 from actui.tools.contract import (
     MAX_ACTIONS,
     READS_ON_DEMAND,
@@ -241,7 +250,14 @@ class Transaction:
             # that invites a retry (docs/design-notes.md §4).
             return await self._terminal(outcome, exc, "post_action_observation_failed")
         check = verification.status if verification else None
-        return self._result(root, reconcile(outcome, check, stopped), verification, deltas, seen)
+        changes = self.parts.renderer.changes(state, seen.outline)
+        if not stopped and seen.snapshot.root.accessibility != "not_answering":
+            # an unread tree's diff shows what was not seen, not what changed
+            self.steps = credited(self.steps, changed_refs(changes), check == "verified")
+            outcome = aggregate([s.outcome for s in self.steps], stopped)
+        return self._result(
+            root, reconcile(outcome, check, stopped), verification, deltas, seen, changes
+        )
 
     async def _closing(self, root: RootInfo) -> bool:
         """Whether a read failed because the window was being destroyed under it.
@@ -412,6 +428,7 @@ class Transaction:
         verification: Verification | None,
         deltas: list[RootDelta],
         seen: Seen,
+        changes: Changes,
     ) -> ToolResult:
         state, renderer, ref_for = self.state, self.parts.renderer, self.parts.ref_for
         execution = self._execution(outcome, verification, deltas)
@@ -420,7 +437,7 @@ class Transaction:
         met = verification.where if verification else None
         if met is not None and met.held and met.ref != ref_for(root):
             check += f" in {met.ref} {met.kind} {quote(met.title, TITLE_CAP)}"
-        news, changes = renderer.window_news(root.pid)
+        news, window_changes = renderer.window_news(root.pid)
         head = [
             f"act_ui {renderer.named(ref_for(root), root)}: {_ran(self.steps, self.p.actions)}"
             f"outcome {outcome}{check}",
@@ -440,9 +457,12 @@ class Transaction:
             head.append(message)
             error = StepError("postcondition_failed", message)
         above = "\n".join(head)
-        body, view = renderer.diff_text(state, successor, above)
+        body, view = renderer.diff_text(state, successor, above, changes)
         execution = replace(
-            execution, after=observation(successor, view), window_changes=changes, error=error
+            execution,
+            after=observation(successor, view),
+            window_changes=window_changes,
+            error=error,
         )
         return ToolResult(f"{above}\n{body}", execution)
 

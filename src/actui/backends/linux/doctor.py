@@ -1,7 +1,8 @@
 """``actui doctor``: the effective configuration and a check of the session.
 
 Each setting is printed with where it came from; each check says what is
-wrong and how to fix it. It only reads and probes; it changes nothing.
+wrong and how to fix it, and each toolkit whose apps would show no tree says why
+(``bridges``). It only reads and probes; it changes nothing.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 
+from actui.backends.linux.bridges import unreadable_toolkits
 from actui.config import load_config
 from actui.quoting import quote
 
@@ -143,6 +145,8 @@ async def doctor() -> int:
         problem = await _check_atspi()
         if problem:
             problems.append(problem)
+    for gap in unreadable_toolkits(os.environ):
+        print(f"  note {gap}")
     browser = cfg.chrome_executable or shutil.which("chromium") or shutil.which("google-chrome")
     if browser:
         print(f"  ok   browser: {browser}")

@@ -46,6 +46,7 @@ from dbus_fast.aio import MessageBus
 from actui.backends import exit_records, socket_paths
 from actui.backends.exits import from_returncode
 from actui.backends.linux import compositor, sandbox_reaper
+from actui.backends.linux.bridges import bridge_env
 from actui.backends.linux.sandbox_reaper import TOKEN_VAR, members
 from actui.backends.linux.sandbox_reaper import tagged_pids as tagged_pids
 from actui.backends.wayland.devices import VirtualDevices
@@ -153,6 +154,7 @@ class Sandbox:
         self._seat: VirtualDevices | None = None
         env = {k: v for k, v in os.environ.items() if k not in _HOST_ONLY}
         env.update(_TOOLKIT_ENV)
+        env.update(bridge_env(env))
         if wayland:
             env.pop("DISPLAY", None)
             env.update(compositor.WAYLAND_ENV)

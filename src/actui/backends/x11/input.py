@@ -281,9 +281,15 @@ class _Sender:
             self._fake(event_type, button)
 
     def click(self, point: tuple[int, int], button: int, count: int) -> None:
+        """``count`` presses and releases at ``point``, all checked before the first: a
+        check is X round trips (the active window, the window under the point), and between
+        the presses of one multi-click they let a loaded machine stretch it past the
+        double-click time (a Tk entry's triple-click arrived as a double in 2 of 6 runs)."""
         self.move(point)
+        self.guard(point)
         for _ in range(count):
-            self.button(point, button)
+            self._fake(X.ButtonPress, button)
+            self._fake(X.ButtonRelease, button)
 
     def scroll(self, point: tuple[int, int], amount: tuple[int, int]) -> tuple[int, int]:
         """Wheel clicks: positive y scrolls down, positive x right; at most 100 per axis."""
