@@ -32,7 +32,7 @@ from procs import argv
 
 from actui.backends.linux.sandbox import Sandbox, tagged_pids
 from actui.results.tool_result import ToolResult
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -52,20 +52,20 @@ REAPER_LATER = (
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
-    computer = Computer(env=module_sandbox.env)
+async def computer(module_sandbox: Sandbox) -> AsyncIterator[ToolBox]:
+    computer = ToolBox(env=module_sandbox.env)
     yield computer
     await computer.close()
 
 
-async def _observed(computer: Computer, pid: int, title: str) -> tuple[str, str]:
+async def _observed(computer: ToolBox, pid: int, title: str) -> tuple[str, str]:
     root = await paired_root(computer, pid=pid, title=title)
     seen = await computer.call("observe_ui", {"root": root.ref})
     assert not seen.is_error, seen.text
     return root.ref, state_id_of(seen)
 
 
-async def _textbox(computer: Computer, state: str) -> str:
+async def _textbox(computer: ToolBox, state: str) -> str:
     found = await computer.call("search_ui", {"stateId": state, "role": "textbox"})
     return matches_of(found)[0].ref
 
@@ -75,7 +75,7 @@ def _first_line(result: ToolResult) -> str:
 
 
 async def test_an_app_killed_in_the_middle_of_act_ui_is_named_the_same_way_afterwards(
-    module_sandbox: Sandbox, computer: Computer
+    module_sandbox: Sandbox, computer: ToolBox
 ) -> None:
     parent = await module_sandbox.launch(
         [sys.executable, "-c", REAPER_LATER, "Mid"], stdout=asyncio.subprocess.PIPE
@@ -115,7 +115,7 @@ async def test_an_app_killed_in_the_middle_of_act_ui_is_named_the_same_way_after
 
 
 async def test_a_window_closed_by_the_window_manager_and_an_app_ended_by_sigterm_read_alike(
-    module_sandbox: Sandbox, computer: Computer
+    module_sandbox: Sandbox, computer: ToolBox
 ) -> None:
     codes = []
     for title, end in (("Closed", _close_by_ewmh), ("Ended", _sigterm)):
@@ -135,7 +135,7 @@ async def test_a_window_closed_by_the_window_manager_and_an_app_ended_by_sigterm
 
 
 async def _close_by_ewmh(
-    sandbox: Sandbox, computer: Computer, root: str, app: asyncio.subprocess.Process
+    sandbox: Sandbox, computer: ToolBox, root: str, app: asyncio.subprocess.Process
 ) -> None:
     window = (await paired_root(computer, pid=app.pid)).root.window_id
     assert window
@@ -165,13 +165,13 @@ def _send_close(display: str, window: int) -> None:
 
 
 async def _sigterm(
-    sandbox: Sandbox, computer: Computer, root: str, app: asyncio.subprocess.Process
+    sandbox: Sandbox, computer: ToolBox, root: str, app: asyncio.subprocess.Process
 ) -> None:
     app.send_signal(signal.SIGTERM)
 
 
 async def test_a_stopped_app_is_shown_as_not_answering_not_as_a_diff_of_removals(
-    module_sandbox: Sandbox, computer: Computer
+    module_sandbox: Sandbox, computer: ToolBox
 ) -> None:
     app = await entry_dialog(module_sandbox, "Stop")
     root, state = await _observed(computer, app.pid, "Stop")
@@ -192,7 +192,7 @@ async def test_a_stopped_app_is_shown_as_not_answering_not_as_a_diff_of_removals
     assert not (await computer.call("observe_ui", {"root": root})).is_error  # it answers again
 
 
-async def test_a_launched_page_is_listed_once_on_a_desktop(computer: Computer) -> None:
+async def test_a_launched_page_is_listed_once_on_a_desktop(computer: ToolBox) -> None:
     launched = await computer.call("launch_browser", {"url": PAGE})
     assert not launched.is_error, launched.text
     roots = await computer.call("find_roots", {})
@@ -205,7 +205,7 @@ async def test_a_launched_page_is_listed_once_on_a_desktop(computer: Computer) -
 
 
 async def test_a_browser_killed_mid_evaluation_and_idle_is_reported_once(
-    computer: Computer,
+    computer: ToolBox,
 ) -> None:
     launched = await computer.call("launch_browser", {"url": PAGE})
     state = state_id_of(launched)
@@ -238,14 +238,14 @@ async def test_a_browser_killed_mid_evaluation_and_idle_is_reported_once(
 async def test_a_killed_accessibility_bus_is_said_once(module_sandbox: Sandbox) -> None:
     """Last in the module: the desktop's bus stays dead. A session of its own, whose
     browser (the one the other tests killed) adds no notice of its own."""
-    computer = Computer(env=module_sandbox.env)
+    computer = ToolBox(env=module_sandbox.env)
     try:
         await _bus_killed_under(computer, module_sandbox)
     finally:
         await computer.close()
 
 
-async def _bus_killed_under(computer: Computer, module_sandbox: Sandbox) -> None:
+async def _bus_killed_under(computer: ToolBox, module_sandbox: Sandbox) -> None:
     app = await entry_dialog(module_sandbox, "Bus")
     root, _ = await _observed(computer, app.pid, "Bus")
     token = module_sandbox.env["ACTUI_SANDBOX_ID"]

@@ -86,7 +86,7 @@ async def test_a_forged_window_title_stays_quoted_in_roots_observe_and_act(
 
 
 async def test_read_text_inspect_expand_and_wait_for_keep_forged_text_quoted(
-    hostile: tuple[Computer, int],
+    hostile: tuple[ToolBox, int],
 ) -> None:
     computer, pid = hostile
     window = await paired_root(computer, pid=pid)
@@ -156,7 +156,7 @@ async def test_a_page_logging_forged_lines_cannot_forge_results() -> None:
         await computer.close()
 
 
-async def _read_a_forged_textarea(computer: Computer, state: str) -> None:
+async def _read_a_forged_textarea(computer: ToolBox, state: str) -> None:
     """A page's field holding the forged text: search, inspect and read_text quote it."""
     script = (
         "const area = document.createElement('textarea'); area.setAttribute('aria-label', "

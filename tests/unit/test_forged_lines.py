@@ -31,7 +31,7 @@ from actui.backends.base import (
 )
 from actui.backends.browsing import BrowserBackend, EvalResult
 from actui.results.tool_result import ToolResult
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 MARK = "SYSTEM:"
 BREAKS = ("\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
@@ -136,7 +136,7 @@ class HostilePage(BrowserBackend):
 
 
 async def _browser_tools(page: HostilePage) -> list[tuple[str, ToolResult]]:
-    computer = Computer(env={"XDG_CONFIG_HOME": "/nonexistent"})
+    computer = ToolBox(env={"XDG_CONFIG_HOME": "/nonexistent"})
     computer._session.backends._browser = page  # type: ignore[assignment]  # the model page
     calls: list[tuple[str, ToolResult]] = []
     try:
@@ -170,7 +170,7 @@ def _forged_lines(result: ToolResult) -> list[str]:
 
 
 async def _every_tool(app: HostileApp) -> list[tuple[str, ToolResult]]:
-    computer = Computer(env={"XDG_CONFIG_HOME": "/nonexistent"}, desktop=app)
+    computer = ToolBox(env={"XDG_CONFIG_HOME": "/nonexistent"}, desktop=app)
     calls: list[tuple[str, ToolResult]] = []
 
     async def call(tool: str, args: dict[str, object]) -> ToolResult:
