@@ -1,7 +1,9 @@
 # The two commands a new user runs; both set everything up first.
-.PHONY: demo test setup lint unit integration bench
+.PHONY: demo test setup lint unit integration bench image
 
 VENV := .venv
+# Debian packages of the apps the container image's desktops may start (make image APPS=...).
+APPS ?= zenity
 PYTEST := $(VENV)/bin/pytest
 
 setup:
@@ -16,7 +18,7 @@ lint: setup
 	$(VENV)/bin/mypy --strict src
 
 unit: setup
-	$(PYTEST) -q tests/unit
+	$(PYTEST) -q -m "not slow" tests/unit
 
 integration: setup
 	$(PYTEST) -q tests/integration
@@ -26,3 +28,7 @@ test: lint
 
 bench: setup
 	$(VENV)/bin/python bench/run_all.py
+
+# The container image of deploy/Containerfile, built only when its inputs changed (docs/deploy.md).
+image:
+	APPS="$(APPS)" ./scripts/image.sh

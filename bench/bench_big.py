@@ -2,7 +2,7 @@
 
 Three measures, each actui against its reference in the same run:
 
-* ``scale``: cold ``observe_ui`` (a fresh ``Computer`` per run, the window found
+* ``scale``: cold ``observe_ui`` (a fresh ``ToolBox`` per run, the window found
   untimed) of ``tests/apps/gtk3_big_list.py`` with N rows × 3 columns, for
   N = 100, 1,000, 10,000, 100,000, beside dogtail's ``dump()`` of the same
   window (``baseline_walk.py``, N ≤ ``--dogtail-max``); the app's RSS after
@@ -33,7 +33,7 @@ from benchkit import Series, Stopwatch, machine_line, ms, ratio, table
 
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 APP = Path(__file__).resolve().parents[1] / "tests" / "apps" / "gtk3_big_list.py"
 SIZES = (100, 1_000, 10_000, 100_000)
@@ -73,11 +73,11 @@ def counted_calls() -> Iterator[list[int]]:
 
 
 async def cold_observe(env: dict[str, str], pid: int) -> tuple[float, dict[str, Any]]:
-    computer = Computer(env=env)
+    computer = ToolBox(env=env)
     try:
         ref = await root_ref(computer, pid)
         with Stopwatch() as watch:
-            observed = ok(await computer.observe_ui(root=ref, mode="semantic"))
+            observed = ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
         return watch.ms, dict(observed.details)
     finally:
         await computer.close()
@@ -109,11 +109,14 @@ async def settled(pid: int, timeout_s: float = 60.0) -> None:
             before = now
 
 
-async def launched_list(desktop: Sandbox, rows: int) -> asyncio.subprocess.Process:
-    """``tests/apps/gtk3_big_list.py`` of ``rows`` rows, registered and settled."""
-    process = await desktop.launch(["/usr/bin/python3", str(APP), str(rows)])
+async def launched_list(
+    desktop: Sandbox, rows: int, fill: str = "before"
+) -> asyncio.subprocess.Process:
+    """``tests/apps/gtk3_big_list.py`` of ``rows`` rows, registered and settled; ``fill``:
+    when it makes its rows (its ``FILLS``)."""
+    process = await desktop.launch(["/usr/bin/python3", str(APP), str(rows), fill])
     await desktop.wait_for_app(process.pid)
-    computer = Computer(env=desktop.env)
+    computer = ToolBox(env=desktop.env)
     try:
         await root_ref(computer, process.pid)  # its window shows once its rows are made
     finally:
@@ -171,10 +174,12 @@ async def scale(rounds: int, dogtail_max: int) -> str:
     return f"scale ({rounds} rounds)\n" + table(headers, rows)
 
 
-async def calc_pid(computer: Computer) -> int:
+async def calc_pid(computer: ToolBox) -> int:
     """Calc's pid once its window is listed with its accessibility tree (seconds, cold)."""
     for _ in range(180):
-        windows = ok(await computer.find_roots(text="LibreOffice Calc")).details["windows"]
+        windows = ok(await computer.call("find_roots", {"text": "LibreOffice Calc"})).details[
+            "windows"
+        ]
         if windows and windows[0]["accessibility"] == "full":
             return int(windows[0]["pid"])
         await asyncio.sleep(0.5)
@@ -184,7 +189,7 @@ async def calc_pid(computer: Computer) -> int:
 async def started_calc(desktop: Sandbox) -> int:
     """A new Calc on the desktop, started and settled: its pid."""
     await desktop.launch(["soffice", "--calc", "--norestore", "--nologo"])
-    computer = Computer(env=desktop.env)
+    computer = ToolBox(env=desktop.env)
     try:
         pid = await calc_pid(computer)
     finally:
@@ -257,22 +262,26 @@ async def calc(rounds: int) -> str:
 
 
 async def successor_looks(env: dict[str, str], pid: int, rounds: int) -> str:
-    """An agent's steps on the sheet on one ``Computer``: a keypress (Down, then Up) moves
+    """An agent's steps on the sheet on one ``ToolBox``: a keypress (Down, then Up) moves
     the cursor and ``act_ui``'s successor reads the sheet again, then ``observe_ui``; the
     ms and AT-SPI calls of the two together, and soffice's growth over them."""
-    series = Series("act_ui keypress + observe_ui, one Computer")
+    series = Series("act_ui keypress + observe_ui, one ToolBox")
     calls = Series("calls")
-    computer = Computer(env=env)
+    computer = ToolBox(env=env)
     try:
         ref = await root_ref(computer, pid)
-        state = ok(await computer.observe_ui(root=ref, mode="semantic")).details["stateId"]
+        state = ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"})).details[
+            "stateId"
+        ]
         before = rss_mb([pid])
         for index in range(rounds):
             keys = ["Down" if index % 2 == 0 else "Up"]
             pressed = {"stateId": state, "actions": [{"action": "keypress", "keys": keys}]}
             with counted_calls() as count, Stopwatch() as watch:
                 ok(await computer.call("act_ui", pressed))
-                state = ok(await computer.observe_ui(root=ref, mode="semantic")).details["stateId"]
+                state = ok(
+                    await computer.call("observe_ui", {"root": ref, "mode": "semantic"})
+                ).details["stateId"]
             series.add(watch.ms)
             calls.add(count[0])
         growth = rss_mb([pid]) - before
@@ -290,13 +299,15 @@ async def search(rounds: int) -> str:
     async with Sandbox() as desktop:
         process = await launched_list(desktop, n)
         for _ in range(rounds):
-            computer = Computer(env=desktop.env)
+            computer = ToolBox(env=desktop.env)
             try:
                 ref = await root_ref(computer, process.pid)
-                observed = ok(await computer.observe_ui(root=ref, mode="semantic"))
+                observed = ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
                 state = observed.details["stateId"]
                 with counted_calls() as calls, Stopwatch() as watch:
-                    found = ok(await computer.search_ui(stateId=state, text=f"Row {n}"))
+                    found = ok(
+                        await computer.call("search_ui", {"stateId": state, "text": f"Row {n}"})
+                    )
                 labels = [m["label"] for m in found.details["matches"]]
                 unread = found.details.get("unread", [{}])[0]
                 rows.append(

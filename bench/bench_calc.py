@@ -3,12 +3,12 @@ another actui tree, and the floor the application sets.
 
 One app in one sandbox; each round, in alternating order, a fresh Python
 process per tree (``PYTHONPATH`` = that tree's ``src``) makes one cold
-``observe_ui`` (a fresh ``Computer``, the window found untimed) and reports
+``observe_ui`` (a fresh ``ToolBox``, the window found untimed) and reports
 its ms, outline nodes and AT-SPI calls by kind. Then, in this process, the
 floor soffice itself sets: one ``Cache.GetItems`` round trip, and this tree's
 recorded calls replayed without dependencies through actui's bus
 (``bench_walk_floor``), and a warm ``observe_ui`` (the unchanged window again on
-one ``Computer``: the mirror's tree, no call into the tree, the same outline):
+one ``ToolBox``: the mirror's tree, no call into the tree, the same outline):
 what a look costs actui itself beyond the calls, so GetItems plus it is the
 least any cold look producing that outline could take. The app's RSS growth
 over everything is reported.
@@ -38,7 +38,7 @@ from benchkit import Series, Stopwatch, machine_line, ms, table
 
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 HERE = Path(__file__).resolve().parent
 OWN_SRC = HERE.parent / "src"
@@ -64,7 +64,7 @@ async def child(pid: int) -> None:
         return original(self, *args, **kwargs)
 
     env = dict(os.environ)
-    computer = Computer(env=env)
+    computer = ToolBox(env=env)
     try:
         await root_ref(computer, pid)  # connected and listed: not timed
     finally:
@@ -96,14 +96,14 @@ async def one_run(
 
 
 async def warm_observes(env: dict[str, str], pid: int, series: Series, rounds: int) -> None:
-    """``rounds`` warm looks after one cold one, on one ``Computer``, into ``series``."""
-    computer = Computer(env=env)
+    """``rounds`` warm looks after one cold one, on one ``ToolBox``, into ``series``."""
+    computer = ToolBox(env=env)
     try:
         ref = await root_ref(computer, pid)
-        ok(await computer.observe_ui(root=ref, mode="semantic"))
+        ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
         for _ in range(rounds):
             with Stopwatch() as watch:
-                ok(await computer.observe_ui(root=ref, mode="semantic"))
+                ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
             series.add(watch.ms)
     finally:
         await computer.close()

@@ -34,7 +34,7 @@ import actui.backends.atspi.backend as atspi_backend
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.base import RowQuery
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 SCRIPT = Path(__file__).resolve()
 TEXTS = ("Z200", "A", "Total")
@@ -70,18 +70,20 @@ def counting() -> tuple[Counter[str], list[bool]]:
 async def child(pid: int, texts: list[str]) -> None:
     """Observe, then each search on that state: a JSON line on stdout."""
     calls, accepted = counting()
-    computer = Computer(env=dict(os.environ))
+    computer = ToolBox(env=dict(os.environ))
     rows = []
     try:
         ref = await root_ref(computer, pid)
-        state = ok(await computer.observe_ui(root=ref, mode="semantic")).details["stateId"]
+        state = ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"})).details[
+            "stateId"
+        ]
         for text in texts:
             await asyncio.sleep(1)
             calls.clear()
             accepted.clear()
             before = rss_mb([pid])
             with Stopwatch() as watch:
-                found = ok(await computer.search_ui(stateId=state, text=text))
+                found = ok(await computer.call("search_ui", {"stateId": state, "text": text}))
             matches = found.details["matches"]
             assert isinstance(matches, list)
             rows.append(

@@ -12,7 +12,7 @@ document, depth 8, what an agent reads to see everything) are both shown.
 Tokens are estimated as UTF-8 bytes / 4 (no tokenizer). Then the
 latency of ``act_ui`` per action type, without ``expect`` (the runtime waits its
 root-settle window) and with an ``expect`` that already holds (no settle wait).
-Everything runs in-process through ``actui.tools.dispatch.Computer``: MCP transport costs are
+Everything runs in-process through ``actui.tools.dispatch.ToolBox``: MCP transport costs are
 not included.
 """
 
@@ -34,7 +34,7 @@ from miniwob_agent import miniwob_html, no_desktop_env
 
 from actui import ToolResult
 from actui.backends.cdp.connection import CdpSession
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 PAGES = (
     "click-button",
@@ -68,7 +68,7 @@ async def timed(call: Callable[[], Awaitable[Any]], repeat: int) -> tuple[list[f
 
 
 class Bench:
-    def __init__(self, computer: Computer, pages: Path) -> None:
+    def __init__(self, computer: ToolBox, pages: Path) -> None:
         self.computer = computer
         self.pages = pages
         self.state = ""
@@ -179,7 +179,7 @@ async def main() -> int:
     if pages is None:
         print("install the pages first: .venv/bin/pip install --no-deps miniwob==1.1.0")
         return 2
-    computer = Computer(env=no_desktop_env())
+    computer = ToolBox(env=no_desktop_env())
     try:
         launched = await computer.call("launch_browser", {})
         bench = Bench(computer, pages)

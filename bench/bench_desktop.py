@@ -3,7 +3,7 @@
 Four measures, each in its own private desktop (``Sandbox``), each printed as
 a table with min and median over repeated, interleaved runs:
 
-1. cold ``observe_ui`` of gtk3-widget-factory (a fresh ``Computer``, so new
+1. cold ``observe_ui`` of gtk3-widget-factory (a fresh ``ToolBox``, so new
    connections, per run) vs dogtail's ``dump()`` and a pyatspi walk;
 2. gtk4-widget-factory: cold and warm (a repeated observe of the unchanged
    window) ``observe_ui`` vs the same baselines;
@@ -46,7 +46,7 @@ from raw_atspi import RawAtspi
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
 from actui.runtime.store import State
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 HERE = Path(__file__).resolve().parent
 BASELINE_PYTHON = HERE / ".baseline-venv" / "bin" / "python"
@@ -73,7 +73,7 @@ def ok(result: ToolResult) -> ToolResult:
     return result
 
 
-def state_of(computer: Computer, result: ToolResult) -> State:
+def state_of(computer: ToolBox, result: ToolResult) -> State:
     return computer.state(str(result.details["stateId"]))
 
 
@@ -90,11 +90,11 @@ async def start_app(desktop: Sandbox, argv: list[str]) -> int:
     return process.pid
 
 
-async def root_ref(computer: Computer, pid: int) -> str:
+async def root_ref(computer: ToolBox, pid: int) -> str:
     """The app's window ref, waiting for it to be listed (a few ms after it registers)."""
     async with asyncio.timeout(20):
         while True:
-            windows = ok(await computer.find_roots(pid=pid)).details["windows"]
+            windows = ok(await computer.call("find_roots", {"pid": pid})).details["windows"]
             if windows:
                 return str(windows[0]["windowRef"])
             await asyncio.sleep(0.05)
@@ -158,13 +158,13 @@ class ObserveFigures:
 async def actui_observe(env: dict[str, str], pid: int, figures: ObserveFigures) -> None:
     """Two cold observes, then warm observes of the same root.
 
-    The first cold one is a fresh ``Computer``'s first call (connecting and
+    The first cold one is a fresh ``ToolBox``'s first call (connecting and
     listing the desktop included). The second, like the baselines' timings,
     starts connected with the window found (``find_roots``, untimed), in a
-    ``Computer`` that has never read the app: the first observation of an app
+    ``ToolBox`` that has never read the app: the first observation of an app
     by a running server.
     """
-    connecting = Computer(env=env)
+    connecting = ToolBox(env=env)
     try:
         with Stopwatch() as watch:
             first = ok(await connecting.observe_ui())
@@ -173,17 +173,17 @@ async def actui_observe(env: dict[str, str], pid: int, figures: ObserveFigures) 
         figures.cold_connecting.add(watch.ms)
     finally:
         await connecting.close()
-    computer = Computer(env=env)
+    computer = ToolBox(env=env)
     try:
         ref = await root_ref(computer, pid)
         with Stopwatch() as watch:
-            cold = ok(await computer.observe_ui(root=ref))
+            cold = ok(await computer.call("observe_ui", {"root": ref}))
         figures.cold.add(watch.ms)
         figures.outline_nodes = int(cold.details["nodeCount"])
         figures.source_cold = str(cold.details.get("source", ""))
         for _ in range(WARM_OBSERVES):
             with Stopwatch() as watch:
-                warm = ok(await computer.observe_ui(root=ref))
+                warm = ok(await computer.call("observe_ui", {"root": ref}))
             figures.warm.add(watch.ms)
             figures.source_warm = str(warm.details.get("source", ""))
         root = computer.state(str(cold.details["stateId"])).root
@@ -207,9 +207,9 @@ async def baseline_observe(env: dict[str, str], pid: int, figures: ObserveFigure
 async def measure_observe(app: str, rounds: int) -> ObserveFigures:
     figures = ObserveFigures.fresh(
         (
-            "actui observe_ui, cold, connecting included (a fresh Computer's first call)",
+            "actui observe_ui, cold, connecting included (a fresh ToolBox's first call)",
             "actui observe_ui, cold (connected, window found; first read of the app)",
-            f"actui observe_ui, warm (same Computer, ×{WARM_OBSERVES} per round)",
+            f"actui observe_ui, warm (same ToolBox, ×{WARM_OBSERVES} per round)",
             "dogtail dump(), first in its process",
             "dogtail dump(), second in its process",
             "pyatspi walk, first in its process",
@@ -282,9 +282,11 @@ async def measure_wait(rounds: int) -> WaitFigures:
         env = dict(desktop.env)
         pid = await start_app(desktop, ["zenity", "--entry", "--text", "Name"])
         raw = await RawAtspi.connect(env)
-        computer = Computer(env=env)
+        computer = ToolBox(env=env)
         try:
-            observed = ok(await computer.observe_ui(root=await root_ref(computer, pid)))
+            observed = ok(
+                await computer.call("observe_ui", {"root": await root_ref(computer, pid)})
+            )
             state = state_of(computer, observed)
             entry = first(state, lambda n: n.role == "textbox", "text field")
             assert entry.wire is not None
@@ -292,8 +294,14 @@ async def measure_wait(rounds: int) -> WaitFigures:
             for index in range(rounds):
                 value = f"actui-{index}"
                 waiting = asyncio.create_task(
-                    computer.wait_for(
-                        stateId=state.state_id, ref=entry.ref, value=value, timeoutMs=5000
+                    computer.call(
+                        "wait_for",
+                        {
+                            "stateId": state.state_id,
+                            "ref": entry.ref,
+                            "value": value,
+                            "timeoutMs": 5000,
+                        },
                     )
                 )
                 await asyncio.sleep(random.uniform(0.1, 0.25))  # it is waiting by now
@@ -417,15 +425,18 @@ def number(value: float) -> str:
 
 
 async def act_once(
-    computer: Computer, state_id: str, button: str, expect: dict[str, Any], f: ActFigures
+    computer: ToolBox, state_id: str, button: str, expect: dict[str, Any], f: ActFigures
 ) -> str:
     """One timed press with its postcondition; the successor's stateId."""
     with Stopwatch() as watch:
         result = ok(
-            await computer.act_ui(
-                stateId=state_id,
-                actions=[{"action": "press", "ref": button}],
-                expect={**expect, "timeoutMs": 5000},
+            await computer.call(
+                "act_ui",
+                {
+                    "stateId": state_id,
+                    "actions": [{"action": "press", "ref": button}],
+                    "expect": {**expect, "timeoutMs": 5000},
+                },
             )
         )
     trace = result.details["execution"]
@@ -435,11 +446,13 @@ async def act_once(
     return str(result.details["stateId"])
 
 
-async def act_bare(computer: Computer, state_id: str, button: str, f: ActFigures) -> str:
+async def act_bare(computer: ToolBox, state_id: str, button: str, f: ActFigures) -> str:
     """One timed press without a postcondition: delivery, then settling the root deltas."""
     with Stopwatch() as watch:
         result = ok(
-            await computer.act_ui(stateId=state_id, actions=[{"action": "press", "ref": button}])
+            await computer.call(
+                "act_ui", {"stateId": state_id, "actions": [{"action": "press", "ref": button}]}
+            )
         )
     f.bare.add(watch.ms)
     f.settled_by.add(str(result.details["execution"]["settledBy"]))
@@ -453,10 +466,10 @@ async def measure_act_gtk3(rounds: int) -> ActFigures:
         env = dict(desktop.env)
         pid = await start_app(desktop, ["gtk3-widget-factory"])
         raw = await RawAtspi.connect(env)
-        computer = Computer(env=env)
+        computer = ToolBox(env=env)
         try:
             ref = await root_ref(computer, pid)
-            state = state_of(computer, ok(await computer.observe_ui(root=ref)))
+            state = state_of(computer, ok(await computer.call("observe_ui", {"root": ref})))
             up = first(state, lambda n: n.name == "Volume Up", "Volume Up button")
             family = [state.node(r) for r in state.node(str(up.parent)).children]
             slider = next(n for n in family if n.role == "slider")
@@ -481,7 +494,7 @@ async def measure_act_gtk3(rounds: int) -> ActFigures:
             if not low < high or await read() != high:
                 raise RuntimeError(f"the volume buttons do not step the slider: {low!r} {high!r}")
             rounds_order = ((down, low), (up, high))
-            state_id = str(ok(await computer.observe_ui(root=ref)).details["stateId"])
+            state_id = str(ok(await computer.call("observe_ui", {"root": ref})).details["stateId"])
             for _ in range(rounds):
                 for button, shows in rounds_order:
                     expect = {"ref": slider.ref, "value": number(shows)}
@@ -504,10 +517,10 @@ async def measure_act_gtk4(rounds: int) -> ActFigures:
         env = dict(desktop.env)
         pid = await start_app(desktop, ["gnome-calculator"])
         raw = await RawAtspi.connect(env)
-        computer = Computer(env=env)
+        computer = ToolBox(env=env)
         try:
             ref = await root_ref(computer, pid)
-            state = state_of(computer, ok(await computer.observe_ui(root=ref)))
+            state = state_of(computer, ok(await computer.call("observe_ui", {"root": ref})))
             seven = first(
                 state, lambda n: n.role == "button" and n.name.split()[:1] == ["7"], "7 button"
             )
@@ -525,11 +538,11 @@ async def measure_act_gtk4(rounds: int) -> ActFigures:
 
             for _ in range(rounds):
                 await clear()
-                fresh = ok(await computer.observe_ui(root=ref))
+                fresh = ok(await computer.call("observe_ui", {"root": ref}))
                 expect = {"ref": display.ref, "value": "7"}
                 await act_once(computer, str(fresh.details["stateId"]), seven.ref, expect, f)
                 await clear()
-                fresh = ok(await computer.observe_ui(root=ref))
+                fresh = ok(await computer.call("observe_ui", {"root": ref}))
                 await act_bare(computer, str(fresh.details["stateId"]), seven.ref, f)
                 await clear()
                 f.app.add(await raw.reaction_ms(seven.wire, read, "7"))

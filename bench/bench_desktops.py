@@ -74,35 +74,41 @@ async def _one_session(url: str, phrase: str) -> tuple[float, bool]:
     ):
         began = time.monotonic()
         await session.initialize()
-        window: dict[str, Any] = {}
-        async with asyncio.timeout(240):
-            while not window:
-                roots = await _call(session, "find_roots", {"text": "Probe"})
-                window = roots["windows"][0] if roots["windows"] else {}
-        state = await _call(session, "observe_ui", {"root": window["windowRef"]})
-        first_observe = time.monotonic() - began
-        entry = await _call(session, "search_ui", {"stateId": state["stateId"], "role": "textbox"})
-        ok = await _call(session, "search_ui", {"stateId": state["stateId"], "text": "OK"})
-        ref = entry["matches"][0]["ref"]
-        act = await _call(
-            session,
-            "act_ui",
-            {
-                "stateId": state["stateId"],
-                "actions": [{"action": "setText", "ref": ref, "text": phrase}],
-                "expect": {"ref": ref, "value": phrase},
-            },
-        )
-        pressed = await _call(
-            session,
-            "act_ui",
-            {
-                "stateId": act["stateId"],
-                "actions": [{"action": "press", "ref": ok["matches"][0]["ref"]}],
-            },
-        )
-        worked = act["outcome"] == "worked" and pressed["outcome"] in ("worked", "unknown")
-        return first_observe, worked
+        return await probe_task(session, phrase, began)
+
+
+async def probe_task(session: ClientSession, phrase: str, began: float) -> tuple[float, bool]:
+    """The zenity task in an initialized session: seconds from ``began`` (a monotonic time)
+    to the first observe of the window, and whether the value read back and OK was pressed."""
+    window: dict[str, Any] = {}
+    async with asyncio.timeout(240):
+        while not window:
+            roots = await _call(session, "find_roots", {"text": "Probe"})
+            window = roots["windows"][0] if roots["windows"] else {}
+    state = await _call(session, "observe_ui", {"root": window["windowRef"]})
+    first_observe = time.monotonic() - began
+    entry = await _call(session, "search_ui", {"stateId": state["stateId"], "role": "textbox"})
+    ok = await _call(session, "search_ui", {"stateId": state["stateId"], "text": "OK"})
+    ref = entry["matches"][0]["ref"]
+    act = await _call(
+        session,
+        "act_ui",
+        {
+            "stateId": state["stateId"],
+            "actions": [{"action": "setText", "ref": ref, "text": phrase}],
+            "expect": {"ref": ref, "value": phrase},
+        },
+    )
+    pressed = await _call(
+        session,
+        "act_ui",
+        {
+            "stateId": act["stateId"],
+            "actions": [{"action": "press", "ref": ok["matches"][0]["ref"]}],
+        },
+    )
+    worked = act["outcome"] == "worked" and pressed["outcome"] in ("worked", "unknown")
+    return first_observe, worked
 
 
 async def main(sizes: list[int], rounds: int) -> None:

@@ -4,7 +4,7 @@ Writer's page (``document text``) holds as children only the paragraphs on scree
 the rest is reached on demand. Per document, in one run, each in a sandbox and a
 soffice of its own:
 
-* cold ``observe_ui`` (a fresh ``Computer`` per round, the window found untimed):
+* cold ``observe_ui`` (a fresh ``ToolBox`` per round, the window found untimed):
   ms and outline nodes; the 200-page look divided by the 1-page one (target ≤ 1.5);
 * ``search_ui`` for a phrase at the end of the last page on a fresh look, then
   ``read_text`` of the paragraph it found: AT-SPI calls and ms of each;
@@ -27,7 +27,7 @@ from bench_desktop import baseline, have_baselines, ok
 from benchkit import Series, Stopwatch, machine_line, ms, ratio, table
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 WRITER = Path(__file__).resolve().parents[1] / "tests" / "apps" / "long_document.py"
 PHRASE = "purple elephants dance at dawn"
@@ -41,7 +41,7 @@ def written(path: Path, paragraphs: int) -> None:
     subprocess.run(argv, check=True)
 
 
-async def window(computer: Computer, title: str) -> tuple[str, int]:
+async def window(computer: ToolBox, title: str) -> tuple[str, int]:
     """The document's window ref and soffice's pid, once listed (a cold start: seconds)."""
     for _ in range(240):
         windows = ok(await computer.find_roots(text=title)).details["windows"]
@@ -57,7 +57,7 @@ async def measure(path: Path, rounds: int) -> dict[str, str]:
     figures: dict[str, str] = {}
     async with Sandbox() as desktop:
         await desktop.launch(["soffice", "--writer", "--norestore", "--nologo", str(path)])
-        computer = Computer(env=desktop.env)
+        computer = ToolBox(env=desktop.env)
         try:
             ref, pid = await window(computer, path.name)
         finally:
@@ -65,7 +65,7 @@ async def measure(path: Path, rounds: int) -> dict[str, str]:
         await asyncio.sleep(3)  # the start-up settles
         await settled(pid)
         for _ in range(rounds):
-            computer = Computer(env=desktop.env)
+            computer = ToolBox(env=desktop.env)
             try:
                 ref, _ = await window(computer, path.name)
                 with Stopwatch() as watch:
@@ -76,7 +76,7 @@ async def measure(path: Path, rounds: int) -> dict[str, str]:
                 await computer.close()
             if have_baselines():
                 dumps.add((await baseline(desktop.env, "dump", pid, repeat=1))["runs_ms"][0])
-        computer = Computer(env=desktop.env)
+        computer = ToolBox(env=desktop.env)
         try:
             ref, _ = await window(computer, path.name)
             state = str(ok(await computer.observe_ui(root=ref)).details["stateId"])

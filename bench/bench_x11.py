@@ -44,7 +44,7 @@ from actui.backends.x11.session import X11Session
 from actui.backends.x11.window_watch import WindowWatch
 from actui.runtime.ocr import recognize
 from actui.runtime.visual import add_visual_evidence
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 MEASURES = ("listing", "capture", "typing", "ocr")
 WINDOW_COUNTS = (1, 4, 8)
@@ -255,7 +255,7 @@ async def bench_typing(desktop: Sandbox, rounds: int) -> str:
 async def bench_ocr(desktop: Sandbox, rounds: int) -> str:
     app = await desktop.launch(["gtk3-widget-factory"])
     await desktop.wait_for_app(app.pid)
-    computer = Computer(env={**desktop.env, "ACTUI_HEADLESS": "1"})
+    computer = ToolBox(env={**desktop.env, "ACTUI_HEADLESS": "1"})
     semantic = Series("observe_ui semantic")
     visual = Series("observe_ui visual (capture)")
     ocr = Series("OCR (tesseract)")

@@ -1,7 +1,7 @@
 """Where a cold ``observe_ui``'s time goes between its calls (not a timing benchmark).
 
 One app in one sandbox; each round a fresh Python process makes one cold
-``observe_ui`` (a fresh ``Computer``, the window found untimed, as
+``observe_ui`` (a fresh ``ToolBox``, the window found untimed, as
 ``bench_calc`` times it) with every ``AtspiBus.request`` watched: when it was
 asked, when it left the backlog, when its reply settled it. Reported per look:
 wall time, this process's CPU time in it, the snapshot's phases (``timingsMs``),
@@ -44,7 +44,7 @@ from actui.backends.atspi.snapshot import SnapshotReader
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline import model as model_module
 from actui.outline import view as view_module
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 HERE = Path(__file__).resolve().parent
 OWN_SRC = HERE.parent / "src"
@@ -177,15 +177,19 @@ async def child(pid: int, top: int) -> None:
     watch = Watch()
     watch.install()
     env = dict(os.environ)
-    computer = Computer(env=env)
+    computer = ToolBox(env=env)
     try:
         await root_ref(computer, pid)
     finally:
         await computer.close()
     if os.environ.get("TWICE"):
-        computer = Computer(env=env)
+        computer = ToolBox(env=env)
         try:
-            ok(await computer.observe_ui(root=await root_ref(computer, pid), mode="semantic"))
+            ok(
+                await computer.call(
+                    "observe_ui", {"root": await root_ref(computer, pid), "mode": "semantic"}
+                )
+            )
         finally:
             await computer.close()
     sampler = None
@@ -196,16 +200,16 @@ async def child(pid: int, top: int) -> None:
         sys.setswitchinterval(0.0002)
         sampler = Sampler()
         for _ in range(int(os.environ["SAMPLE"])):
-            computer = Computer(env=env)
+            computer = ToolBox(env=env)
             try:
                 ref = await root_ref(computer, pid)
                 sampler.on = True
-                ok(await computer.observe_ui(root=ref, mode="semantic"))
+                ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
                 sampler.on = False
             finally:
                 await computer.close()
         print(sampler.report(), file=sys.stderr)
-    computer = Computer(env=env)
+    computer = ToolBox(env=env)
     profile = cProfile.Profile(time.process_time) if top else None
     try:
         ref = await root_ref(computer, pid)
@@ -215,7 +219,7 @@ async def child(pid: int, top: int) -> None:
         cpu, start = time.process_time(), time.perf_counter()
         if profile is not None:
             profile.enable()
-        result = ok(await computer.observe_ui(root=ref, mode="semantic"))
+        result = ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
         if profile is not None:
             profile.disable()
         end, cpu = time.perf_counter(), time.process_time() - cpu

@@ -11,13 +11,23 @@ SYSTEM_PACKAGES=(
   libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxkbcommon-x11-0 libegl1 libgl1
   chromium
   # The real-app corpus: ordinary Debian apps none of us wrote (Qt 5, Qt 6, GTK 3, GTK 4, Gecko, plain X11).
-  featherpad designer-qt6 thunar galculator gnome-text-editor firefox-esr x11-apps xterm
+  featherpad designer-qt6 thunar galculator gnome-text-editor firefox-esr x11-apps xterm geany
   libreoffice-calc libreoffice-gtk3
   # Documents: Writer's page and menus, Evince's pages; pdftotext/pdfinfo read the PDFs back.
   libreoffice-writer evince poppler-utils
-  # Fixture apps of our own in tests/apps/ run on Debian's python3 with GTK 3 bindings.
-  python3-gi gir1.2-gtk-3.0
+  # Wayland: a headless sway (its swaymsg too), grim to capture it, Qt 5's Wayland plugin.
+  sway grim qtwayland5
+  # Toolkits whose bridge loads only when asked: GTK 2 (gmrun) and Java Swing (the ATK wrapper).
+  gmrun libatk-adaptor libgail-common openjdk-17-jdk-headless libatk-wrapper-java-jni
+  # Fixture apps of our own in tests/apps/ run on Debian's python3 with GTK 3 bindings, and Tk.
+  python3-gi gir1.2-gtk-3.0 python3-tk
+  # The container image and its tests (make image, tests/integration/test_container.py).
+  podman runc catatonit debootstrap iptables haproxy
 )
+# What the container image runs on (deploy/Containerfile installs the same list).
+while read -r -a listed; do
+  if ((${#listed[@]})) && [[ ${listed[0]} != \#* ]]; then SYSTEM_PACKAGES+=("${listed[@]}"); fi
+done <deploy/runtime-packages
 
 missing=()
 for pkg in "${SYSTEM_PACKAGES[@]}"; do

@@ -1,5 +1,8 @@
 """Random tool calls for the fuzz tests: every tool, arguments near and far from the contract.
 
+The calls are derived from the tool declarations (``actui.tools.catalog``) and the step
+table (``contract.STEPS``), so a new tool or step kind is fuzzed without an edit here.
+
 Shared by the in-process fuzz on a model app (tests/unit/test_fuzz_tools.py) and the MCP
 fuzz on a real app (tests/integration/test_mcp_fuzz.py).
 """
@@ -13,8 +16,10 @@ from typing import Any
 from hypothesis import strategies as st
 
 from actui.tokens import estimate_tokens
-from actui.tools.contract import MAX_TOKENS, MIN_TOKENS, TOOL_NAMES
+from actui.tools.catalog import TOOL_NAMES, TOOLS
+from actui.tools.contract import MAX_TOKENS, MIN_TOKENS, STEPS, input_schema
 
+Strategy = st.SearchStrategy[Any]
 MAX_BYTES = 48 * 1024 + 1024  # the visible limit plus the continuation trailer
 MAX_LINES = 2_000 + 4
 FIELD = re.compile(r"^[A-Za-z_][\w]*(\[\d+\])?(\.[A-Za-z_]\w*(\[\d+\])?)*: ")
@@ -26,91 +31,74 @@ _bad_url = st.sampled_from(
 ) | st.text(max_size=40).map(lambda tail: "http://[" + tail)
 """URLs refused before any browser starts (a valid one would launch Chromium per call)."""
 _ref = st.sampled_from(["@e1", "@e2", "@e5", "@e999", "@r1", "e1", "", "@o1"]) | _text
-_small_timeout = st.integers(-10, 300)
 
 
-def _condition() -> st.SearchStrategy[dict[str, Any]]:
+_small_int = st.integers(-10, 300) | st.floats(max_value=300) | st.none() | st.booleans() | _text
+"""Integers near every bound the contract sets, and what is not one: a timeout or pause
+that is accepted stays under 0.3 s."""
+_role = st.sampled_from(["button", "push button", "textbox", "label"]) | _text
+_number = st.integers(-10, 3000) | st.floats(allow_nan=True)
+_point = st.fixed_dictionaries({"x": st.integers(0, 50), "y": st.integers(0, 50)})
+
+
+def _value(name: str, prop: Mapping[str, Any], state_ids: Strategy) -> Strategy:
+    """Values for one parameter, near and far from what its schema accepts."""
+    if name == "stateId":
+        return state_ids
+    if name == "url":  # only refused URLs: a valid one would launch Chromium per call
+        return _bad_url
+    if name == "role":
+        return _role
+    if "enum" in prop:
+        return st.sampled_from([*prop["enum"], "maybe"])
+    kind = prop.get("type")
+    if kind == "string":
+        return _ref if "pattern" in prop or name.lower().endswith(("ref", "root")) else _text
+    if kind == "integer":
+        return _small_int
+    if kind == "number":
+        return _number
+    if kind == "boolean":
+        return st.booleans()
+    if kind == "array":
+        items = prop["items"]
+        if "action" in items.get("properties", {}):
+            return st.lists(_step(items, state_ids), max_size=3)
+        if items.get("type") == "object":
+            return st.lists(_point, max_size=4)
+        return st.lists(_value("", items, state_ids), max_size=3)
+    if kind == "object" and "properties" in prop:
+        return _arguments(prop, state_ids)
+    return _any
+
+
+def _arguments(schema: Mapping[str, Any], state_ids: Strategy) -> Strategy:
+    """An object of ``schema``: its required keys always, the others and a stray one maybe."""
+    props = {k: v for k, v in schema["properties"].items() if k != "maxTokens"}
+    required = {*schema.get("required", ()), *({"url"} & set(props))}
+    values = {name: _value(name, prop, state_ids) for name, prop in props.items()}
     return st.fixed_dictionaries(
-        {},
+        {name: values[name] for name in props if name in required},
         optional={
-            "ref": _ref,
-            "scopeRef": _ref,
-            "scopeExact": st.booleans(),
-            "text": _text,
-            "role": st.sampled_from(["button", "push button", "textbox", "label"]) | _text,
-            "value": _text,
-            "until": st.sampled_from(["present", "absent", "maybe"]),
-            "gone": st.booleans(),
-            "timeoutMs": _small_timeout,
+            **{name: values[name] for name in props if name not in required},
             "bogus": _any,
         },
     )
 
 
-_action = st.fixed_dictionaries(
-    {
-        "action": st.sampled_from(
-            [
-                "press",
-                "click",
-                "toggle",
-                "setText",
-                "typeText",
-                "keypress",
-                "focus",
-                "scroll",
-                "wait",
-                "drag",
-                "moveMouse",
-                "explode",
-            ]
-        )
-    },
-    optional={
-        "ref": _ref,
-        "x": st.integers(-10, 3000) | st.floats(allow_nan=True),
-        "y": st.integers(-10, 3000),
-        "text": _text,
-        "keys": st.lists(_text, max_size=3),
-        "clickCount": st.integers(-1, 5),
-        "scrollY": st.integers(-20, 20),
-        "ms": st.integers(-5, 200),
-        "until": _condition(),
-        "path": st.lists(st.fixed_dictionaries({"x": st.integers(0, 50), "y": st.integers(0, 50)})),
-    },
-)
+def _step(schema: Mapping[str, Any], state_ids: Strategy) -> Strategy:
+    """One ``act_ui`` step: every declared step kind (and one that is not), any fields."""
+    fields = {k: v for k, v in schema["properties"].items() if k != "action"}
+    kinds = st.sampled_from([*STEPS, "explode"])
+    return _arguments({"properties": fields}, state_ids).flatmap(
+        lambda step: kinds.map(lambda kind: {"action": kind, **step})
+    )
 
 
-def tool_calls(state: str) -> st.SearchStrategy[tuple[str, dict[str, Any]]]:
+def tool_calls(state: str) -> Strategy:
+    """Calls of every declared tool, with arguments drawn from its own parameter schema."""
     state_ids = st.sampled_from([state, "not-a-state", ""]) | _text
-    per_tool: dict[str, st.SearchStrategy[dict[str, Any]]] = {
-        "find_roots": st.fixed_dictionaries(
-            {}, optional={"text": _text, "app": _text, "pid": _any, "kind": _text}
-        ),
-        "observe_ui": st.fixed_dictionaries(
-            {}, optional={"root": _ref, "mode": st.sampled_from(["semantic", "x"])}
-        ),
-        "search_ui": st.fixed_dictionaries(
-            {"stateId": state_ids}, optional={"text": _text, "role": _text, "capability": _text}
-        ),
-        "expand_ui": st.fixed_dictionaries(
-            {"stateId": state_ids, "ref": _ref}, optional={"depth": _any}
-        ),
-        "inspect_ui": st.fixed_dictionaries({"stateId": state_ids, "ref": _ref}),
-        "act_ui": st.fixed_dictionaries(
-            {"stateId": state_ids, "actions": st.lists(_action, max_size=3)},
-            optional={"expect": _condition(), "require": _condition()},
-        ),
-        "read_text": st.fixed_dictionaries(
-            {"ref": _ref}, optional={"stateId": state_ids, "offset": _any}
-        ),
-        "wait_for": _condition().map(lambda c: c) | st.just({}),
-        "launch_browser": st.fixed_dictionaries({"url": _bad_url}),
-        "navigate_browser": st.fixed_dictionaries({"stateId": state_ids, "url": _bad_url}),
-        "evaluate_browser": st.fixed_dictionaries({"stateId": state_ids, "expression": _text}),
-    }
-    wait_for = per_tool["wait_for"]
-    per_tool["wait_for"] = wait_for.flatmap(lambda c: state_ids.map(lambda s: {**c, "stateId": s}))
+    per_tool = {tool.name: _arguments(input_schema(tool.params), state_ids) for tool in TOOLS}
     return st.sampled_from(TOOL_NAMES).flatmap(
         lambda name: per_tool[name].flatmap(_budgeted).map(lambda args: (name, args))
     )

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import Any, Literal, TypeVar, overload
 
@@ -33,8 +34,8 @@ from actui.errors import ActuiError
 from actui.outline.model import Node
 from actui.outline.search import SearchResult
 from actui.outline.search import search as search_outline
-from actui.results.observations import ElementText, Observed, PageShown, WindowClosed
-from actui.results.observations import Waited as Waiting
+from actui.outline.selectors import Ancestor, Selector, resolve
+from actui.results.observations import ElementText, Observed, PageShown, WaitReport, WindowClosed
 from actui.results.tool_result import ToolResult
 from actui.results.typed import (
     Execution,
@@ -50,7 +51,9 @@ from actui.results.typed import (
 from actui.runtime.deltas import RootDelta
 from actui.runtime.store import ObserveMode, State
 from actui.tools import contract
-from actui.tools.dispatch import Computer as Tools
+from actui.tools.dispatch import ToolBox
+from actui.tools.recording import Recorder
+from actui.tools.replaying import WINDOW_TIMEOUT_S, WindowWanted, find_window
 
 Root = RootView
 """A window, dialog or page, by its ``@r`` ref (``root`` has all the backend said)."""
@@ -58,7 +61,7 @@ Step = contract.ActionStep
 """One step of an act, checked by the contract when it is made."""
 Button = Literal["left", "right", "middle"]
 T = TypeVar("T")
-Shows = Observed | Waiting | PageShown | Execution
+Shows = Observed | WaitReport | PageShown | Execution
 """The results that carry a saved state (an act's only when it has a successor)."""
 
 
@@ -91,7 +94,7 @@ class OutcomeUnknown(OutcomeError):
 
 
 class NoMatch(LookupError):
-    """``first`` of an empty result: nothing matched."""
+    """``first`` of an empty result, or not exactly one element for :meth:`Observation.one`."""
 
 
 def _typed(result: ToolResult, kind: type[T]) -> T:
@@ -330,6 +333,28 @@ class Observation:
             )
         return state._matches(found.result)
 
+    def one(
+        self,
+        role: str,
+        name: str = "",
+        *,
+        path: Sequence[tuple[str, str]] | None = None,
+        index: int | None = None,
+        of: int | None = None,
+    ) -> Element:
+        """The one on-screen element with this role and name (its name, or the label read
+        beside it), as a recorded workflow finds it again (``outline.selectors``).
+        ``path`` pins its named ancestors, ``(role, name)`` from the window down, exactly
+        (any, when None); ``index`` of ``of`` equals breaks a tie. :class:`NoMatch`,
+        naming the candidates, when not exactly one is."""
+        pinned = tuple(Ancestor(*a) for a in path or ())
+        selector = Selector(role, name, pinned, index, of)
+        found = resolve(self.state.outline, selector, anywhere=path is None)
+        if found.node is None:
+            near = "; ".join(found.candidates) or "nothing like it"
+            raise NoMatch(f"{found.why}: {selector.describe()} (on screen: {near})")
+        return Element(found.node)
+
     def _matches(self, found: SearchResult) -> Matches:
         return Matches(tuple(self.element(m.ref) for m in found.matches), found.total, self)
 
@@ -353,9 +378,9 @@ class Observation:
             "wait_for", {"stateId": self.state_id, **condition.to_wire()}
         )
         waited = result.value
-        if not isinstance(waited, (Waiting, WindowClosed)):
+        if not isinstance(waited, (WaitReport, WindowClosed)):
             raise TypeError(f"a wait expected, the result carries {waited!r}")
-        state = self.computer._observed(result) if isinstance(waited, Waiting) else None
+        state = self.computer._observed(result) if isinstance(waited, WaitReport) else None
         return Waited(waited.found, waited.timed_out, state, result.text)
 
     async def read_text(self, element: Element | str) -> str:
@@ -473,14 +498,25 @@ class Computer:
 
     ``env`` is the environment to use (this process's by default: ``DISPLAY``
     and ``DBUS_SESSION_BUS_ADDRESS`` name the desktop); ``desktop`` replaces
-    the platform backend (a model application in tests).
+    the platform backend (a model application in tests); ``record``, a
+    directory, gets this session's acts as a workflow file (``docs/replay.md``).
     """
 
     def __init__(
-        self, *, env: Mapping[str, str] | None = None, desktop: Backend | None = None
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        desktop: Backend | None = None,
+        record: str | Path | None = None,
     ) -> None:
-        self.tools = Tools(env=env, desktop=desktop)
+        recorder = Recorder(Path(record).expanduser()) if record is not None else None
+        self.tools = ToolBox(env=env, desktop=desktop, record=recorder)
         """The wire-level tools: ``call(tool, arguments)`` with the agent's JSON."""
+
+    @property
+    def recording(self) -> Path | None:
+        """The workflow file this session records to, once its first act is written."""
+        return self.tools.recorder.path if self.tools.recorder else None
 
     async def __aenter__(self) -> Computer:
         return self
@@ -528,6 +564,25 @@ class Computer:
         ref = root.ref if isinstance(root, Root) else root
         args: dict[str, object] = {"mode": mode, **({"root": ref} if ref else {})}
         return self._observed(await self.run("observe_ui", args))
+
+    async def wait_for_window(
+        self,
+        *,
+        app: str,
+        title: str,
+        kind: str = "window",
+        url: str = "",
+        timeout_s: float = WINDOW_TIMEOUT_S,
+    ) -> Root:
+        """The window of ``app`` with exactly this ``kind`` and ``title`` (and page ``url``),
+        waited for up to ``timeout_s``; :class:`NoMatch`, naming the windows listed, when
+        none came."""
+        wanted = WindowWanted(app, kind, title, url)
+        root, listed = await find_window(self.tools, wanted, timeout_s)
+        if root is None:
+            shown = "; ".join(f'{r.app} {r.kind} "{r.title}"' for r in listed[:5]) or "none"
+            raise NoMatch(f"no {wanted.describe()} within {timeout_s:g} s (listed: {shown})")
+        return root
 
     async def launch_browser(self, url: str | None = None) -> Observation:
         """A private Chromium showing ``url`` (default ``about:blank``), observed."""

@@ -199,40 +199,46 @@ class BackendUnavailable(ActuiError):
 
 
 class DisplayGone(BackendUnavailable):
-    """The X display itself is gone: the cause to name above any bus or registry error.
+    """The display itself is gone (the X server, or the ``wayland`` compositor): the cause to
+    name above any bus or registry error.
 
     Its applications went with it (or cannot draw), so find_roots cannot help:
     only a new desktop can.
     """
 
-    def __init__(self, display: str) -> None:
-        super().__init__(f"the X display {display} is gone")
+    def __init__(self, display: str, *, wayland: bool = False) -> None:
+        super().__init__(f"the {'Wayland' if wayland else 'X'} display {display} is gone")
         self.display = display
+        self.wayland = wayland
 
     @property
     def message(self) -> str:
-        return sentences.display_gone(self.display)
+        return sentences.display_gone(self.display, wayland=self.wayland)
 
 
 class BusGone(BackendUnavailable):
-    """The accessibility bus connection closed: what was read through it cannot be now."""
+    """The accessibility bus connection closed (``at``, a clock time, when known): what
+    was read through it cannot be now."""
 
-    def __init__(self) -> None:
+    def __init__(self, at: str = "") -> None:
         super().__init__("the accessibility bus went away")
+        self.at = at
 
     @property
     def message(self) -> str:
-        return sentences.bus_gone()
+        return sentences.bus_gone(self.at)
 
 
 class BrowserSilent(BackendUnavailable):
-    """The browser started never answered on its debugging pipe within ``within_s``;
-    ``exit_status`` is how it ended (None: it was still running, and was stopped)."""
+    """The browser started never answered on its debugging pipe: ``within_s`` after its
+    start it had ended with ``exit_status`` (None: it was still running, and was stopped);
+    ``last_words`` is the fatal line of its stderr (else its last line)."""
 
-    def __init__(self, within_s: float, exit_status: int | None) -> None:
-        super().__init__(sentences.browser_silent(within_s, exit_status))
+    def __init__(self, within_s: float, exit_status: int | None, last_words: str = "") -> None:
+        super().__init__(sentences.browser_silent(within_s, exit_status, last_words))
         self.within_s = within_s
         self.exit_status = exit_status
+        self.last_words = last_words
 
 
 class CallTimeout(ActuiError):

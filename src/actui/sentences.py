@@ -9,8 +9,10 @@ holds no state; ``actui.errors`` renders its classes' messages through it.
 
 from __future__ import annotations
 
+import signal
 from typing import Literal
 
+from actui.quoting import quote
 from actui.refusals import Blocked, Refused
 
 Then = Literal["", "find_roots", "observe_ui", "launch_browser"]
@@ -39,6 +41,13 @@ _INSTEAD: dict[Instead, str] = {
 
 def _sentence(fact: str, advice: str) -> str:
     return f"{fact}; {advice}." if advice else f"{fact}."
+
+
+def as_sentence(fact: str) -> str:
+    """A fact written to follow another sentence: capitalized and ended with a period."""
+    fact = fact.strip()
+    ended = fact.endswith((".", "!", "?"))
+    return fact[:1].upper() + fact[1:] + ("" if ended or not fact else ".")
 
 
 def gone(what: str, why: str, then: Then) -> str:
@@ -84,32 +93,58 @@ def blocked(reason: str, blocked_by: Blocked) -> str:
     return f"{reason}; {_UNBLOCK[blocked_by]}" if blocked_by else reason
 
 
-def browser_silent(within_s: float, exit_status: int | None) -> str:
-    """A browser that never answered: how it ended, and what to check."""
-    status = "it did not answer" if exit_status is None else f"it exited with status {exit_status}"
-    return (
-        f"Chromium did not answer on its debugging pipe within {within_s:.0f} s ({status}); "
-        "it was stopped. Check that the executable runs (try it with --headless=new)."
-    )
+def browser_silent(within_s: float, exit_status: int | None, last_words: str) -> str:
+    """A browser that never answered: how and when it ended, what it said last, what to check."""
+    if exit_status is None:
+        fact = (
+            f"Chromium did not answer on its debugging pipe within {within_s:.0f} s; it was stopped"
+        )
+    else:
+        fact = (
+            f"Chromium {_ended(exit_status)} {within_s:.1f} s after it started, before answering "
+            "on its debugging pipe"
+        )
+    said = f"; its last words: {quote(last_words, 500)}" if last_words else ""
+    return f"{fact}{said}. Check that the executable runs (try it with --headless=new)."
 
 
-def display_gone(display: str) -> str:
+def _ended(status: int) -> str:
+    """``was killed by signal SIGABRT`` or ``exited with code 1``, from a return code."""
+    if status >= 0:
+        return f"exited with code {status}"
+    try:
+        return f"was killed by signal {signal.Signals(-status).name}"
+    except ValueError:
+        return f"was killed by signal {-status}"
+
+
+def display_gone(display: str, *, wayland: bool = False) -> str:
     """The display is gone with its applications: only a new desktop helps."""
+    what, server = ("Wayland display", "compositor") if wayland else ("X display", "X server")
     return (
-        f"the X display {display} is gone (its X server exited or closed the "
+        f"the {what} {display} is gone (its {server} exited or closed the "
         "connection): nothing on it can be observed or operated any more. Start a "
         "new desktop (for example `actui sandbox run -- <command>`) and launch the "
         "apps again there."
     )
 
 
-def bus_gone() -> str:
-    """The accessibility bus closed: its applications must be restarted to be read."""
-    return gone(
-        "the accessibility bus",
-        "went away (its connection closed): applications connected to it cannot be read "
-        "until they are restarted",
-        "find_roots",
+def bus_gone(at: str) -> str:
+    """The accessibility bus closed (at the clock time ``at``, when known): its
+    applications must be restarted to be read. :func:`bus_lost`, and what to call."""
+    return gone("the accessibility bus", _bus_lost(at), "find_roots")
+
+
+def bus_lost(at: str) -> str:
+    """The notice of a lost accessibility bus: the fact of :func:`bus_gone`, no advice."""
+    return gone("the accessibility bus", _bus_lost(at), "")
+
+
+def _bus_lost(at: str) -> str:
+    when = f"at {at}" if at else "(its connection closed)"
+    return (
+        f"went away {when}: applications connected to it before then cannot be read until "
+        "they are restarted"
     )
 
 

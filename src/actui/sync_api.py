@@ -2,7 +2,7 @@
 
 ::
 
-    with Computer() as computer:
+    with SyncComputer() as computer:
         state = computer.observe(computer.find_roots(text="calculator").first)
         seven = state.search(text="7", role="button").first
         computer.act(state, seven.press(), expect=Expect(text="7")).raise_for_outcome()
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Coroutine, Mapping
+from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
@@ -26,25 +27,34 @@ from actui.api import Done, Element, Evaluated, Expect, Observation, Root, Roots
 from actui.backends.base import Backend
 from actui.results.tool_result import ToolResult
 from actui.runtime.store import ObserveMode
+from actui.tools.replaying import WINDOW_TIMEOUT_S
 
 T = TypeVar("T")
 
-__all__ = ["Computer", "Expect"]
+__all__ = ["Expect", "SyncComputer"]
 
 
-class Computer:
+class SyncComputer:
     """:class:`actui.api.Computer`, one call at a time."""
 
     def __init__(
-        self, *, env: Mapping[str, str] | None = None, desktop: Backend | None = None
+        self,
+        *,
+        env: Mapping[str, str] | None = None,
+        desktop: Backend | None = None,
+        record: str | Path | None = None,
     ) -> None:
         self._runner = asyncio.Runner()
-        self._async = api.Computer(env=env, desktop=desktop)
+        self._async = api.Computer(env=env, desktop=desktop, record=record)
+
+    @property
+    def recording(self) -> Path | None:
+        return self._async.recording
 
     def _run(self, work: Coroutine[Any, Any, T]) -> T:
         return self._runner.run(work)
 
-    def __enter__(self) -> Computer:
+    def __enter__(self) -> SyncComputer:
         return self
 
     def __exit__(
@@ -78,6 +88,21 @@ class Computer:
         self, root: Root | str | None = None, *, mode: ObserveMode = "fused"
     ) -> Observation:
         return self._run(self._async.observe(root, mode=mode))
+
+    def wait_for_window(
+        self,
+        *,
+        app: str,
+        title: str,
+        kind: str = "window",
+        url: str = "",
+        timeout_s: float = WINDOW_TIMEOUT_S,
+    ) -> Root:
+        return self._run(
+            self._async.wait_for_window(
+                app=app, title=title, kind=kind, url=url, timeout_s=timeout_s
+            )
+        )
 
     def launch_browser(self, url: str | None = None) -> Observation:
         return self._run(self._async.launch_browser(url))

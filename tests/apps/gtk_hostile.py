@@ -2,7 +2,8 @@
 
 Run with Debian's ``/usr/bin/python3`` (python3-gi) in the sandbox environment:
 ``gtk_hostile.py TITLE [--churn KB]``. The window is titled TITLE (newlines and
-all) and holds a button "Ready" and a label named like the title. With
+all) and holds a button "Ready" described by TITLE, a label named like the title and a
+text view holding TITLE. With
 ``--churn KB`` a second button's accessible name is KB kilobytes long and
 changes every 20 ms (a counter in front), as a log view or a ticker would,
 without the cost of laying the text out. Prints ``ready`` once shown.
@@ -24,10 +25,15 @@ def main() -> int:
     window = Gtk.Window(title=title)
     window.set_default_size(320, 160)
     box = Gtk.Box(orientation=Gtk.Orientation.VERTICAL, spacing=6)
-    box.add(Gtk.Button(label="Ready"))
+    ready = Gtk.Button(label="Ready")
+    ready.get_accessible().set_description(title)
+    box.add(ready)
     label = Gtk.Label(label="status")
     label.get_accessible().set_name(title)
     box.add(label)
+    view = Gtk.TextView()
+    view.get_buffer().set_text(title)
+    box.add(view)
     if churn_kb:
         ticker = Gtk.Button(label="ticker")
         filler = "x" * (churn_kb * 1024)

@@ -1,4 +1,4 @@
-"""Helpers for integration tests that drive ``Computer`` like an agent does."""
+"""Helpers for integration tests that drive ``ToolBox`` like an agent does."""
 
 from __future__ import annotations
 
@@ -18,23 +18,23 @@ from actui.results.observations import (
     Observed,
     PageShown,
     ToolError,
-    Waited,
+    WaitReport,
 )
 from actui.results.tool_result import ToolResult
 from actui.results.typed import (
     Execution,
     Found,
     NoSuccessor,
-    Observation,
     RootsFound,
     RootView,
+    StateSummary,
     VerificationStatus,
 )
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 
 async def paired_root(
-    computer: Computer, *, pid: int | None = None, title: str = "", timeout_s: float = 20.0
+    computer: ToolBox, *, pid: int | None = None, title: str = "", timeout_s: float = 20.0
 ) -> RootView:
     """The first root (of ``pid``, with ``title`` in its title) once it has its X window.
 
@@ -68,12 +68,14 @@ def ended_of(result: ToolResult) -> NoSuccessor:
     return ended
 
 
-def observation_of(result: ToolResult) -> Observation:
+def observation_of(result: ToolResult) -> StateSummary:
     """The state a result saved: an observation's, a wait's or a page write's, or an
     act's successor (its id, its root, how it was shown)."""
     value = result.value
     seen = (
-        value.observation if isinstance(value, (Observed, Waited, PageShown, Execution)) else None
+        value.observation
+        if isinstance(value, (Observed, WaitReport, PageShown, Execution))
+        else None
     )
     assert seen is not None, result.text
     return seen
@@ -85,9 +87,9 @@ def observed_of(result: ToolResult) -> Observed:
     return result.value
 
 
-def waited_of(result: ToolResult) -> Waited:
+def waited_of(result: ToolResult) -> WaitReport:
     """A wait_for result's typed value, with its successor (not a window that closed)."""
-    assert isinstance(result.value, Waited), result.text
+    assert isinstance(result.value, WaitReport), result.text
     return result.value
 
 
@@ -163,7 +165,7 @@ def assert_alive(pid: int) -> None:
 
 
 async def call_alive(
-    computer: Computer, pid: int, tool: str, args: dict[str, Any] | None = None
+    computer: ToolBox, pid: int, tool: str, args: dict[str, Any] | None = None
 ) -> ToolResult:
     """One tool call that must succeed, with the app ``pid`` alive after it."""
     result = await computer.call(tool, args or {})

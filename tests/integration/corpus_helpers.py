@@ -1,4 +1,4 @@
-"""Driving a real corpus app through ``Computer`` while proving it survives every call."""
+"""Driving a real corpus app through ``ToolBox`` while proving it survives every call."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from computer_helpers import executed, matches_of, process_alive, state_id_of, w
 from actui.backends.linux.sandbox import Sandbox
 from actui.results.tool_result import ToolResult
 from actui.results.typed import Execution, RootView
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 
 class Driven:
-    """A ``Computer`` whose every call is followed by the check that the app still runs."""
+    """A ``ToolBox`` whose every call is followed by the check that the app still runs."""
 
-    def __init__(self, computer: Computer, pid: int) -> None:
+    def __init__(self, computer: ToolBox, pid: int) -> None:
         self.computer = computer
         self.pid = pid
         self.texts: list[str] = []
@@ -74,7 +74,7 @@ async def headless_app(sandbox: Sandbox, argv: list[str]) -> AsyncIterator[Drive
     """``argv`` started on the sandbox and driven headless; killed afterwards."""
     process = await sandbox.launch(argv)
     await sandbox.wait_for_app(process.pid)
-    computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "1"})
+    computer = ToolBox(env={**sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
         yield Driven(computer, process.pid)
     finally:

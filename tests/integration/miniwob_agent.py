@@ -79,8 +79,8 @@ def no_desktop_env() -> dict[str, str]:
 
 
 @asynccontextmanager
-async def mcp_tools(env: Mapping[str, str]) -> AsyncIterator[Tools]:
-    """``actui mcp`` over stdio, its client session owned by one background task.
+async def mcp_tools(env: Mapping[str, str], *flags: str) -> AsyncIterator[Tools]:
+    """``actui mcp`` (with ``flags``) over stdio, its client session owned by one background task.
 
     The MCP client's task group must be entered and left by the same task;
     hosting it in its own task lets a module-scoped fixture share it.
@@ -90,7 +90,7 @@ async def mcp_tools(env: Mapping[str, str]) -> AsyncIterator[Tools]:
 
     async def host() -> None:
         server = StdioServerParameters(
-            command=sys.executable, args=["-m", "actui.server.cli", "mcp"], env=dict(env)
+            command=sys.executable, args=["-m", "actui.server.cli", "mcp", *flags], env=dict(env)
         )
         try:
             async with stdio_client(server) as (read, write), ClientSession(read, write) as session:

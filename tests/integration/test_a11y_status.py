@@ -20,7 +20,7 @@ from dbus_fast.aio import MessageBus
 
 from actui.backends.atspi.status import read_enabled
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 BUTTONS = "".join(f"<button>Button {i}</button>" for i in range(40))
 PAGE = f"data:text/html,<title>Many</title><h1>Many buttons</h1>{BUTTONS}"
@@ -46,7 +46,7 @@ async def test_actui_switches_accessibility_on_for_chromium_and_off_again(
                 "--disable-sync", f"--user-data-dir={tmp_path / 'profile'}", PAGE,
             ]
         )  # fmt: skip
-        computer = Computer(env=desktop.env)
+        computer = ToolBox(env=desktop.env)
         try:
             await computer.call("find_roots", {})
             assert await _flag(desktop) is True, "actui switched accessibility on"
@@ -76,7 +76,7 @@ async def test_actui_switches_accessibility_on_for_chromium_and_off_again(
 async def test_a_flag_already_on_is_left_on() -> None:
     async with Sandbox() as desktop:
         assert await _flag(desktop) is True
-        computer = Computer(env=desktop.env)
+        computer = ToolBox(env=desktop.env)
         try:
             await computer.call("find_roots", {})
         finally:

@@ -28,19 +28,19 @@ from computer_helpers import (
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results.tool_result import ToolResult
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
-    computer = Computer(env=module_sandbox.env)
+async def computer(module_sandbox: Sandbox) -> AsyncIterator[ToolBox]:
+    computer = ToolBox(env=module_sandbox.env)
     yield computer
     await computer.close()
 
 
-async def _visual(computer: Computer, root: str) -> ToolResult:
+async def _visual(computer: ToolBox, root: str) -> ToolResult:
     return await computer.call("observe_ui", {"root": root, "mode": "visual"})
 
 
@@ -48,7 +48,7 @@ def _is_file(path: str) -> bool:
     return Path(path).is_file()
 
 
-async def _observed(computer: Computer, pid: int, title: str) -> tuple[str, str, str]:
+async def _observed(computer: ToolBox, pid: int, title: str) -> tuple[str, str, str]:
     """The dialog's root ref, a state of it, and its OK button's ref."""
     root = await paired_root(computer, pid=pid, title=title)
     seen = await computer.call("observe_ui", {"root": root.ref, "mode": "semantic"})
@@ -60,7 +60,7 @@ async def _observed(computer: Computer, pid: int, title: str) -> tuple[str, str,
 
 
 async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(
-    module_sandbox: Sandbox, computer: Computer
+    module_sandbox: Sandbox, computer: ToolBox
 ) -> None:
     app = await entry_dialog(module_sandbox, "Crash one")
     _, state, ok = await _observed(computer, app.pid, "Crash one")
@@ -79,7 +79,7 @@ async def test_segfault_between_observe_and_act_is_reported_as_sigsegv(
 
 
 async def test_a_crash_during_a_transaction_ends_it_as_app_exited(
-    module_sandbox: Sandbox, computer: Computer
+    module_sandbox: Sandbox, computer: ToolBox
 ) -> None:
     """The app dies while a step runs: the result is the crash, not a closed window."""
     app = await entry_dialog(module_sandbox, "Crash mid")
@@ -98,7 +98,7 @@ async def test_a_crash_during_a_transaction_ends_it_as_app_exited(
 
 
 async def test_sigkill_of_an_app_its_parent_has_not_reaped_is_read_from_proc(
-    module_sandbox: Sandbox, computer: Computer
+    module_sandbox: Sandbox, computer: ToolBox
 ) -> None:
     """The sandbox starts a shell; the shell starts zenity and never waits for it."""
     shell = await module_sandbox.launch(
@@ -119,7 +119,7 @@ async def test_sigkill_of_an_app_its_parent_has_not_reaped_is_read_from_proc(
 
 
 async def test_a_stopped_app_is_listed_as_not_answering_and_still_seen(
-    module_sandbox: Sandbox, computer: Computer
+    module_sandbox: Sandbox, computer: ToolBox
 ) -> None:
     """SIGSTOP: the window stays, marked; visual mode shows it; SIGCONT: it answers again."""
     app = await module_sandbox.launch(
@@ -139,7 +139,7 @@ async def test_a_stopped_app_is_listed_as_not_answering_and_still_seen(
         (window,) = windows_of(listed)
         assert window.root.accessibility == "not_answering", listed.text
         assert window.ref == root.ref and "not answering" in listed.text
-        fresh = Computer(env=module_sandbox.env)  # a session that never read the app
+        fresh = ToolBox(env=module_sandbox.env)  # a session that never read the app
         try:
             first = await fresh.call("find_roots", {"pid": app.pid})
             assert [w.root.accessibility for w in windows_of(first)] == ["not_answering"]

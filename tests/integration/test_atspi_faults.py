@@ -16,7 +16,7 @@ from actui.backends.atspi import AtspiBackend
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S
 from actui.backends.linux.sandbox import Sandbox, tagged_pids
 from actui.errors import CallTimeout, TargetGone
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 CALL_TIMEOUT_S = 1.0
 
@@ -75,7 +75,7 @@ async def test_the_accessibility_bus_going_away_is_said_and_the_session_keeps_se
     sandbox: Sandbox,
 ) -> None:
     dialog = await launch_app(sandbox, ["zenity", "--entry", "--text=bus"])
-    computer = Computer(env=sandbox.env)
+    computer = ToolBox(env=sandbox.env)
     try:
         listed = await computer.call("find_roots", {"pid": dialog.pid})
         window = windows_of(listed)[0].ref

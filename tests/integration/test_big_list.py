@@ -19,7 +19,7 @@ from actui import api
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.windows import Windowed
 from actui.runtime.reaching import Coverage
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -63,7 +63,7 @@ async def big(module_sandbox: Sandbox) -> AsyncIterator[BigList]:
         ["/usr/bin/python3", str(APP), str(ROWS)], stdout=asyncio.subprocess.PIPE
     )
     await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
+    computer = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
         app = Driven(computer, process.pid)
         window = await app.window(f"Big list {ROWS}")
@@ -100,7 +100,7 @@ async def test_a_list_shorter_than_its_view_shows_all_its_rows(module_sandbox: S
     so every row from the first shown to the last is shown, and read."""
     process = await module_sandbox.launch(["/usr/bin/python3", str(APP), str(SHORT)])
     await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
+    computer = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
         app = Driven(computer, process.pid)
         window = await app.window(f"Big list {SHORT}")
@@ -191,7 +191,7 @@ async def test_scrolling_the_list_moves_the_window_the_next_state_shows(big: Big
 async def test_pressing_end_moves_the_window_to_the_last_rows_the_next_state_shows(
     big: BigList, module_sandbox: Sandbox
 ) -> None:
-    keyboard = Computer(env=module_sandbox.env)  # keys go through the foreground path
+    keyboard = ToolBox(env=module_sandbox.env)  # keys go through the foreground path
     try:
         app = Driven(keyboard, big.app.pid)
         root = (await app.window(f"Big list {ROWS}")).ref

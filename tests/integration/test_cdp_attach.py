@@ -23,7 +23,7 @@ import pytest
 import pytest_asyncio
 from computer_helpers import executed, matches_of, process_alive, roots_of, state_id_of, windows_of
 
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -110,7 +110,7 @@ async def test_an_attached_browser_is_driven_and_left_running(
     users_browser: UsersBrowser, collector: Collector
 ) -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}
-    computer = Computer(env={**env, "ACTUI_CDP_PORT": str(users_browser.port)})
+    computer = ToolBox(env={**env, "ACTUI_CDP_PORT": str(users_browser.port)})
     try:
         for _ in range(150):  # the page may still be loading its title
             roots = await computer.call("find_roots", {"text": "Sign up"})
@@ -155,7 +155,7 @@ async def test_an_attached_browser_is_driven_and_left_running(
 
 async def test_a_browser_that_is_not_there_is_a_notice_not_a_failure() -> None:
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}
-    computer = Computer(env={**env, "ACTUI_CDP_PORT": "9"})  # discard: nothing listens
+    computer = ToolBox(env={**env, "ACTUI_CDP_PORT": "9"})  # discard: nothing listens
     try:
         roots = await computer.call("find_roots", {})
     finally:

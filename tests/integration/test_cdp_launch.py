@@ -4,14 +4,16 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
 
 from actui.backends.base import RootInfo
-from actui.backends.cdp import CdpBackend
-from actui.errors import BackendUnavailable, TargetGone
+from actui.backends.cdp import CdpBackend, launch
+from actui.errors import BackendUnavailable, BrowserSilent, TargetGone
 
 
 def _alive(pid: int) -> bool:
@@ -53,10 +55,67 @@ async def test_a_browser_that_dies_at_start_leaves_nothing_behind(tmp_path: Path
     fake.chmod(0o755)
     backend = CdpBackend(env={**os.environ, "ACTUI_CHROME_EXECUTABLE": str(fake)})
     profiles = _profiles()
-    with pytest.raises(BackendUnavailable, match="exited with status 3"):
+    with pytest.raises(BackendUnavailable, match="exited with code 3"):
         await backend.launch()
     assert _profiles() <= profiles
     assert backend.browser_process is None
+
+
+def _empty(directory: Path) -> bool:
+    return not any(directory.iterdir())
+
+
+def _deep_dir(base: Path, length: int) -> Path:
+    """A directory under ``base`` whose path is ``length`` characters long."""
+    deep = base / ("d" * (length - len(str(base)) - 1))
+    deep.mkdir()
+    return deep
+
+
+async def test_a_browser_that_aborts_is_reported_with_its_fatal_line_in_the_time_it_took(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Chromium aborts when its singleton socket's path is too long; handing it its TMPDIR
+    as it is (as actui did before it chose a shorter one) makes a real abort to report."""
+    monkeypatch.setattr(launch.socket_paths, "roomy", lambda preferred, room: preferred)
+    deep = _deep_dir(tmp_path, 120)
+    backend = CdpBackend(env={**os.environ, "TMPDIR": str(deep)})
+    began = time.monotonic()
+    with pytest.raises(BrowserSilent) as raised:
+        await backend.launch()
+    took = time.monotonic() - began
+    silent = raised.value
+    assert silent.exit_status == -signal.SIGABRT
+    assert silent.last_words == f"Socket path too long: {silent.last_words.split(': ', 1)[1]}"
+    assert str(deep) in silent.last_words and silent.last_words.endswith("/SingletonSocket.")
+    assert silent.within_s < took < launch.READY_DEADLINE_S / 2, (silent.within_s, took)
+    assert silent.message == (
+        f"Chromium was killed by signal SIGABRT {silent.within_s:.1f} s after it started, "
+        f"before answering on its debugging pipe; its last words: "
+        f'"{silent.last_words}". Check that the executable runs (try it with --headless=new).'
+    )
+    assert backend.browser_process is None
+    assert _empty(deep)
+
+
+async def test_a_browser_under_a_temp_dir_too_deep_for_sockets_still_starts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    deep = _deep_dir(tmp_path, 120)
+    short = Path(tempfile.mkdtemp(prefix="s-", dir="/tmp"))  # instead of /tmp, to check it
+    monkeypatch.setattr(launch.socket_paths, "SHORT_DIR", str(short))
+    backend = CdpBackend(env={**os.environ, "TMPDIR": str(deep)})
+    try:
+        root = await backend.launch("data:text/html,<title>deep</title><button>Go</button>")
+        browser = backend.browser_process
+        assert browser is not None and browser.profile.parent == deep
+        assert browser.temp.parent == short and any(browser.temp.iterdir())
+        snapshot = await backend.snapshot(root, max_nodes=100, max_depth=10)
+        assert "Go" in repr(snapshot.tree) and browser.alive
+    finally:
+        await backend.close()
+    assert _empty(deep) and _empty(short)
+    short.rmdir()  # noqa: ASYNC240 (a local dir)
 
 
 async def test_headless_launch_needs_no_display_and_close_cleans_up() -> None:

@@ -1,4 +1,4 @@
-"""Firefox ESR (Gecko over AT-SPI) on a local form page, driven through ``Computer``.
+"""Firefox ESR (Gecko over AT-SPI) on a local form page, driven through ``ToolBox``.
 
 The oracle is a local HTTP collector: it serves the form and records what the
 browser POSTs. Firefox runs once per module with a throwaway profile, and its
@@ -25,7 +25,7 @@ from computer_helpers import executed, matches_of, paired_root, state_id_of, tex
 from actui.backends.linux.sandbox import Sandbox
 from actui.results.tool_result import ToolResult
 from actui.results.typed import Execution
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 PAGE = Path(__file__).parents[1] / "apps" / "web" / "collector_form.html"
@@ -81,7 +81,7 @@ class Collector:
 
 @dataclass
 class Browser:
-    computer: Computer
+    computer: ToolBox
     process: asyncio.subprocess.Process
     collector: Collector
     log: Path
@@ -148,7 +148,7 @@ async def browser(
             stdout=out.fileno(),
             stderr=out.fileno(),
         )
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+    computer = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         # a cold Firefox on two busy cores takes several seconds to show its page
         await paired_root(computer, pid=process.pid, title="Contact form", timeout_s=90.0)

@@ -24,14 +24,14 @@ from computer_helpers import (
 )
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @dataclass
 class Calc:
-    computer: Computer
+    computer: ToolBox
     app: asyncio.subprocess.Process
     root: str
 
@@ -40,7 +40,7 @@ class Calc:
 async def calc(module_sandbox: Sandbox) -> AsyncIterator[Calc]:
     app = await module_sandbox.launch(["galculator"])
     await module_sandbox.wait_for_app(app.pid)
-    computer = Computer(env=module_sandbox.env)
+    computer = ToolBox(env=module_sandbox.env)
     root = await paired_root(computer, pid=app.pid)
     yield Calc(computer, app, root.ref)
     await computer.close()

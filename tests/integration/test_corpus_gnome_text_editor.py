@@ -17,7 +17,7 @@ from computer_helpers import state_id_of, windows_of
 from corpus_helpers import Driven
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -34,7 +34,7 @@ class Editor:
 async def editor(module_sandbox: Sandbox) -> AsyncIterator[Editor]:
     process = await module_sandbox.launch(["gnome-text-editor", "--standalone"])
     await module_sandbox.wait_for_app(process.pid, timeout=60)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+    computer = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         yield Editor(Driven(computer, process.pid), Path(module_sandbox.env["HOME"]))
     finally:

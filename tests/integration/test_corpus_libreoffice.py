@@ -40,7 +40,7 @@ from actui.backends.linux.sandbox import Sandbox
 from actui.outline.windows import window_text
 from actui.results.typed import RootView
 from actui.runtime.reaching import SheetCell, Unopened
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 GROWTH_MB = 100
@@ -49,7 +49,7 @@ FIELDS = ("Name", "Description", "ChildCount")
 
 @dataclass
 class Calc:
-    computer: Computer
+    computer: ToolBox
     pid: int
     root: str
     book: Path
@@ -81,7 +81,7 @@ async def calc(
     book = tmp_path_factory.mktemp("calc") / "book.fods"
     book.write_text(EMPTY_BOOK)
     await module_sandbox.launch(["soffice", "--calc", "--norestore", "--nologo", str(book)])
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+    computer = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         windows: tuple[RootView, ...] = ()
         for _ in range(240):  # a cold LibreOffice start takes seconds

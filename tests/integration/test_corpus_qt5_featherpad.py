@@ -1,4 +1,4 @@
-"""featherpad (Qt 5.15) driven like an agent through ``Computer``: write two lines of
+"""featherpad (Qt 5.15) driven like an agent through ``ToolBox``: write two lines of
 non-ASCII text into an existing empty file, save with ctrl+s, and the file's bytes on
 disk are exactly that text; featherpad is alive after every tool call.
 
@@ -32,7 +32,7 @@ from computer_helpers import (
 )
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -41,7 +41,7 @@ TEXT = "Grüße, 東京\nsecond line ✓"
 
 @dataclass
 class Editor:
-    computer: Computer
+    computer: ToolBox
     pid: int
     path: Path
 
@@ -52,14 +52,14 @@ async def editor(module_sandbox: Sandbox) -> AsyncIterator[Editor]:
     path.write_bytes(b"")
     process = await module_sandbox.launch(["featherpad", str(path)])
     await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+    computer = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         yield Editor(computer, process.pid, path)
     finally:
         await computer.close()
 
 
-async def _document(computer: Computer, pid: int, state: str) -> str:
+async def _document(computer: ToolBox, pid: int, state: str) -> str:
     """The document's text view: the one multi-line textbox (the search and replace
     fields of featherpad's hidden panels are textboxes too)."""
     found = await call_alive(computer, pid, "search_ui", {"stateId": state, "role": "textbox"})

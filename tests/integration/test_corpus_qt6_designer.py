@@ -1,4 +1,4 @@
-"""Qt Designer 6 (Debian's Qt 6.4) driven like an agent through ``Computer``: create a
+"""Qt Designer 6 (Debian's Qt 6.4) driven like an agent through ``ToolBox``: create a
 form from the New Form dialog's default template, save it with ctrl+s through the Save
 Form As dialog, and the .ui file on disk is that form; Designer is alive after every
 tool call.
@@ -31,7 +31,7 @@ from computer_helpers import (
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results.typed import Execution
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -40,7 +40,7 @@ DESIGNER = "/usr/lib/qt6/bin/designer"
 
 @dataclass
 class Designer:
-    computer: Computer
+    computer: ToolBox
     pid: int
     home: Path
 
@@ -67,7 +67,7 @@ class Designer:
 async def designer(module_sandbox: Sandbox) -> AsyncIterator[Designer]:
     process = await module_sandbox.launch([DESIGNER])
     await module_sandbox.wait_for_app(process.pid, timeout=60)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+    computer = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         yield Designer(computer, process.pid, Path(module_sandbox.env["HOME"]))
     finally:

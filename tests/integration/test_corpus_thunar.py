@@ -1,5 +1,5 @@
 """Thunar (GTK 3 file manager), a real app none of us wrote, driven like an agent through
-``Computer``: a click on a file selects it and opens nothing (list and icon views), F2
+``ToolBox``: a click on a file selects it and opens nothing (list and icon views), F2
 renames the clicked file, the menu item File > Create Folder... opens a dialog that stays
 reachable and creates the folder, and a select that nothing can do is refused. The
 oracles are the files on disk and what Thunar itself shows; after every tool call
@@ -31,7 +31,7 @@ from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
 from actui.results.tool_result import ToolResult
 from actui.results.typed import Execution, StepTrace
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 FILES = ("notes.txt", "report.md", "todo.txt")
@@ -47,7 +47,7 @@ def assert_alive(pid: int) -> None:
 
 @dataclass
 class Thunar:
-    computer: Computer
+    computer: ToolBox
     pid: int
     folder: Path
 
@@ -111,7 +111,7 @@ async def thunar(
     ]
     process = await module_sandbox.launch(["env", *private, "thunar", str(folder)])
     await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+    computer = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         yield Thunar(computer, process.pid, folder)
     finally:
@@ -241,7 +241,7 @@ async def test_headless_create_folder_is_refused_and_thunar_keeps_answering(
     thunar: Thunar, module_sandbox: Sandbox
 ) -> None:
     """Without physical input the dialog cannot be opened safely: nothing is sent."""
-    headless = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
+    headless = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
         step = await _press_create_folder(Thunar(headless, thunar.pid, thunar.folder))
         assert step.outcome == "didnt" and step.error is not None, step

@@ -31,7 +31,7 @@ from computer_helpers import (
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results.typed import RootView
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -55,7 +55,7 @@ XTERM = ["xterm", "-fa", "DejaVu Sans Mono", "-fs", "14", "-e", "sh"]
 
 @dataclass
 class Desk:
-    computer: Computer
+    computer: ToolBox
     app: asyncio.subprocess.Process
 
 
@@ -65,7 +65,7 @@ async def desk(module_sandbox: Sandbox) -> AsyncIterator[Desk]:
     # once, in a full clean-clone run, xmessage's window was not managed within the default
     # 20 s (cause not found; 6 isolated runs took under 1 s): readiness gets a wider margin
     await module_sandbox.wait_for_app(app.pid, x11=True, timeout=60)
-    computer = Computer(env=module_sandbox.env)
+    computer = ToolBox(env=module_sandbox.env)
     yield Desk(computer, app)
     await computer.close()
 
@@ -103,7 +103,7 @@ async def test_a_semantic_observation_says_to_use_visual_mode(desk: Desk) -> Non
 async def test_headless_sessions_see_it_but_never_send_it_input(
     module_sandbox: Sandbox, desk: Desk
 ) -> None:
-    headless = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
+    headless = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
         found = await headless.call("find_roots", {"pid": desk.app.pid})
         (window,) = windows_of(found)

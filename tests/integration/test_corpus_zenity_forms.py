@@ -14,7 +14,7 @@ from computer_helpers import process_alive, state_id_of
 from corpus_helpers import Driven
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -34,7 +34,7 @@ async def form(module_sandbox: Sandbox) -> AsyncIterator[Form]:
     argv = ["zenity", "--forms", "--add-entry=Name", "--add-password=Secret", "--add-entry=City"]
     process = await module_sandbox.launch(argv, stdout=asyncio.subprocess.PIPE)
     await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
+    computer = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
     app = Driven(computer, process.pid)
     try:
         window = await app.window("")

@@ -14,7 +14,7 @@ from computer_helpers import executed, matches_of, paired_root, state_id_of, tex
 
 from actui.backends.cdp.launch import command_line, find_executable
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 PAGE = (
     "<!doctype html><title>Escalation form</title>"
@@ -32,7 +32,7 @@ async def test_typing_into_a_web_field_escalates_to_the_foreground_and_lands(
     )
     browser = await sandbox.launch([*argv[:-1], "--test-type", page.as_uri()])
     await sandbox.wait_for_app(browser.pid, timeout=30)
-    computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "0"})
+    computer = ToolBox(env={**sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         root = (await paired_root(computer, title="Escalation form")).ref
         observed = await computer.call("observe_ui", {"root": root, "mode": "fused"})

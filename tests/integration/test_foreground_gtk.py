@@ -1,4 +1,4 @@
-"""The physical path through ``Computer`` on GTK3: drag, wheel, Unicode typing, safe retry;
+"""The physical path through ``ToolBox`` on GTK3: drag, wheel, Unicode typing, safe retry;
 and GTK 4 check boxes that only a real click can toggle.
 
 Each effect is read back from the application (AT-SPI values, zenity's output),
@@ -20,7 +20,7 @@ from actui.backends.linux.sandbox import Sandbox
 from actui.outline.model import Node
 from actui.results.tool_result import ToolResult
 from actui.results.typed import Execution
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -28,8 +28,8 @@ UNICODE = "Ωmega – 42 ✓ é ß 中"
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
-    session = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+async def computer(module_sandbox: Sandbox) -> AsyncIterator[ToolBox]:
+    session = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     yield session
     await session.close()
 
@@ -41,28 +41,28 @@ async def factory(module_sandbox: Sandbox) -> int:
     return app.pid
 
 
-async def _observe(computer: Computer, pid: int, mode: str = "fused") -> str:
+async def _observe(computer: ToolBox, pid: int, mode: str = "fused") -> str:
     root = (await paired_root(computer, pid=pid)).ref
     observed = await computer.call("observe_ui", {"root": root, "mode": mode})
     assert not observed.is_error, observed.text
     return str(state_id_of(observed))
 
 
-async def _survived(computer: Computer, pid: int) -> None:
+async def _survived(computer: ToolBox, pid: int) -> None:
     """The app still runs and answers: a fresh look at its window succeeds."""
     assert_alive(pid)
     await _observe(computer, pid)
     assert_alive(pid)
 
 
-def _one(computer: Computer, state: str, where: Callable[[Node], bool]) -> Node:
+def _one(computer: ToolBox, state: str, where: Callable[[Node], bool]) -> Node:
     found = [n for n in computer.state(state).outline if where(n)]
     assert found, "no node matched"
     return found[0]
 
 
 async def _act(
-    computer: Computer, state: str, *actions: dict[str, Any]
+    computer: ToolBox, state: str, *actions: dict[str, Any]
 ) -> tuple[Execution, ToolResult]:
     """An act that must not fail: its typed execution, and the result it came in."""
     acted = await computer.call("act_ui", {"stateId": state, "actions": list(actions)})
@@ -70,7 +70,7 @@ async def _act(
     return executed(acted), acted
 
 
-async def test_dragging_a_scale_handle_moves_its_value(computer: Computer, factory: int) -> None:
+async def test_dragging_a_scale_handle_moves_its_value(computer: ToolBox, factory: int) -> None:
     state = await _observe(computer, factory)
     scale = _one(
         computer,
@@ -95,7 +95,7 @@ async def test_dragging_a_scale_handle_moves_its_value(computer: Computer, facto
 
 
 async def test_wheel_scrolling_a_text_view_moves_its_scroll_bar(
-    computer: Computer, factory: int
+    computer: ToolBox, factory: int
 ) -> None:
     state = await _observe(computer, factory)
     view = _one(computer, state, lambda n: n.role == "textbox" and n.value.startswith("Lorem"))
@@ -114,7 +114,7 @@ async def test_wheel_scrolling_a_text_view_moves_its_scroll_bar(
 
 
 async def test_unicode_typed_after_a_coordinate_click_reaches_the_app_exactly(
-    computer: Computer, module_sandbox: Sandbox
+    computer: ToolBox, module_sandbox: Sandbox
 ) -> None:
     dialog = await module_sandbox.launch(
         ["zenity", "--entry", "--title=Unicode entry", "--text=Type:"],
@@ -142,7 +142,7 @@ async def test_unicode_typed_after_a_coordinate_click_reaches_the_app_exactly(
 
 
 async def test_a_refused_background_insert_is_retried_in_the_foreground_and_stays_honest(
-    computer: Computer, module_sandbox: Sandbox, tmp_path: Path
+    computer: ToolBox, module_sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """zenity --text-info shows a read-only text view: EditableText.InsertText changes
     nothing (checked ``didnt``), so the side-effect-free retry runs; the keys change
@@ -170,7 +170,7 @@ async def test_a_refused_background_insert_is_retried_in_the_foreground_and_stay
 
 
 async def test_a_check_box_without_actions_is_toggled_and_clicked_physically(
-    computer: Computer, module_sandbox: Sandbox
+    computer: ToolBox, module_sandbox: Sandbox
 ) -> None:
     """13 of 16 GTK 4 check boxes expose no action: toggle and click become real clicks."""
     app = await module_sandbox.launch(["gtk4-widget-factory"])

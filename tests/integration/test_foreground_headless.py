@@ -15,7 +15,7 @@ from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.record import InputMonitor
 from actui.backends.x11.session import X11Session
 from actui.outline.model import Node
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 
 def _first(nodes: list[Node], role: str, name: str = "") -> Node:
@@ -39,7 +39,7 @@ async def test_headless_observe_set_toggle_press_sends_no_input_and_keeps_focus_
     other = await sandbox.launch(["zenity", "--info", "--title=Keep me active", "--text=hi"])
     await sandbox.wait_for_app(other.pid)
     session = X11Session(sandbox.display)
-    computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "1"})
+    computer = ToolBox(env={**sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
         keep = (await paired_root(computer, pid=other.pid)).root.window_id
         async with asyncio.timeout(10):  # the window manager activates new windows

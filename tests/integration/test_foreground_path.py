@@ -19,7 +19,7 @@ from computer_helpers import (
 from actui.backends.linux.sandbox import Sandbox
 from actui.backends.x11.record import InputMonitor
 from actui.results.tool_result import ToolResult
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 
 async def _dialog(sandbox: Sandbox, title: str) -> asyncio.subprocess.Process:
@@ -31,7 +31,7 @@ async def _dialog(sandbox: Sandbox, title: str) -> asyncio.subprocess.Process:
     return dialog
 
 
-async def _visual_state(computer: Computer, title: str) -> tuple[ToolResult, str]:
+async def _visual_state(computer: ToolBox, title: str) -> tuple[ToolResult, str]:
     """The visual observation of the window titled ``title``, and its OK button's ref."""
     roots = await computer.call("find_roots", {"text": title})
     assert not roots.is_error, roots.text
@@ -50,7 +50,7 @@ async def test_visual_observation_attaches_a_png_and_a_coordinate_click_presses_
     sandbox: Sandbox,
 ) -> None:
     dialog = await _dialog(sandbox, "coordinate click")
-    computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "0"})
+    computer = ToolBox(env={**sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         observed, ok = await _visual_state(computer, "coordinate click")
         png, mime = observed.images[0]
@@ -81,7 +81,7 @@ async def test_headless_mode_refuses_coordinates_and_sends_no_synthetic_event(
     sandbox: Sandbox,
 ) -> None:
     dialog = await _dialog(sandbox, "headless click")
-    computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "1"})
+    computer = ToolBox(env={**sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
         observed, _ = await _visual_state(computer, "headless click")
         state = state_id_of(observed)
@@ -103,7 +103,7 @@ async def test_headless_mode_refuses_coordinates_and_sends_no_synthetic_event(
 async def test_a_coordinate_click_and_typing_compute_in_gnome_calculator(sandbox: Sandbox) -> None:
     calculator = await sandbox.launch(["gnome-calculator"])
     await sandbox.wait_for_app(calculator.pid)
-    computer = Computer(env={**sandbox.env, "ACTUI_HEADLESS": "0"})
+    computer = ToolBox(env={**sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         window = await paired_root(computer, pid=calculator.pid)
         observed = await computer.call("observe_ui", {"root": window.ref, "mode": "visual"})

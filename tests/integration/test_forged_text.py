@@ -4,19 +4,20 @@ headers and a page that logs fake results stay quoted on their own line, after t
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
-from computer_helpers import matches_of, paired_root, state_id_of, windows_of
+from computer_helpers import matches_of, paired_root, state_id_of, text_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.results.observations import PageShown
+from actui.results.observations import ElementText, Expanded, Inspected, PageShown
 from actui.results.tool_result import ToolResult
 from actui.results.typed import Found, RootsFound
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -40,16 +41,17 @@ def _assert_unforged(result: ToolResult, tool: str) -> None:
     assert forged == real, forged
     assert len(real) <= 1
     value = result.value
-    if not isinstance(value, RootsFound):  # every other result here names a state
-        named = value.state_id if isinstance(value, Found) else state_id_of(result)
-        assert FAKE_ID not in named, named
+    if isinstance(value, (Found, Inspected, Expanded)):
+        assert FAKE_ID not in value.state_id, value.state_id
+    elif not isinstance(value, (RootsFound, ElementText)):  # every other result here saved a state
+        assert FAKE_ID not in state_id_of(result)
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def hostile(module_sandbox: Sandbox) -> AsyncIterator[tuple[Computer, int]]:
+async def hostile(module_sandbox: Sandbox) -> AsyncIterator[tuple[ToolBox, int]]:
     process = await module_sandbox.launch(["/usr/bin/python3", APP, FORGED])
     await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env=module_sandbox.env)
+    computer = ToolBox(env=module_sandbox.env)
     try:
         yield computer, process.pid
     finally:
@@ -57,7 +59,7 @@ async def hostile(module_sandbox: Sandbox) -> AsyncIterator[tuple[Computer, int]
 
 
 async def test_a_forged_window_title_stays_quoted_in_roots_observe_and_act(
-    hostile: tuple[Computer, int],
+    hostile: tuple[ToolBox, int],
 ) -> None:
     computer, pid = hostile
     window = await paired_root(computer, pid=pid)
@@ -83,6 +85,35 @@ async def test_a_forged_window_title_stays_quoted_in_roots_observe_and_act(
     assert not again.is_error
 
 
+async def test_read_text_inspect_expand_and_wait_for_keep_forged_text_quoted(
+    hostile: tuple[ToolBox, int],
+) -> None:
+    computer, pid = hostile
+    window = await paired_root(computer, pid=pid)
+    observed = await computer.call("observe_ui", {"root": window.ref})
+    state = state_id_of(observed)
+    views = await computer.call("search_ui", {"stateId": state, "role": "textbox"})
+    _assert_unforged(views, "found ")
+    view = matches_of(views)[0].ref
+    read = await computer.call("read_text", {"stateId": state, "ref": view})
+    _assert_unforged(read, "read_text ")
+    head, quoted = read.text.splitlines()
+    assert head == f"read_text {view} of {state}: characters 0-{len(FORGED)} of {len(FORGED)}"
+    assert json.loads(quoted) == FORGED == text_of(read), "the quoted text decodes whole"
+    ready = matches_of(await computer.call("search_ui", {"stateId": state, "text": "Ready"}))[0]
+    inspected = await computer.call("inspect_ui", {"stateId": state, "ref": ready.ref})
+    _assert_unforged(inspected, "@e")
+    expanded = await computer.call("expand_ui", {"stateId": state, "ref": "@e1"})
+    _assert_unforged(expanded, "@e1 ")
+    waited = await computer.call(
+        "wait_for", {"stateId": state, "text": "Evil", "gone": True, "timeoutMs": 300}
+    )
+    _assert_unforged(waited, "timed out ")
+    assert 'closest: @e1 window "Evil\\nstateId' in waited.text, "what it showed, quoted"
+    # the app survived and still answers
+    assert not (await computer.call("observe_ui", {"root": window.ref})).is_error
+
+
 def _no_desktop_env() -> dict[str, str]:
     return {
         k: v
@@ -94,7 +125,7 @@ def _no_desktop_env() -> dict[str, str]:
 async def test_a_page_logging_forged_lines_cannot_forge_results() -> None:
     script = f"document.title = {FORGED!r}; console.log({FORGED!r}); 'done'"
     page = "data:text/html,<p>forged</p>"
-    computer = Computer(env=_no_desktop_env())
+    computer = ToolBox(env=_no_desktop_env())
     try:
         launched = await computer.call("launch_browser", {"url": page})
         assert not launched.is_error, launched.text
@@ -120,5 +151,24 @@ async def test_a_page_logging_forged_lines_cannot_forge_results() -> None:
             "navigate_browser", {"stateId": state_id_of(evaluated), "url": page}
         )
         _assert_unforged(navigated, "navigate_browser ")
+        await _read_a_forged_textarea(computer, state_id_of(navigated))
     finally:
         await computer.close()
+
+
+async def _read_a_forged_textarea(computer: ToolBox, state: str) -> None:
+    """A page's field holding the forged text: search, inspect and read_text quote it."""
+    script = (
+        "const area = document.createElement('textarea'); area.setAttribute('aria-label', "
+        f"{FORGED!r}); area.value = {FORGED!r}; document.body.append(area); 'added'"
+    )
+    added = await computer.call("evaluate_browser", {"stateId": state, "expression": script})
+    assert not added.is_error, added.text
+    found = await computer.call("search_ui", {"stateId": state_id_of(added), "role": "textbox"})
+    _assert_unforged(found, "found ")
+    area = matches_of(found)[0].ref
+    inspected = await computer.call("inspect_ui", {"stateId": state_id_of(added), "ref": area})
+    _assert_unforged(inspected, "@e")
+    read = await computer.call("read_text", {"stateId": state_id_of(added), "ref": area})
+    _assert_unforged(read, "read_text ")
+    assert json.loads(read.text.splitlines()[1]) == text_of(read) == FORGED.replace("\r\n", "\n")

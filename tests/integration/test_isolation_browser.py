@@ -18,20 +18,20 @@ from computer_helpers import assert_alive, error_of, paired_root, roots_of, stat
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results.tool_result import ToolResult
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
-    computer = Computer(env=module_sandbox.env)
+async def computer(module_sandbox: Sandbox) -> AsyncIterator[ToolBox]:
+    computer = ToolBox(env=module_sandbox.env)
     yield computer
     await computer.close()
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def app(module_sandbox: Sandbox, computer: Computer) -> asyncio.subprocess.Process:
+async def app(module_sandbox: Sandbox, computer: ToolBox) -> asyncio.subprocess.Process:
     app = await module_sandbox.launch(["zenity", "--entry", "--title=Beside", "--text=Name"])
     await module_sandbox.wait_for_app(app.pid)
     await paired_root(computer, pid=app.pid, title="Beside")
@@ -39,7 +39,7 @@ async def app(module_sandbox: Sandbox, computer: Computer) -> asyncio.subprocess
 
 
 async def test_a_killed_browser_drops_its_pages_and_the_desktop_is_still_listed(
-    app: asyncio.subprocess.Process, computer: Computer
+    app: asyncio.subprocess.Process, computer: ToolBox
 ) -> None:
     launched = await computer.call("launch_browser", {"url": "data:text/html,<p>hello</p>"})
     assert not launched.is_error, launched.text
@@ -81,7 +81,7 @@ async def test_a_killed_browser_drops_its_pages_and_the_desktop_is_still_listed(
 
 
 async def test_a_stopped_browser_leaves_its_pages_out_with_a_notice(
-    app: asyncio.subprocess.Process, computer: Computer
+    app: asyncio.subprocess.Process, computer: ToolBox
 ) -> None:
     """SIGSTOP: the listing does not fail for the desktop; SIGCONT: the pages are back."""
     launched = await computer.call("launch_browser", {"url": "data:text/html,<p>paused</p>"})

@@ -24,13 +24,13 @@ from computer_helpers import (
 )
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 
-async def _dialog(sandbox: Sandbox) -> tuple[asyncio.subprocess.Process, Computer, dict[str, Any]]:
+async def _dialog(sandbox: Sandbox) -> tuple[asyncio.subprocess.Process, ToolBox, dict[str, Any]]:
     """A zenity entry, observed: its pid, the computer, and the refs an agent holds."""
     app = await entry_dialog(sandbox, "Display test")
-    computer = Computer(env=sandbox.env)
+    computer = ToolBox(env=sandbox.env)
     root = (await paired_root(computer, pid=app.pid)).ref
     seen = await computer.call("observe_ui", {"root": root})
     assert not seen.is_error, seen.text

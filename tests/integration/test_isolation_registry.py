@@ -33,7 +33,7 @@ from dbus_fast import Message, MessageType
 from dbus_fast.aio import MessageBus
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -43,13 +43,13 @@ APP_ROOT = "/org/a11y/atspi/accessible/root"
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
-    computer = Computer(env=module_sandbox.env)
+async def computer(module_sandbox: Sandbox) -> AsyncIterator[ToolBox]:
+    computer = ToolBox(env=module_sandbox.env)
     yield computer
     await computer.close()
 
 
-async def _observed_field(computer: Computer, root: str) -> tuple[str, str]:
+async def _observed_field(computer: ToolBox, root: str) -> tuple[str, str]:
     seen = await computer.call("observe_ui", {"root": root})
     assert not seen.is_error, seen.text
     state = state_id_of(seen)
@@ -62,7 +62,7 @@ def _registry_pids(sandbox: Sandbox) -> list[int]:
 
 
 async def test_a_restarted_registry_is_reattached_and_its_apps_relisted(
-    module_sandbox: Sandbox, computer: Computer
+    module_sandbox: Sandbox, computer: ToolBox
 ) -> None:
     before = await entry_dialog(module_sandbox, "Before restart")
     qt = await module_sandbox.launch(["featherpad"])  # Qt 5: does not register again
@@ -171,7 +171,7 @@ async def _set_text_from_outside(sandbox: Sandbox, pid: int, text: str) -> None:
 
 
 async def test_a_registry_killed_during_a_listing_leaves_the_known_apps_listed(
-    module_sandbox: Sandbox, computer: Computer
+    module_sandbox: Sandbox, computer: ToolBox
 ) -> None:
     app = await entry_dialog(module_sandbox, "Listed while it dies")
     await paired_root(computer, pid=app.pid)

@@ -27,7 +27,7 @@ from computer_helpers import (
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.results.tool_result import ToolResult
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -36,8 +36,8 @@ SLACK_S = 1.0
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
-    computer = Computer(env=module_sandbox.env)
+async def computer(module_sandbox: Sandbox) -> AsyncIterator[ToolBox]:
+    computer = ToolBox(env=module_sandbox.env)
     yield computer
     await computer.close()
 
@@ -50,7 +50,7 @@ async def _entry(sandbox: Sandbox, title: str) -> asyncio.subprocess.Process:
     return app
 
 
-async def _timed_write(computer: Computer, root: str, text: str) -> float:
+async def _timed_write(computer: ToolBox, root: str, text: str) -> float:
     """Seconds one act_ui takes to set B's field to ``text`` and verify it."""
     seen = await computer.call("observe_ui", {"root": root})
     assert not seen.is_error, seen.text
@@ -75,7 +75,7 @@ def _accessibility(listed: ToolResult, pid: int) -> list[str]:
 
 
 async def test_acting_on_one_app_while_another_is_stopped_takes_the_usual_time(
-    module_sandbox: Sandbox, computer: Computer
+    module_sandbox: Sandbox, computer: ToolBox
 ) -> None:
     a = await _entry(module_sandbox, "Stopped A")
     b = await _entry(module_sandbox, "Working B")

@@ -12,12 +12,12 @@ from atspi_helpers import launch_app
 from computer_helpers import desktop_pids, state_id_of, windows_of
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 
 async def test_a_wait_is_woken_when_the_accessibility_bus_dies(sandbox: Sandbox) -> None:
     dialog = await launch_app(sandbox, ["zenity", "--entry", "--text=waiting"])
-    computer = Computer(env=sandbox.env)
+    computer = ToolBox(env=sandbox.env)
     try:
         listed = await computer.call("find_roots", {"pid": dialog.pid})
         window = windows_of(listed)[0].ref

@@ -15,7 +15,7 @@ from computer_helpers import state_id_of
 from corpus_helpers import Driven
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -30,7 +30,7 @@ async def form(
         ["/usr/bin/python3", str(APP)], stdout=asyncio.subprocess.PIPE
     )
     await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
+    computer = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"})
     try:
         yield Driven(computer, process.pid), process
     finally:

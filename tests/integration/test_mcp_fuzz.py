@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.server.demo import Agent, connect
-from actui.tools.contract import TOOL_NAMES
+from actui.tools.catalog import TOOL_NAMES
 from tool_calls import check_answer, tool_calls
 
 FUZZ_CALLS = int(os.environ.get("ACTUI_FUZZ_CALLS", "500"))

@@ -10,24 +10,28 @@ import asyncio
 import contextlib
 import os
 import re
+import shutil
 import sys
+import tempfile
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import httpx2
-import mcp_types as types
 import pytest
 import pytest_asyncio
 from computer_helpers import process_alive
 from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
+from mcp_client import PROBE_APP, http_session
+from mcp_client import call as _call
+from mcp_client import probe_window as _probe_window
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 TOKEN = "integration-test-token"
-APP = "zenity --entry --title=Probe --text=Type:"
+APP = PROBE_APP
 CAP = 2
 
 
@@ -74,14 +78,14 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Server]:
-    tmp = tmp_path_factory.mktemp("http-server-tmp")
+@asynccontextmanager
+async def serving(tmp: Path, *flags: str) -> AsyncIterator[Server]:
+    """``actui mcp --http --desktop-per-session FLAGS…`` started as a user would, on any port,
+    its desktops' run dirs in ``tmp``; terminated at the end."""
     env = {**os.environ, "ACTUI_MCP_TOKEN": TOKEN, "TMPDIR": str(tmp)}
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "actui.server.cli", "mcp", "--http", "--port", "0",
-        "--desktop-per-session", "--max-desktops", str(CAP), "--app", APP,
-        env=env, stderr=asyncio.subprocess.PIPE,
+        "--desktop-per-session", *flags, env=env, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert process.stderr is not None
     async with asyncio.timeout(30):
@@ -95,33 +99,18 @@ async def server(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Serv
             await process.wait()
 
 
-@asynccontextmanager
-async def _session(server: Server, token: str = TOKEN) -> AsyncIterator[ClientSession]:
-    headers = {"Authorization": f"Bearer {token}"}
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(60, read=120)) as http,
-        streamable_http_client(server.url, http_client=http) as (read, write),
-        ClientSession(read, write) as session,
-    ):
-        await session.initialize()
-        yield session
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def server() -> AsyncIterator[Server]:
+    tmp = Path(tempfile.mkdtemp(prefix="h-"))  # short: the run dirs' sockets fit below it
+    try:
+        async with serving(tmp, "--max-desktops", str(CAP), "--app", APP) as started:
+            yield started
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
-async def _call(session: ClientSession, tool: str, args: dict[str, Any]) -> dict[str, Any]:
-    result = await session.call_tool(tool, args, read_timeout_seconds=90)
-    text = "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
-    assert not result.is_error, text
-    assert isinstance(result.structured_content, dict)
-    return result.structured_content
-
-
-async def _probe_window(session: ClientSession) -> dict[str, Any]:
-    async with asyncio.timeout(60):
-        while True:
-            roots = await _call(session, "find_roots", {"text": "Probe"})
-            if roots["windows"]:
-                return dict(roots["windows"][0])
-            await asyncio.sleep(0.2)
+def _session(server: Server, token: str = TOKEN) -> AbstractAsyncContextManager[ClientSession]:
+    return http_session(server.url, token)
 
 
 async def _answer_probe(session: ClientSession, phrase: str) -> tuple[str, int]:
@@ -179,6 +168,34 @@ async def test_a_missing_or_wrong_token_is_refused_and_nothing_starts(server: Se
     with pytest.raises(Exception):  # noqa: B017 (the client's own error type for a 401)
         async with _session(server, token="nope"):
             pass
+    assert await server.open_desktops() == 0
+
+
+async def test_a_request_of_100000_actions_is_refused_unparsed_and_starts_nothing(
+    server: Server,
+) -> None:
+    steps = [{"action": "press", "ref": "@e1"}] * 100_000
+    arguments = {"name": "act_ui", "arguments": {"stateId": "s1", "actions": steps}}
+    body = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": arguments}
+    async with httpx2.AsyncClient(timeout=10) as http:
+        started = time.monotonic()
+        refused = await http.post(
+            server.url,
+            json=body,
+            headers={"Authorization": f"Bearer {TOKEN}", "Accept": "application/json"},
+        )
+        took = time.monotonic() - started
+    assert refused.status_code == 400
+    assert refused.json() == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": -32600,
+            "message": "request refused unparsed: it holds more than 20 actions, and act_ui "
+            "takes at most 20 per call. Send the steps over several act_ui calls.",
+        },
+    }
+    assert took < 2, f"refusing took {took:.1f} s"
     assert await server.open_desktops() == 0
 
 

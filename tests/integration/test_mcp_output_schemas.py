@@ -20,9 +20,8 @@ from computer_helpers import assert_alive
 from test_browser_tools import FORM_URL, _no_desktop_env
 
 from actui.backends.linux.sandbox import Sandbox
-from actui.results.schemas import output_schema
 from actui.server.demo import Agent, connect
-from actui.tools.contract import TOOL_NAMES
+from actui.tools.catalog import BY_NAME, TOOL_NAMES
 
 
 class Recorder(Agent):
@@ -119,7 +118,7 @@ async def test_every_result_validates_against_its_tools_output_schema(sandbox: S
     assert list(tools) == list(TOOL_NAMES)
     for name, tool in tools.items():
         assert tool.annotations is not None and tool.annotations.read_only_hint is not None, name
-        assert tool.output_schema == output_schema(name), name
+        assert tool.output_schema == BY_NAME[name].result, name
         jsonschema.Draft202012Validator.check_schema(tool.output_schema)
     checked = set()
     for name, result in agent.results:

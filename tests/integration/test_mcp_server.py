@@ -7,7 +7,7 @@ from typing import Any
 
 from actui.backends.linux.sandbox import Sandbox
 from actui.server.demo import Agent, connect
-from actui.tools.contract import TOOL_NAMES
+from actui.tools.catalog import TOOL_NAMES
 
 
 async def _observe(agent: Agent, text: str) -> tuple[str, dict[str, Any]]:

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -126,3 +127,42 @@ def test_a_client_that_goes_away_leaves_no_traceback() -> None:
     assert raw.process.wait(30) == 0
     assert raw.process.stderr is not None
     assert raw.process.stderr.read() == b""
+
+
+def _rss_mb(pid: int) -> float:
+    pages = int(Path(f"/proc/{pid}/statm").read_text().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def test_a_request_of_100000_actions_is_refused_unparsed_and_memory_returns(
+    server: RawServer,
+) -> None:
+    """2.5 MB of steps under the line bound: refused before parsing, with the id, fast;
+    the server's resident memory stays within a few MB of where it was."""
+    steps = [{"action": "press", "ref": "@e1"}] * 100_000
+    arguments = {"name": "act_ui", "arguments": {"stateId": "s1", "actions": steps}}
+    line = json.dumps({"jsonrpc": "2.0", "id": 31, "method": "tools/call", "params": arguments})
+    assert 2_000_000 < len(line) < MAX_REQUEST_BYTES
+    before = 0.0
+    for round_ in range(4):  # the first round's memory is the level (buffers, an arena)
+        if round_ == 1:
+            assert server.ping(96)["id"] == 96  # settled before measuring
+            before = _rss_mb(server.process.pid)
+        started = time.monotonic()
+        server.send(line)
+        answer = server.reply()
+        elapsed = time.monotonic() - started
+        assert answer == {
+            "jsonrpc": "2.0",
+            "id": 31,
+            "error": {
+                "code": INVALID_REQUEST,
+                "message": "request refused unparsed: it holds more than 20 actions, and act_ui "
+                "takes at most 20 per call. Send the steps over several act_ui calls.",
+            },
+        }
+        assert elapsed < 0.5, f"round {round_}: refusing took {elapsed:.2f} s"
+    grown = _rss_mb(server.process.pid) - before
+    print(f"refused in {elapsed * 1000:.0f} ms; resident memory grew {grown:.1f} MB")
+    assert grown < 2, f"the server kept {grown:.1f} MB"
+    assert server.ping(95)["id"] == 95

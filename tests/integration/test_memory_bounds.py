@@ -12,7 +12,7 @@ from computer_helpers import inspected_of, matches_of, paired_root, state_id_of
 
 from actui.backends.base import TEXT_CAP
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 APP = str(Path(__file__).parents[1] / "apps" / "gtk_hostile.py")
 CHURN_KB = 400
@@ -31,7 +31,7 @@ def rss_mb() -> float:
 async def test_observing_a_churning_huge_name_keeps_memory_flat(sandbox: Sandbox) -> None:
     app = await sandbox.launch(["/usr/bin/python3", APP, "churn", "--churn", str(CHURN_KB)])
     await sandbox.wait_for_app(app.pid)
-    computer = Computer(env=sandbox.env)
+    computer = ToolBox(env=sandbox.env)
     try:
         window = await paired_root(computer, pid=app.pid)
         names = set()

@@ -1,4 +1,4 @@
-"""mousepad driven like an agent through ``Computer``: type a document, open Save As with
+"""mousepad driven like an agent through ``ToolBox``: type a document, open Save As with
 ctrl+s, name the file in the dialog and confirm (Save button or Enter); the file on disk
 holds the typed text.
 
@@ -29,14 +29,14 @@ from computer_helpers import (
 from actui.backends.linux.sandbox import Sandbox
 from actui.results.tool_result import ToolResult
 from actui.results.typed import Execution, StepTrace
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 
 @dataclass
 class Editor:
-    computer: Computer
+    computer: ToolBox
     pid: int
     home: Path
 
@@ -48,13 +48,13 @@ class SaveAs:
     save: str
 
 
-async def _refs(computer: Computer, state: str, **query: str) -> list[str]:
+async def _refs(computer: ToolBox, state: str, **query: str) -> list[str]:
     found = await computer.call("search_ui", {"stateId": state, **query})
     assert not found.is_error, found.text
     return [match.ref for match in matches_of(found)]
 
 
-async def _shown(computer: Computer, state: str, refs: list[str]) -> str:
+async def _shown(computer: ToolBox, state: str, refs: list[str]) -> str:
     """The one of ``refs`` on screen: a hidden tab's document or the chooser's hidden
     folder-name entry match the same search."""
     shown = []
@@ -67,7 +67,7 @@ async def _shown(computer: Computer, state: str, refs: list[str]) -> str:
 
 
 async def _act(
-    computer: Computer, state: str, *actions: dict[str, Any]
+    computer: ToolBox, state: str, *actions: dict[str, Any]
 ) -> tuple[Execution, ToolResult]:
     """An act that must not fail: its typed execution, and the result it came in."""
     act = await computer.call("act_ui", {"stateId": state, "actions": list(actions)})
@@ -103,7 +103,7 @@ def _content(path: Path) -> str | None:
     return path.read_text() if path.exists() else None
 
 
-async def _saved(computer: Computer, path: Path, text: str) -> None:
+async def _saved(computer: ToolBox, path: Path, text: str) -> None:
     """``path`` holds ``text`` (mousepad writes once the dialog has closed) and the
     Save As dialog is gone."""
     for _ in range(200):
@@ -120,7 +120,7 @@ async def _saved(computer: Computer, path: Path, text: str) -> None:
 async def editor(module_sandbox: Sandbox) -> AsyncIterator[Editor]:
     process = await module_sandbox.launch(["mousepad"])
     await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+    computer = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         yield Editor(computer, process.pid, Path(module_sandbox.env["HOME"]))
     finally:

@@ -16,7 +16,7 @@ from computer_helpers import check_of, error_of, matches_of, paired_root, state_
 from actui.backends.linux.sandbox import Sandbox
 from actui.results.observations import WindowClosed
 from actui.results.tool_result import ToolResult
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -25,7 +25,7 @@ SECRET = "hunter2-Zq9"
 
 @dataclass
 class Login:
-    computer: Computer
+    computer: ToolBox
     process: asyncio.subprocess.Process
     state: str
     password: str
@@ -33,7 +33,7 @@ class Login:
     ok: str
 
 
-async def _ref(computer: Computer, state: str, **query: str) -> str:
+async def _ref(computer: ToolBox, state: str, **query: str) -> str:
     found = await computer.call("search_ui", {"stateId": state, **query})
     assert matches_of(found), (query, found.text)
     return str(matches_of(found)[0].ref)
@@ -50,7 +50,7 @@ async def login(module_sandbox: Sandbox) -> AsyncIterator[Login]:
         stdout=asyncio.subprocess.PIPE,
     )
     await module_sandbox.wait_for_app(process.pid)
-    computer = Computer(env=module_sandbox.env)
+    computer = ToolBox(env=module_sandbox.env)
     window = await paired_root(computer, pid=process.pid)
     observed = await computer.call("observe_ui", {"root": window.ref, "mode": "semantic"})
     state = state_id_of(observed)
@@ -126,7 +126,7 @@ async def test_gone_is_success_when_the_window_itself_closes(module_sandbox: San
         ["zenity", "--info", "--title=closing", "--text=Going away soon", "--timeout=3"]
     )
     await module_sandbox.wait_for_app(info.pid)
-    computer = Computer(env=module_sandbox.env)
+    computer = ToolBox(env=module_sandbox.env)
     try:
         window = await paired_root(computer, pid=info.pid)
         observed = await computer.call("observe_ui", {"root": window.ref})

@@ -18,7 +18,7 @@ from computer_helpers import assert_alive, matches_of, state_id_of, text_of, win
 
 import actui
 from actui.backends.linux.sandbox import Sandbox
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 EXAMPLES = re.findall(r"```python\n(.*?)```", README.read_text(encoding="utf-8"), re.DOTALL)
@@ -31,7 +31,7 @@ def test_the_readme_has_python_examples() -> None:
 
 
 async def _display(sandbox: Sandbox) -> str:
-    computer = Computer(env=sandbox.env)
+    computer = ToolBox(env=sandbox.env)
     try:
         found = await computer.call("find_roots", {"text": "calculator"})
         ref = windows_of(found)[0].ref

@@ -19,13 +19,13 @@ from actui.backends.base import ActionRequest
 from actui.backends.linux.sandbox import Sandbox
 from actui.results.tool_result import ToolResult
 from actui.results.typed import RootView
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 FORM = str(Path(__file__).parents[1] / "apps" / "qt_form.py")
 
 
 async def _press(
-    computer: Computer, window: RootView, outcome: str = "worked", **query: str
+    computer: ToolBox, window: RootView, outcome: str = "worked", **query: str
 ) -> ToolResult:
     """Observe the window, press the element ``query`` finds; the act's details."""
     state = state_id_of(await computer.call("observe_ui", {"root": window.ref}))
@@ -33,7 +33,7 @@ async def _press(
 
 
 async def _press_in(
-    computer: Computer, state: str, outcome: str = "worked", **query: str
+    computer: ToolBox, state: str, outcome: str = "worked", **query: str
 ) -> ToolResult:
     found = await computer.call("search_ui", {"stateId": state, **query})
     ref = matches_of(found)[0].ref
@@ -46,11 +46,11 @@ async def _press_in(
 
 
 @asynccontextmanager
-async def _app(sandbox: Sandbox, argv: list[str]) -> AsyncIterator[tuple[Computer, int, RootView]]:
+async def _app(sandbox: Sandbox, argv: list[str]) -> AsyncIterator[tuple[ToolBox, int, RootView]]:
     """The app started, an agent session, and the app's window (once it has its X window)."""
     process = await sandbox.launch(argv)
     await sandbox.wait_for_app(process.pid)
-    computer = Computer(env=sandbox.env)
+    computer = ToolBox(env=sandbox.env)
     try:
         yield computer, process.pid, await paired_root(computer, pid=process.pid)
     finally:

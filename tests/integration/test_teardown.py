@@ -102,13 +102,13 @@ async def test_a_browser_that_must_be_killed_leaves_nothing(places: Places) -> N
     backend = CdpBackend(env=places.env())
     await backend.launch(PAGE)
     browser = backend.browser_process
-    assert browser is not None and browser.singleton_dir is not None
+    assert browser is not None and any(browser.temp.iterdir()), "its singleton socket's dir"
     pids = tree(browser.process.pid)
     os.kill(browser.process.pid, signal.SIGSTOP)  # Browser.close will never be answered
     await backend.close()
     assert browser.process.returncode == -signal.SIGKILL
     assert _alive(pids) == set()
-    assert not browser.singleton_dir.exists()
+    assert not browser.temp.exists()
     assert places.leftovers() == []
 
 
@@ -211,18 +211,24 @@ async def test_sigterm_to_actui_mcp_closes_the_browser_and_removes_its_dirs(
 SANDBOX = [sys.executable, "-m", "actui.server.cli", "sandbox", "run"]
 
 
+@pytest.mark.parametrize(
+    ("flags", "display_var", "display_names"),
+    [((), "DISPLAY", {"Xvfb", "openbox"}), (("--wayland",), "WAYLAND_DISPLAY", {"sway"})],
+    ids=["x11", "wayland"],
+)
 async def test_killing_the_sandbox_owner_stops_its_desktop_and_removes_its_run_dir(
-    places: Places,
+    places: Places, flags: tuple[str, ...], display_var: str, display_names: set[str]
 ) -> None:
     marker = places.tmp.parent / "inside"
     owner = await asyncio.create_subprocess_exec(
         *SANDBOX,
+        *flags,
         "--app",
         "zenity --info --text=hello",
         "--",
         "sh",
         "-c",
-        f'echo "$ACTUI_SANDBOX_ID $DISPLAY" > {marker}; exec sleep 300',
+        f'echo "$ACTUI_SANDBOX_ID ${display_var}" > {marker}; exec sleep 300',
         env=places.env(),
         stdin=asyncio.subprocess.DEVNULL,
         stderr=asyncio.subprocess.DEVNULL,
@@ -232,13 +238,16 @@ async def test_killing_the_sandbox_owner_stops_its_desktop_and_removes_its_run_d
         token, display = marker.read_text().split()
         pids = tree(owner.pid) - {owner.pid}
         names = {command_name(pid) for pid in pids}
-        assert {"Xvfb", "dbus-daemon", "openbox", "zenity", "sleep"} <= names, names
+        assert display_names | {"dbus-daemon", "zenity", "sleep"} <= names, names
         assert _made_in(places) == {"actui-sandbox-"}
         owner.kill()
         await owner.wait()
         await _until(lambda: not _alive(pids) and not tagged_pids(token), "processes remain")
         await _until(lambda: places.leftovers() == [], "the run dir remains")
-        assert not display_locked(display)
+        if flags:  # the compositor's runtime dir (where its user reaches it) goes too
+            await _until(lambda: not Path(display).parent.exists(), "sway's runtime dir remains")
+        else:
+            assert not display_locked(display)
     finally:
         if owner.returncode is None:
             owner.kill()
@@ -258,6 +267,68 @@ async def test_killing_the_client_inside_a_sandbox_leaves_nothing(places: Places
         assert await asyncio.wait_for(owner.process.wait(), 30) == 128 + signal.SIGKILL
         assert _alive(everything) == set()
         assert places.leftovers() == []
+    finally:
+        if owner.process.returncode is None:
+            owner.process.kill()
+            await owner.process.wait()
+
+
+def _mentioning(text: str) -> set[int]:
+    """The processes whose command line holds ``text`` (Chromium's crash handlers, which
+    leave the tree and their session, name the profile inside the run dir)."""
+    return {pid for pid in tree(1) if text in " ".join(argv(pid))}
+
+
+OWNER_KILLS = 10
+CLIENT = [sys.executable, "-m", "actui.server.cli", "mcp"]
+
+
+async def test_killing_the_sandbox_owner_with_a_launched_browser_leaves_nothing_every_time(
+    places: Places,
+) -> None:
+    """Chromium overwrites its environment (its process titles), so it is found by ancestry
+    and session; in odd runs the client is stopped first, so only the reaper can end it."""
+    for run in range(OWNER_KILLS):
+        await _kill_the_owner_of_a_browser(places, run, stop_the_client=run % 2 == 1)
+
+
+async def _kill_the_owner_of_a_browser(places: Places, run: int, *, stop_the_client: bool) -> None:
+    owner = await RawMcp.start([*SANDBOX, "--", *CLIENT], places.env())
+    try:
+        launched = await owner.call("launch_browser", {"url": PAGE})
+        assert launched["stateId"]
+        everything = tree(owner.process.pid) | _mentioning(str(places.tmp))
+        assert any(command_name(pid).startswith("chrom") for pid in everything)
+        if stop_the_client:
+            (mcp,) = [pid for pid in everything if argv(pid) == CLIENT]
+            os.kill(mcp, signal.SIGSTOP)
+        owner.process.kill()
+        await owner.process.wait()
+        await _until(lambda: not _alive(everything), f"run {run}: processes remain")
+        await _until(lambda: places.leftovers() == [], f"run {run}: files remain")
+    finally:
+        if owner.process.returncode is None:
+            owner.process.kill()
+            await owner.process.wait()
+
+
+async def test_a_sandbox_under_a_120_character_tmpdir_launches_a_browser(places: Places) -> None:
+    """Sockets under the run dir (the buses', Chromium's singleton) must fit 107 bytes."""
+    deep = places.tmp / ("d" * (120 - len(str(places.tmp)) - 1))
+    deep.mkdir()
+    env = {**places.env(), "TMPDIR": str(deep)}
+    owner = await RawMcp.start([*SANDBOX, "--", *CLIENT], env)
+    try:
+        launched = await owner.call("launch_browser", {"url": PAGE})
+        found = await owner.call("search_ui", {"stateId": launched["stateId"], "text": "Press me"})
+        assert found["matches"], found
+        everything = tree(owner.process.pid) | _mentioning(str(places.tmp))
+        assert any(command_name(pid).startswith("chrom") for pid in everything)
+        assert owner.process.stdin is not None
+        owner.process.stdin.close()
+        assert await asyncio.wait_for(owner.process.wait(), 30) == 0
+        await _until(lambda: not _alive(everything), "processes remain")
+        assert places.leftovers() == [deep]
     finally:
         if owner.process.returncode is None:
             owner.process.kill()

@@ -21,7 +21,7 @@ from actui.backends.linux.backend import LinuxBackend
 from actui.backends.linux.sandbox import Sandbox
 from actui.results.tool_result import ToolResult
 from actui.results.typed import StepTrace
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -34,14 +34,14 @@ MIXED_KEYS = MIXED[:500]
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def computer(module_sandbox: Sandbox) -> AsyncIterator[Computer]:
-    session = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+async def computer(module_sandbox: Sandbox) -> AsyncIterator[ToolBox]:
+    session = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     yield session
     await session.close()
 
 
 async def _type_and_press_ok(
-    computer: Computer, sandbox: Sandbox, text: str
+    computer: ToolBox, sandbox: Sandbox, text: str
 ) -> tuple[ToolResult, str]:
     """One act_ui: focus the entry, type ``text`` at the focus, press OK; zenity's output."""
     dialog = await sandbox.launch(
@@ -94,7 +94,7 @@ def physical_only(monkeypatch: pytest.MonkeyPatch) -> None:
     "text", [SHORT, ASCII, MIXED_KEYS], ids=["short", "ascii-2000", "mixed-500"]
 )
 async def test_keystrokes_arrive_whole_before_ok_is_pressed(
-    computer: Computer, module_sandbox: Sandbox, physical_only: None, text: str
+    computer: ToolBox, module_sandbox: Sandbox, physical_only: None, text: str
 ) -> None:
     details, printed = await _type_and_press_ok(computer, module_sandbox, text)
     typed = _typing_step(details)
@@ -104,7 +104,7 @@ async def test_keystrokes_arrive_whole_before_ok_is_pressed(
 
 @pytest.mark.parametrize("text", [ASCII, MIXED], ids=["ascii-2000", "mixed-2000"])
 async def test_long_text_at_the_focus_is_inserted_semantically(
-    computer: Computer, module_sandbox: Sandbox, text: str
+    computer: ToolBox, module_sandbox: Sandbox, text: str
 ) -> None:
     details, printed = await _type_and_press_ok(computer, module_sandbox, text)
     assert printed == text

@@ -20,7 +20,7 @@ from actui.backends.x11.session import X11Session
 from actui.outline.model import build_outline
 from actui.runtime.ocr import recognize
 from actui.runtime.visual import add_visual_evidence
-from actui.tools.dispatch import Computer
+from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -93,7 +93,7 @@ async def test_visual_observe_adds_picture_only_text_and_a_click_on_it_hits_the_
 ) -> None:
     factory = await module_sandbox.launch(["gtk3-widget-factory"])
     await module_sandbox.wait_for_app(factory.pid)
-    computer = Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+    computer = ToolBox(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
     try:
         window = await paired_root(computer, pid=factory.pid)
         observed = await computer.call("observe_ui", {"root": window.ref, "mode": "visual"})

@@ -26,13 +26,14 @@ from actui.backends.base import (
 from actui.errors import ForegroundRequired, InvalidParams
 from actui.outline.model import build_outline
 from actui.refusals import Blocked, DeliveryPolicy, Needs, Refused
-from actui.results.typed import BackgroundAttempt
+from actui.results.typed import BackgroundAttempt, Outcome, StepTrace
 from actui.runtime.store import State
 from actui.sentences import refusal
 from actui.tools.actions import (
     aggregate,
     can_retry_in_foreground,
     click_meaning,
+    credited,
     deliver,
     prepare,
     reconcile,
@@ -320,6 +321,42 @@ def test_transaction_outcomes_and_postcondition_reconciliation() -> None:
     assert reconcile("worked", "failed", stopped=False) == "didnt"
     # A verified postcondition never upgrades a transaction that stopped early.
     assert reconcile("didnt", "verified", stopped=True) == "didnt"
+
+
+def _trace(action: str, outcome: Outcome, ref: str) -> StepTrace:
+    return StepTrace(action=action, outcome=outcome, ref=ref, reason="nothing observable changed")
+
+
+def test_an_unknown_press_whose_effect_is_in_the_diff_of_another_element_worked() -> None:
+    # the Swing form: the press on Register leaves the button as it was, relabels the status
+    steps = [_trace("typeText", "worked", "@e8"), _trace("press", "unknown", "@e9")]
+    typed, pressed = credited(steps, frozenset({"@e8", "@e10"}), verified=False)
+    assert typed == steps[0]
+    assert pressed.outcome == "worked" and "@e10 changed" in pressed.reason
+    assert aggregate([typed.outcome, pressed.outcome], stopped=False) == "worked"
+
+
+def test_a_change_only_to_what_other_steps_aimed_at_credits_nothing() -> None:
+    steps = [_trace("typeText", "worked", "@e8"), _trace("press", "unknown", "@e9")]
+    assert credited(steps, frozenset({"@e8"}), verified=False) == steps
+    assert credited(steps, frozenset(), verified=False) == steps
+
+
+def test_a_verified_condition_credits_the_one_unknown_step() -> None:
+    steps = [_trace("keypress", "unknown", "@e2")]
+    (step,) = credited(steps, frozenset(), verified=True)
+    assert step.outcome == "worked" and "expected change" in step.reason
+
+
+def test_beside_another_press_a_change_is_not_credited_to_the_unknown_one() -> None:
+    # a press on a disabled button, then a submit that relabels the status: the submit's
+    steps = [_trace("press", "unknown", "@e21"), _trace("press", "worked", "@e22")]
+    assert credited(steps, frozenset({"@e30"}), verified=True) == steps
+
+
+def test_two_unknown_steps_cannot_be_told_apart_and_stay_unknown() -> None:
+    steps = [_trace("press", "unknown", "@e2"), _trace("press", "unknown", "@e3")]
+    assert credited(steps, frozenset({"@e7"}), verified=True) == steps
 
 
 def test_a_browser_ref_click_stays_a_real_click_on_its_element() -> None:

@@ -7,13 +7,16 @@ back from state that really changed.
 
 from __future__ import annotations
 
+import re
+
 import pytest
-from test_transaction import ModelApp
+from model_app import ModelApp
 
 from actui import sync_api
 from actui.api import (
     CheckFailed,
     Computer,
+    Element,
     Expect,
     NoMatch,
     Observation,
@@ -21,6 +24,7 @@ from actui.api import (
     keypress,
 )
 from actui.errors import InvalidParams, StaleResourceStateError
+from actui.tools.contract import STEPS
 
 ENV = {"ACTUI_HEADLESS": "0", "XDG_CONFIG_HOME": "/nonexistent"}
 
@@ -93,10 +97,21 @@ async def test_first_of_nothing_is_no_match() -> None:
 
 def test_the_synchronous_facade_runs_the_same_calls() -> None:
     app = ModelApp()
-    with sync_api.Computer(env=ENV, desktop=app) as computer:
+    with sync_api.SyncComputer(env=ENV, desktop=app) as computer:
         state = computer.observe(computer.find_roots(text="model").first)
         name = state.search(text="Name").first
         done = computer.act(state, name.type_text("!"), expect=Expect(text="start!"))
         done.raise_for_outcome()
         assert done.state is not None
         assert computer.read_text(done.state, name) == "start!" == app.text
+
+
+def test_every_step_kind_on_an_element_is_an_element_method_and_no_other_is() -> None:
+    on_element = {kind for kind, declared in STEPS.items() if "ref" in declared.allowed}
+    snake = {re.sub(r"(?<!^)(?=[A-Z])", "_", kind).lower(): kind for kind in on_element}
+    methods = {
+        name
+        for name, member in vars(Element).items()
+        if callable(member) and not name.startswith("_")
+    }
+    assert methods == set(snake), "add the Element method of a new step kind (api.py)"

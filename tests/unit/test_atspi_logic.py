@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from dbus_fast import Message, MessageType, Variant
@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.atspi.address import Address
-from actui.backends.atspi.bus import REGISTRY, registry_owned
+from actui.backends.atspi.bus import REGISTRY, AtspiBus, registry_owned
 from actui.backends.atspi.caps import (
     action_may_hold_call,
     derive_caps,
@@ -31,11 +31,11 @@ from actui.backends.atspi.mirror import (
 )
 from actui.backends.atspi.names import clean_name
 from actui.backends.atspi.reader import VALUE_CAP, Basics, Details, text_head_from
-from actui.backends.atspi.roots import keeps_roots, root_kind, touches_roots
+from actui.backends.atspi.roots import RootLister, keeps_roots, root_kind, touches_roots
 from actui.backends.atspi.scrollbars import Bar, wheel_target
 from actui.backends.atspi.snapshot import index_cache
 from actui.backends.atspi.tables import STATE_NAMES, role_name, state_names
-from actui.backends.atspi.window_origin import choose_window, content_offset
+from actui.backends.atspi.window_origin import WindowOrigins, choose_window, content_offset
 from actui.backends.base import RawNode, Rect
 from actui.backends.x11.ewmh import XWindow
 from actui.errors import TargetGone
@@ -462,6 +462,18 @@ def test_root_listings_change_only_on_window_app_and_root_events() -> None:
     assert not touches_roots(_event("StateChanged", "/button", "active"), "/root", roots)
     assert not touches_roots(_event("TextChanged", "/entry", "insert"), "/root", roots)
     assert keeps_roots("GTK 3.24.38") and not keeps_roots("GTK 4.8.3")
+
+
+def test_a_rename_while_an_apps_roots_are_first_read_keeps_that_read_from_being_kept() -> None:
+    # no root is known yet: a name change on any element may be the new window's
+    rename = _event("PropertyChange", "/win/2", "accessible-name")
+    assert touches_roots(rename, "/root", None)
+    assert not touches_roots(_event("TextChanged", "/entry", "insert"), "/root", None)
+    assert not touches_roots(_event("StateChanged", "/win/2", "focusable"), "/root", None)
+    lister = RootLister(cast(AtspiBus, None), cast(WindowOrigins, None))
+    before = lister._generations[":1.5"]
+    lister.on_event(":1.5", rename)
+    assert lister._generations[":1.5"] == before + 1, "the read under way is not kept"
 
 
 def test_cached_children_without_indices_are_read_live() -> None:

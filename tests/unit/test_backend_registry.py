@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from test_transaction import ROOT, ModelApp
+from model_app import ROOT, ModelApp
 
 from actui.backends.browsing import BrowserBackend
 from actui.backends.registry import Backends

@@ -14,7 +14,8 @@ from actui.backends.cdp.launch import BrowserProcess
 
 async def _ended(args: list[str], sig: signal.Signals | None = None) -> BrowserProcess:
     process = await asyncio.create_subprocess_exec(*args)
-    browser = BrowserProcess(process, Path("/nonexistent"), cast(Any, None))
+    nowhere = Path("/nonexistent")
+    browser = BrowserProcess(process, nowhere, cast(Any, None), cast(Any, None), nowhere)
     assert browser.ending == ""  # still running
     if sig is not None:
         process.send_signal(sig)
@@ -25,10 +26,10 @@ async def _ended(args: list[str], sig: signal.Signals | None = None) -> BrowserP
 @pytest.mark.asyncio
 async def test_a_killed_process_names_its_signal() -> None:
     browser = await _ended(["sleep", "30"], signal.SIGKILL)
-    assert not browser.alive and browser.ending == "signal SIGKILL"
+    assert not browser.alive and browser.ending == "was killed by signal SIGKILL"
 
 
 @pytest.mark.asyncio
 async def test_an_exited_process_names_its_code() -> None:
     browser = await _ended(["sh", "-c", "sleep 0.2; exit 3"])
-    assert browser.ending == "code 3"
+    assert browser.ending == "exited with code 3"

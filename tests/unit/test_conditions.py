@@ -22,7 +22,9 @@ from actui.outline.conditions import (
     refuse_secrets,
 )
 from actui.outline.model import Node, Outline, build_outline
-from actui.tools.contract import ActUi, WaitFor, validate
+from actui.tools.catalog import validate_call as validate
+from actui.tools.transaction import ActUi
+from actui.tools.waits import WaitFor
 
 
 def raw(role: str, name: str = "", *children: RawNode, **fields: Any) -> RawNode:

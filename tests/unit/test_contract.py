@@ -5,41 +5,34 @@ from __future__ import annotations
 import contextlib
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
+from actui.backends.base import ActionKind
 from actui.backends.cdp.input import parse_chord
 from actui.backends.x11.keys import chord_keysyms
 from actui.errors import InvalidParams, UnknownKey, UnsupportedAction
-from actui.tools.contract import (
-    MODIFIER_KEYS,
-    STEP_RULES,
-    TOOL_NAMES,
-    TOOLS,
-    ActionStep,
-    chord_names,
-    export_schemas,
-    input_schema,
-)
-from actui.tools.contract import validate as validate_call
-from actui.tools.docs import STEP_DOCS, markdown_reference
+from actui.tools.catalog import TOOL_NAMES, TOOLS, export_schemas, validate_call
+from actui.tools.contract import MODIFIER_KEYS, STEPS, ActionStep, chord_names, input_schema
+from actui.tools.docs import markdown_reference
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "tools.md"
 
 
-def test_the_tool_list_is_exactly_the_eleven_tools_in_order() -> None:
-    assert [spec.name for spec in TOOLS] == list(TOOL_NAMES)
-    assert len(TOOL_NAMES) == 11
+def test_each_tool_is_declared_once_and_exported_in_catalog_order() -> None:
+    assert len(TOOL_NAMES) == len(TOOLS) == len({tool.params for tool in TOOLS})
     for fmt in ("mcp", "openai", "anthropic"):
-        assert len(export_schemas(fmt)) == 11  # type: ignore[arg-type]
+        exported = export_schemas(fmt)  # type: ignore[arg-type]
+        names = [tool.get("name") or tool["function"]["name"] for tool in exported]
+        assert names == list(TOOL_NAMES)
 
 
 def test_schemas_have_no_tuple_arrays_refs_or_titles() -> None:
-    text = json.dumps([input_schema(name) for name in TOOL_NAMES])
+    text = json.dumps([input_schema(tool.params) for tool in TOOLS])
     for forbidden in ('"prefixItems"', '"$ref"', '"$defs"', '"title"'):
         assert forbidden not in text
 
@@ -63,11 +56,14 @@ def test_the_docs_are_generated_from_the_contract() -> None:
 
 
 def test_every_step_kind_is_documented_with_an_example_the_contract_accepts() -> None:
-    assert list(STEP_DOCS) == list(STEP_RULES)
-    for kind, doc in STEP_DOCS.items():
-        step = ActionStep.model_validate(doc.example)
+    for kind, declared in STEPS.items():
+        step = ActionStep.model_validate(declared.example)
         assert step.action == kind
         assert f"#### `{kind}`" in markdown_reference()
+
+
+def test_the_step_table_declares_every_kind_a_backend_delivers_and_wait() -> None:
+    assert set(STEPS) == {*get_args(ActionKind), "wait"}
 
 
 @pytest.mark.parametrize(

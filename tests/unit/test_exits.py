@@ -80,3 +80,14 @@ def test_a_record_round_trips_and_a_missing_one_is_none(tmp_path: Path) -> None:
     exit_records.write(tmp_path, record)
     assert exit_records.read(tmp_path, os.getpid()) == record
     assert exit_records.read(tmp_path, 1) is None
+
+
+def test_a_request_to_end_is_not_a_crash_and_says_so() -> None:
+    """A window manager's close may end an app with SIGTERM: named like a closed window."""
+    for asked in ("SIGTERM", "SIGINT", "SIGHUP"):
+        ended = ProcessExit(7, signal=asked)
+        assert not ended.crashed
+        assert ended.describe() == f"ended on signal {asked} (a request to end)"
+    for crash in ("SIGKILL", "SIGSEGV", "SIGABRT"):
+        assert ProcessExit(7, signal=crash).crashed
+    assert not ProcessExit(7, code=1).crashed and not ProcessExit(7).crashed

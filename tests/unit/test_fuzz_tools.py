@@ -13,21 +13,21 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
-from test_transaction import ModelApp, windows_of
+from model_app import ModelApp, windows_of
 
 from actui.results.observations import Observed
-from actui.tools.contract import TOOL_NAMES
-from actui.tools.dispatch import Computer
+from actui.tools.catalog import TOOL_NAMES
+from actui.tools.dispatch import ToolBox
 from tool_calls import check_answer, tool_calls
 
 FUZZ_CALLS = int(os.environ.get("ACTUI_FUZZ_CALLS", "2000"))
 
 
 @pytest.fixture(scope="module")
-def model() -> Iterator[tuple[asyncio.AbstractEventLoop, Computer, str]]:
+def model() -> Iterator[tuple[asyncio.AbstractEventLoop, ToolBox, str]]:
     loop = asyncio.new_event_loop()
     env = {"ACTUI_HEADLESS": "1", "ACTUI_BROWSER_USE": "0", "XDG_CONFIG_HOME": "/nonexistent"}
-    computer = Computer(env=env, desktop=ModelApp())
+    computer = ToolBox(env=env, desktop=ModelApp())
     roots = loop.run_until_complete(computer.call("find_roots", {}))
     ref = windows_of(roots)[0].ref
     observed = loop.run_until_complete(computer.call("observe_ui", {"root": ref}))
@@ -37,8 +37,9 @@ def model() -> Iterator[tuple[asyncio.AbstractEventLoop, Computer, str]]:
     loop.close()
 
 
+@pytest.mark.slow
 def test_every_tool_answers_any_input_without_an_internal_error(
-    model: tuple[asyncio.AbstractEventLoop, Computer, str],
+    model: tuple[asyncio.AbstractEventLoop, ToolBox, str],
 ) -> None:
     loop, computer, state = model
 

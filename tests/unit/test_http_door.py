@@ -82,6 +82,7 @@ def test_bad_options_name_the_flag(tmp_path: Path) -> None:
         "--idle-timeout": {"idle_s": -1.0},
         "--port": {"port": 70000},
         "--app": {"apps": ["  "]},
+        "--wayland": {"wayland": True},
     }
     for flag, override in cases.items():
         args: dict[str, object] = {"host": "127.0.0.1", "port": 0, "token_file": None, "env": {}}

@@ -12,25 +12,25 @@ from actui.backends.base import ProcessExit, Rect, RootInfo
 from actui.outline.conditions import UiCondition
 from actui.outline.model import Node
 from actui.results.observations import (
+    AttachedImage,
     ElementText,
     Evaluation,
     Expanded,
-    Image,
     Inspected,
     Observed,
     OutputPage,
     PageShown,
     ToolError,
-    Waited,
+    WaitReport,
     WindowClosed,
 )
 from actui.results.typed import (
     Capture,
     Execution,
     NoSuccessor,
-    Observation,
     RootView,
     Shown,
+    StateSummary,
     StepError,
     exit_json,
 )
@@ -95,20 +95,20 @@ HEAD = ["stateId", "baseStateId", "view", "target", "nodeCount", "status", "capt
 """The keys every result with a saved state begins with (``windows`` only when it has some)."""
 
 
-def _seen(shown: Shown) -> Observation:
+def _seen(shown: Shown) -> StateSummary:
     capture = Capture("s2", 300, 200, 1.0, 0.0)
-    return Observation("s2", "s1", RootView("@r1", ROOT), 3, shown, capture=capture)
+    return StateSummary("s2", "s1", RootView("@r1", ROOT), 3, shown, capture=capture)
 
 
 def test_each_observing_result_writes_its_keys_in_the_order_agents_have_read() -> None:
     delta = (RootDelta("appeared", "dialog", "@r2", "Save", 7, True),)
-    image = Image("sparse_ax_targets", 10, 20, "x11")
+    image = AttachedImage("sparse_ax_targets", 10, 20, "x11")
     observed = Observed(_seen(Shown("full")), {"tree": 1.0}, "atspi", delta, "slow", "none",
                         ("log",), image, OcrReport(lines=2, picture_only=1))  # fmt: skip
     assert list(observed.to_wire()) == ["ocr", *HEAD, "timingsMs", "source", "windowChanges",
         "partial", "accessibility", "console", "imageReason", "image"]  # fmt: skip
     cond = UiCondition(text="Saved")
-    waited = Waited(_seen(Shown("diff", ({"op": "added"},))), cond, True, 5, 2, "events",
+    waited = WaitReport(_seen(Shown("diff", ({"op": "added"},))), cond, True, 5, 2, "events",
                     ("@e3",), delta, (Unopened(1, ()),))  # fmt: skip
     assert list(waited.to_wire()) == [*HEAD, "found", "gone", "timedOut", "elapsedMs", "checks",
         "waitedBy", "condition", "matches", "windowChanges", "changes", "unread"]  # fmt: skip

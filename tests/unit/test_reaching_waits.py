@@ -24,7 +24,9 @@ from actui.backends.base import (
 )
 from actui.outline.conditions import UiCondition
 from actui.outline.model import Outline
-from actui.runtime.reaching import MAX_CELLS, READ_AFTER_S, ConditionReach
+from actui.outline.search import node_filter
+from actui.runtime.reaching import MAX_CELLS, READ_AFTER_S, ConditionReach, search_unread
+from actui.runtime.store import State
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
 
 ROOT = RootInfo("app/1", 7, "model", "Model", "window", "frame", frame=Rect(0, 0, 300, 200))
@@ -180,3 +182,16 @@ async def test_an_anchored_condition_reads_only_inside_its_anchor() -> None:
     one = next(n for n in base if n.name == "Status page")
     exact = UiCondition(ref=one.ref, text="Saved", timeout_ms=100)
     assert not ConditionReach(app, exact, base, 1.0).wanted(base), "a ref is one read element"
+
+
+async def _search(app: PagedApp, text: str, role: str | None) -> list[str]:
+    """The pages a search for ``text`` (of ``role``) read on demand."""
+    state = State("s1", "model", 1, "@r1", ROOT, await _base(app), time.time())
+    await search_unread(app, state, text, 1, 1.0, node_filter(role))
+    return app.opened
+
+
+async def test_a_searchs_early_stop_at_an_exact_match_applies_its_role_filter() -> None:
+    # both hidden pages hold a label "Working": an exact match, but not a button
+    assert await _search(PagedApp(), "Working", None) == ["page/hidden"]
+    assert await _search(PagedApp(), "Working", "button") == ["page/hidden", "page/other"]

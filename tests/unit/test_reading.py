@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import outline_of, raw
@@ -9,7 +11,14 @@ from strategies import outline_of, raw
 from actui.backends.base import Rect
 from actui.outline.fold import display_name, render_fold
 from actui.outline.model import Outline
-from actui.outline.reading import Box, infer_labels, reading_order
+from actui.outline.reading import (
+    PANE_ROLES,
+    SPLIT_ROLES,
+    Box,
+    infer_labels,
+    panes,
+    reading_order,
+)
 from actui.outline.search import render_search, search
 
 SHOWN = frozenset({"visible", "showing"})
@@ -270,3 +279,104 @@ def test_a_label_beside_on_the_same_row_always_wins_over_one_above(
         Box("beside", "label", "Beside", beside),
     ]
     assert infer_labels(boxes) == {"field": ("Beside", True)}
+
+
+def _geany() -> Outline:
+    """Geany's window: a split pane with the symbol list's placeholder on the left, right
+    beside the unnamed editor on the right, and a status text under both."""
+    return outline_of(
+        raw(
+            "frame",
+            "notes.txt - Geany",
+            raw(
+                "split pane",
+                "",
+                raw(
+                    "page tab",
+                    "Symbols",
+                    raw("label", "No symbols found", rect=Rect(1, 121, 154, 329), states=SHOWN),
+                    states=SHOWN,
+                ),
+                raw(
+                    "page tab",
+                    "notes.txt",
+                    raw(
+                        "text",
+                        "",
+                        rect=Rect(158, 121, 741, 329),
+                        states=SHOWN | {"multi_line"},
+                    ),
+                    states=SHOWN,
+                ),
+                states=SHOWN,
+            ),
+            raw(
+                "status bar",
+                "",
+                raw("label", "line: 1 / 1", rect=Rect(158, 452, 200, 16), states=SHOWN),
+                states=SHOWN,
+            ),
+            rect=Rect(0, 0, 900, 470),
+            states=SHOWN,
+        )
+    )
+
+
+def test_a_label_of_another_pane_never_names_a_field_and_an_unnamed_editor_is_an_editor() -> None:
+    outline = _geany()
+    (editor,) = [n for n in outline if n.role == "textbox"]
+    assert editor.name == "editor" and editor.name_inferred
+    assert display_name(editor) == 'textbox "editor" (label inferred)'
+
+
+def test_several_unnamed_editors_are_numbered_in_reading_order() -> None:
+    editors = [
+        raw("text", "", rect=Rect(x, 10, 100, 100), states=SHOWN | {"multi_line"}) for x in (0, 200)
+    ]
+    outline = outline_of(raw("frame", "two", *editors, rect=Rect(0, 0, 400, 200)))
+    names = [outline.nodes[ref].name for ref in outline.root_node.children]
+    assert names == ["editor 1", "editor 2"]
+    # one out of sight (another tab's) does not number the one shown
+    away = raw("text", "", rect=Rect(0, 10, 100, 100), states=frozenset({"visible", "multi_line"}))
+    outline = outline_of(raw("frame", "tabs", editors[0], away, rect=Rect(0, 0, 400, 200)))
+    assert [outline.nodes[ref].name for ref in outline.root_node.children] == ["editor"] * 2
+
+
+_pane_roles = st.sampled_from(["group", "split pane", "tab", "list", "statusbar", "textbox"])
+
+
+@given(st.lists(st.tuples(st.integers(0, 1 << 10), _pane_roles), min_size=1, max_size=20))
+def test_a_panes_key_is_its_nearest_pane_ancestor_and_children_of_a_split_are_panes(
+    rows: list[tuple[int, str]],
+) -> None:
+    parents: dict[str, str | None] = {}
+    roles: dict[str, str] = {}
+    for i, (pick, role) in enumerate(rows):
+        parents[f"n{i}"] = f"n{pick % i}" if i else None
+        roles[f"n{i}"] = role
+    found = panes(parents, roles)
+    for key in parents:
+        pane = found[key]
+        chain = [key]
+        while parents[chain[-1]] is not None and chain[-1] != pane:
+            chain.append(parents[chain[-1]])  # type: ignore[arg-type]
+        assert chain[-1] == pane, (key, pane)
+        boundary = (
+            parents[pane] is None
+            or roles[pane] in PANE_ROLES
+            or roles[parents[pane]] in SPLIT_ROLES  # type: ignore[index]
+        )
+        assert boundary
+        for inner in chain[:-1]:  # nothing between the node and its pane is a pane
+            assert roles[inner] not in PANE_ROLES and roles[parents[inner]] not in SPLIT_ROLES  # type: ignore[index]
+
+
+@given(_boxes(), st.lists(st.sampled_from(["p1", "p2"]), min_size=10, max_size=10))
+def test_a_field_is_named_only_by_a_label_of_its_own_pane(
+    boxes: list[Box], pane_of: list[str]
+) -> None:
+    placed = [replace(b, pane=pane_of[i]) for i, b in enumerate(boxes)]
+    by_key = {b.key: b for b in placed}
+    for key, (name, _) in infer_labels(placed).items():
+        pane = by_key[key].pane
+        assert name in {b.text for b in placed if b.role == "label" and b.pane == pane}

@@ -140,7 +140,7 @@ LAYERS = ("ground", "backends", "outline", "runtime", "results", "tools", "face"
 """The layers from the bottom up: a module imports only from its own layer or one below."""
 FACE = {"__init__", "api", "sync_api"}
 """The public face's modules at the package's top; every other top-level module is ground."""
-GROUND = {"config", "errors", "quoting", "refusals", "sentences", "tokens", "urls"}
+GROUND = {"config", "deadlines", "errors", "quoting", "refusals", "sentences", "tokens", "urls"}
 
 
 def layer_of(module: str) -> str:

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from actui.errors import InvalidParams
 from actui.results.bounds import OutputStore
 from actui.tokens import estimate_tokens
-from actui.tools.contract import MAX_TOKENS, MIN_TOKENS, validate
+from actui.tools.catalog import validate_call as validate
+from actui.tools.contract import MAX_TOKENS, MIN_TOKENS
 
 
 @pytest.mark.parametrize(
@@ -69,8 +70,9 @@ def test_a_budget_out_of_range_is_refused_naming_the_field_and_the_range(bad: ob
 
 
 def test_every_tool_takes_a_budget() -> None:
-    from actui.tools.contract import TOOL_NAMES, input_schema
+    from actui.tools.catalog import TOOLS
+    from actui.tools.contract import input_schema
 
-    for name in TOOL_NAMES:
-        prop = input_schema(name)["properties"]["maxTokens"]
-        assert (prop["minimum"], prop["maximum"]) == (MIN_TOKENS, MAX_TOKENS), name
+    for tool in TOOLS:
+        prop = input_schema(tool.params)["properties"]["maxTokens"]
+        assert (prop["minimum"], prop["maximum"]) == (MIN_TOKENS, MAX_TOKENS), tool.name

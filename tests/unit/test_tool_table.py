@@ -1,14 +1,21 @@
-"""The tools are a table of handlers, and ``Computer`` shows the tools, not its parts."""
+"""The tools are declarations in one catalog, and ``ToolBox`` shows the tools, not its parts."""
 
 from __future__ import annotations
 
 from dataclasses import fields
 from typing import Any
 
-from test_transaction import ModelApp, windows_of
+from model_app import ModelApp, windows_of
 
 from actui.results.bounds import OutputStore, bound_details
-from actui.results.observations import ElementText, Expanded, Inspected, Observed, ToolError, Waited
+from actui.results.observations import (
+    ElementText,
+    Expanded,
+    Inspected,
+    Observed,
+    ToolError,
+    WaitReport,
+)
 from actui.results.rendering import Renderer
 from actui.results.typed import Execution, Found, RootsFound
 from actui.runtime.deltas import Announced
@@ -16,13 +23,13 @@ from actui.runtime.observer import Observer
 from actui.runtime.roots import RootRegistry
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import StateStore
-from actui.tools import contract
-from actui.tools.dispatch import HANDLERS, Computer
+from actui.tools.catalog import TOOL_NAMES, TOOLS
+from actui.tools.dispatch import ToolBox
 from actui.tools.session import Session
 
 PARTS = (Observer, Renderer, Scheduler, StateStore, RootRegistry, Announced, OutputStore)
 MEANT = {"close", "config", "state", "backends"}
-"""Names a part has that ``Computer`` offers on purpose: its lifetime, its configuration,
+"""Names a part has that ``ToolBox`` offers on purpose: its lifetime, its configuration,
 a saved state by id, and the backends it drives."""
 
 
@@ -30,25 +37,26 @@ def _public(cls: type) -> set[str]:
     return {name for name in dir(cls) if not name.startswith("_")}
 
 
-def test_every_tool_of_the_contract_has_one_handler_and_no_handler_lacks_a_tool() -> None:
-    assert set(HANDLERS) == set(contract.TOOL_NAMES)
+def test_every_tool_is_declared_with_its_handler_and_one_name() -> None:
+    assert len(set(TOOL_NAMES)) == len(TOOLS)
+    assert all(callable(tool.handler) for tool in TOOLS)
 
 
-async def test_computer_offers_the_tools_and_hides_the_session_s_parts() -> None:
-    offered = _public(Computer)
-    assert set(contract.TOOL_NAMES) <= offered
+async def test_the_tool_box_offers_calls_and_hides_the_session_s_parts() -> None:
+    offered = _public(ToolBox)
+    assert {"call", "run"} <= offered
     internals = {name for part in PARTS for name in _public(part)}
     internals |= {f.name for f in fields(Session)} | {"save", "diff_text", "scheduler"}
     leaked = (offered & internals) - MEANT
-    assert not leaked, f"Computer shows its parts' internals: {sorted(leaked)}"
-    computer = Computer(env={"XDG_CONFIG_HOME": "/nonexistent"}, desktop=ModelApp())
+    assert not leaked, f"ToolBox shows its parts' internals: {sorted(leaked)}"
+    computer = ToolBox(env={"XDG_CONFIG_HOME": "/nonexistent"}, desktop=ModelApp())
     seen = {name for name in vars(computer) if not name.startswith("_")}
     await computer.close()
     assert not seen, f"instance attributes leak the session's parts: {seen}"
 
 
 async def test_an_unknown_tool_is_refused_by_the_contract_before_any_handler() -> None:
-    computer = Computer(env={"XDG_CONFIG_HOME": "/nonexistent"}, desktop=ModelApp())
+    computer = ToolBox(env={"XDG_CONFIG_HOME": "/nonexistent"}, desktop=ModelApp())
     try:
         result = await computer.call("observe_everything", {})
     finally:
@@ -65,7 +73,7 @@ KINDS: dict[str, type] = {
     "expand_ui": Expanded,
     "inspect_ui": Inspected,
     "read_text": ElementText,
-    "wait_for": Waited,
+    "wait_for": WaitReport,
     "act_ui": Execution,
     "launch_browser": ToolError,
     "navigate_browser": ToolError,
@@ -77,7 +85,7 @@ there, so the browser tools answer with their typed error)."""
 
 async def test_every_handler_returns_a_typed_value_whose_wire_form_is_its_details() -> None:
     env = {"ACTUI_HEADLESS": "1", "ACTUI_BROWSER_USE": "0", "XDG_CONFIG_HOME": "/nonexistent"}
-    computer = Computer(env=env, desktop=ModelApp())
+    computer = ToolBox(env=env, desktop=ModelApp())
     try:
         roots = await computer.call("find_roots", {})
         ref = windows_of(roots)[0].ref
@@ -101,7 +109,7 @@ async def test_every_handler_returns_a_typed_value_whose_wire_form_is_its_detail
                 "actions": [{"action": "setText", "ref": entry, "text": "x"}],
             },
         }
-        assert set(calls) == set(HANDLERS)
+        assert set(calls) == set(TOOL_NAMES)
         for tool, arguments in calls.items():
             result = await computer.call(tool, arguments)
             assert isinstance(result.value, KINDS[tool]), (tool, result.text)

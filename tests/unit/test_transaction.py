@@ -11,90 +11,35 @@ import time
 from typing import Any
 
 import pytest
+from model_app import ROOT, ModelApp, windows_of
 
 from actui.backends.base import (
     ActionRequest,
     ActionResult,
-    Backend,
     RawNode,
     Rect,
     RootInfo,
     Snapshot,
-    TextSlice,
 )
 from actui.errors import ActuiError
-from actui.refusals import Refused
 from actui.results.observations import Observed, ToolError
 from actui.results.tool_result import ToolResult
-from actui.results.typed import Execution, Found, RootsFound, RootView, Verification
-from actui.tools.dispatch import Computer
-
-ROOT = RootInfo(
-    native_id="app/1",
-    pid=7,
-    app_name="model",
-    title="Model",
-    kind="window",
-    raw_role="frame",
-    frame=Rect(0, 0, 300, 200),
-    window_id=5,
-    resource_key="desktop-pid:7",
-)
+from actui.results.typed import Execution, Found, Verification
+from actui.tools.dispatch import ToolBox
 
 
-class ModelApp(Backend):
-    """An entry whose text changes only through semantic setText/typeText."""
-
-    def __init__(self) -> None:
-        self.text = "start"
-        self.requests: list[ActionRequest] = []
-
-    async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
-        return [ROOT]
-
-    async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
-        entry = RawNode(
-            "entry",
-            "text",
-            name="Name",
-            value=self.text,
-            value_length=len(self.text),
-            caps=frozenset({"setText", "typeText", "focus"}),
-            rect=Rect(10, 10, 100, 20),
-        )
-        tree = RawNode("win", "frame", name="Model", children=(entry,), rect=ROOT.frame)
-        return Snapshot(root=ROOT, tree=tree, captured_at=time.time(), node_count=2)
-
-    async def act(self, request: ActionRequest) -> ActionResult | Refused:
-        self.requests.append(request)
-        if request.kind == "keypress" and request.policy != "foreground":
-            return Refused("keys need physical input", "physical", request.policy)
-        if request.kind == "setText":
-            self.text = request.text
-        elif request.kind == "typeText":
-            self.text += request.text
-        delivery = "hid" if request.policy == "foreground" else "ax"
-        return ActionResult("worked", delivery, request.policy)
-
-    async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
-        return TextSlice(self.text[offset : offset + limit], offset, len(self.text))
-
-    async def close(self) -> None:
-        return None
-
-
-async def _session(policy: str = "", headless: str = "0") -> tuple[Computer, ModelApp, str]:
+async def _session(policy: str = "", headless: str = "0") -> tuple[ToolBox, ModelApp, str]:
     app = ModelApp()
     env = {"ACTUI_HEADLESS": headless, "XDG_CONFIG_HOME": "/nonexistent"}
     if policy:
         env["ACTUI_DELIVERY_POLICY"] = policy
-    computer = Computer(env=env, desktop=app)
+    computer = ToolBox(env=env, desktop=app)
     roots = await computer.call("find_roots", {})
     observed = await computer.call("observe_ui", {"root": windows_of(roots)[0].ref})
     return computer, app, _state_id(observed)
 
 
-async def _act(computer: Computer, state: str, **extra: Any) -> ToolResult:
+async def _act(computer: ToolBox, state: str, **extra: Any) -> ToolResult:
     result = await computer.call("act_ui", {"stateId": state, **extra})
     assert not result.is_error, result.text
     return result
@@ -124,12 +69,6 @@ def _state_id(result: ToolResult) -> str:
     seen = value.observation if isinstance(value, (Observed, Execution)) else None
     assert seen is not None, result.text
     return seen.state_id
-
-
-def windows_of(result: ToolResult) -> tuple[RootView, ...]:
-    """The roots a find_roots result lists, as results name them."""
-    assert isinstance(result.value, RootsFound), result.text
-    return tuple(found.view for found in result.value.roots)
 
 
 def _found(result: ToolResult) -> Found:
@@ -279,9 +218,9 @@ class DialogApp(ModelApp):
         return ActionResult("worked", "ax", request.policy)
 
 
-async def _dialog_session() -> tuple[Computer, DialogApp, str]:
+async def _dialog_session() -> tuple[ToolBox, DialogApp, str]:
     app = DialogApp()
-    computer = Computer(env={"ACTUI_HEADLESS": "1", "XDG_CONFIG_HOME": "/nonexistent"}, desktop=app)
+    computer = ToolBox(env={"ACTUI_HEADLESS": "1", "XDG_CONFIG_HOME": "/nonexistent"}, desktop=app)
     roots = await computer.call("find_roots", {})
     observed = await computer.call("observe_ui", {"root": windows_of(roots)[0].ref})
     return computer, app, _state_id(observed)

@@ -7,7 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.errors import InvalidParams
-from actui.tools.contract import LaunchBrowser, NavigateBrowser, validate
+from actui.tools.browser import LaunchBrowser, NavigateBrowser
+from actui.tools.catalog import validate_call as validate
 
 
 def navigate_to(url: object) -> str:

@@ -8,7 +8,7 @@ field, until the application's events go quiet), bounded by the step's own timeo
 grows with the length) and by a stall of the field's length, and reports ``worked`` /
 ``didnt`` from the field's read-back. Long text typed at the focus goes in with
 ``EditableText.InsertText`` where the field takes it. Password fields are compared by
-length only. It must not send input itself (X11 does) nor read the field's details
+length only. It must not send input itself (the display's input does) nor read the field's details
 (AT-SPI does).
 """
 
@@ -22,7 +22,8 @@ from actui.backends.atspi.backend import AtspiBackend
 from actui.backends.atspi.fields import FieldText
 from actui.backends.base import ActionRequest, ActionResult, RootInfo
 from actui.backends.evidence import explain, judge
-from actui.backends.x11.input import X11Input
+from actui.backends.linux.physical import PhysicalInput
+from actui.deadlines import Deadline
 from actui.errors import ActuiError, TargetGone
 
 SEMANTIC_TYPING_CHARS = 200
@@ -41,9 +42,9 @@ announces every character, and reading that often would slow the typing it waits
 class ArrivingText:
     """Typing at the focus of one desktop, done only once the application has the text."""
 
-    def __init__(self, atspi: AtspiBackend, x11: X11Input) -> None:
+    def __init__(self, atspi: AtspiBackend, physical: PhysicalInput) -> None:
         self.atspi = atspi
-        self._input = x11
+        self._input = physical
 
     async def type(self, request: ActionRequest, window_id: int, aimed: str | None) -> ActionResult:
         """Type at the focus and wait until the field shows it; judge by its read-back.
@@ -71,7 +72,7 @@ class ArrivingText:
             inserted = await self.atspi.act(replace(request, target=field, policy="background"))
             if isinstance(inserted, ActionResult) and inserted.outcome != "didnt":
                 return inserted
-        deadline = asyncio.get_running_loop().time() + request.timeout_s
+        deadline = Deadline(request.timeout_s)
         typed = await self._input.deliver(
             request, window_id, self._arrival(request.root, field, before, request.text, deadline)
         )
@@ -110,41 +111,36 @@ class ArrivingText:
         field: str | None,
         before: FieldText | None,
         text: str,
-        deadline: float,
+        deadline: Deadline,
     ) -> Callable[[int], Awaitable[bool]]:
         """The wait after each batch of keystrokes: until the field shows the text sent so
         far (True), or until the application is quiet when no field can be read (False)."""
-        loop = asyncio.get_running_loop()
 
         async def arrived(sent: int) -> bool:
             if field is None or before is None:
                 await self._quiet(root, deadline)
                 return False
             wanted = before.after_typing(text[:sent])
-            last, moved_at = len(before.text), loop.time()
+            last, stall = len(before.text), Deadline(STALL_S)
             while True:
                 length = await self._length(field)
                 if length == len(wanted):
                     current = await self._field(field)
                     if current is not None and current.text == wanted:
                         return True
-                now = loop.time()
                 if length != last:
-                    last, moved_at = length, now
-                if now >= deadline or now - moved_at >= STALL_S:
+                    last, stall = length, Deadline(STALL_S)
+                if deadline.expired or stall.expired:
                     return False
                 await asyncio.sleep(POLL_S)
 
         return arrived
 
-    async def _quiet(self, root: RootInfo, deadline: float) -> None:
-        loop = asyncio.get_running_loop()
-        while loop.time() < deadline:
+    async def _quiet(self, root: RootInfo, deadline: Deadline) -> None:
+        while (left := deadline.left()) > 0:
             mark = self.atspi.change_mark(root)
             try:
-                woke = await self.atspi.wait_for_change(
-                    root, mark, min(QUIET_S, deadline - loop.time())
-                )
+                woke = await self.atspi.wait_for_change(root, mark, min(QUIET_S, left))
             except TargetGone:
                 return
             if woke == mark:

@@ -189,6 +189,9 @@ class RawNode:
     value: str | None = None
     value_length: int = 0
     states: frozenset[str] = frozenset()
+    """The platform's state names, plus two a backend adds: ``offscreen`` (listed without
+    being read, as nobody can see it) and ``hidden`` (the element is not displayed at all:
+    neither visible nor showing)."""
     interfaces: frozenset[str] = frozenset()
     actions: tuple[str, ...] = ()
     caps: frozenset[str] = frozenset()
@@ -339,6 +342,10 @@ class Image:
     warnings: tuple[str, ...] = ()
 
 
+END_REQUESTS = ("SIGTERM", "SIGINT", "SIGHUP")
+"""Signals that ask a process to end; one that ends on them has not crashed."""
+
+
 @dataclass(frozen=True)
 class ProcessExit:
     """How an application's process ended, as far as it can be known.
@@ -353,12 +360,20 @@ class ProcessExit:
     signal: str | None = None
     log: str = ""
 
+    @property
+    def crashed(self) -> bool:
+        """Ended by a signal other than a request to end (SIGTERM, SIGINT, SIGHUP): an
+        app asked to end, like one whose window was closed, ends as it chose to."""
+        return self.signal is not None and self.signal not in END_REQUESTS
+
     def describe(self) -> str:
         """``was killed by signal SIGSEGV``, ``exited with code 3``; where its output is, if kept.
 
         A statement of fact, not advice: the sandbox's errors and the agent's
         sentences both complete "pid N …" with it."""
-        if self.signal:
+        if self.signal in END_REQUESTS:
+            text = f"ended on signal {self.signal} (a request to end)"
+        elif self.signal:
             text = f"was killed by signal {self.signal}"
         elif self.code is not None:
             text = f"exited with code {self.code}"

@@ -15,11 +15,11 @@ background and foreground input, and retrying, belong to ``actui.tools.actions``
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from actui.backends.base import Outcome
+from actui.deadlines import Deadline, poll
 
 T = TypeVar("T")
 
@@ -85,14 +85,11 @@ async def settle(
     implied. ``wake`` waits at most the time it is given for the platform's next
     event (or its polling interval), so a reading is taken after each change.
     """
-    deadline = time.monotonic() + budget_s
-    while True:
-        if await check():
-            return True
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            return False
-        await wake(remaining)
+
+    async def held() -> bool | None:
+        return True if await check() else None
+
+    return await poll(held, Deadline(budget_s), wake) is not None
 
 
 async def read_back(

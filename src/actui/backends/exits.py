@@ -11,15 +11,14 @@ about windows.
 
 from __future__ import annotations
 
-import asyncio
 import os
 import signal
-import time
 from pathlib import Path
 
 from actui.backends import exit_records
 from actui.backends.base import ProcessExit
 from actui.backends.procfs import liveness
+from actui.deadlines import Deadline
 
 SETTLE_S = 1.0
 """How long an exiting process, or a sandbox child's missing record, is waited for."""
@@ -30,7 +29,7 @@ async def process_exit(pid: int, records: Path | None) -> ProcessExit | None:
     """How ``pid`` ended; None while it runs. ``records``: the sandbox's exit records, if any."""
     if pid <= 0:
         return None
-    deadline = time.monotonic() + SETTLE_S
+    deadline = Deadline(SETTLE_S)
     while True:
         now = liveness(pid)
         record = exit_records.read(records, pid) if records is not None else None
@@ -42,8 +41,8 @@ async def process_exit(pid: int, records: Path | None) -> ProcessExit | None:
         if now.running and not now.exiting:
             return None
         # on its way out, or reaped by the sandbox whose record is on its way
-        if time.monotonic() < deadline and (now.exiting or record is not None):
-            await asyncio.sleep(POLL_S)
+        if not deadline.expired and (now.exiting or record is not None):
+            await deadline.pause(POLL_S)
             continue
         return None if now.running else ProcessExit(pid, log=log)
 

@@ -7,7 +7,10 @@ case-insensitive substring of an element's name, description or value, never
 of its role (so "button" does not match every button); roles compare through
 the neutral vocabulary; a value compares whole, trimmed, ignoring case. A
 condition of only a ref with ``gone: true`` means "this element no longer
-exists": its anchor vanishing from the outline is what satisfies it.
+exists": its anchor vanishing from the outline is what satisfies it. An element
+that is not displayed at all (``model.is_hidden``: a closed find bar's field) is
+not what a person sees, so it never matches unless the condition names it: its
+``ref``, or a ``scopeRef`` that is itself hidden.
 Password values are never read, so they are never matched or shown.
 
 This module owns the rules between a condition's fields (the contract runs
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 from typing import Literal, Protocol
 
 from actui.errors import FieldRule, InvalidParams
-from actui.outline.model import Node, Outline
+from actui.outline.model import Node, Outline, is_hidden
 from actui.outline.roles import neutral_role
 from actui.quoting import quote
 
@@ -271,7 +274,13 @@ def evaluate(cond: UiCondition, outline: Outline) -> Evaluation:
     A vanished anchor confines the condition to nothing: present fails, absent holds.
     """
     matches = _matcher(cond)
-    found = tuple(node.ref for node in _scope(cond, outline) if matches(node))
+    anchor = anchor_node(cond, outline)
+    asked = anchor is not None and is_hidden(anchor)
+    found = tuple(
+        node.ref
+        for node in _scope(cond, outline)
+        if matches(node) and (asked or not is_hidden(node))
+    )
     present = bool(found)
     return Evaluation(satisfied=present != (cond.until == "absent"), present=present, matches=found)
 

@@ -14,7 +14,15 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
 from actui.backends.base import RawNode, Rect, Window
-from actui.outline.reading import FIELD_ROLES, LABEL_ROLES, Box, infer_labels, reading_order
+from actui.outline.reading import (
+    FIELD_ROLES,
+    LABEL_ROLES,
+    Box,
+    editor_names,
+    infer_labels,
+    panes,
+    reading_order,
+)
 from actui.outline.roles import neutral_role
 
 
@@ -58,14 +66,26 @@ class Node:
         return "focused" in self.states
 
 
-def is_offscreen(node: Node) -> bool:
-    """Whether the node exists but is not on screen (a hidden page, a closed popover).
+def is_hidden(node: Node) -> bool:
+    """Whether the node is not displayed at all (a closed find bar, a widget its app hid),
+    as a backend says with ``hidden``: a first view leaves it out, a search ranks it after
+    what is shown, and a condition does not count it unless it names it."""
+    return "hidden" in node.states
 
-    A backend may say so directly (``offscreen``); AT-SPI says ``visible``
+
+def is_offscreen(node: Node) -> bool:
+    """Whether the node exists but is not on screen (a hidden page, a closed popover, a
+    hidden widget).
+
+    A backend may say so directly (``offscreen``, ``hidden``); AT-SPI says ``visible``
     without ``showing``.
     """
     states = node.states
-    return "offscreen" in states or ("visible" in states and "showing" not in states)
+    return (
+        "offscreen" in states
+        or "hidden" in states
+        or ("visible" in states and "showing" not in states)
+    )
 
 
 def ref_number(ref: str) -> int:
@@ -219,6 +239,7 @@ def build_outline(tree: RawNode, origin: Rect | None, scale: float = 1.0) -> Out
 def _named(nodes: dict[str, Node], labelled_by: Mapping[str, tuple[str, ...]]) -> dict[str, Node]:
     """``nodes`` with unnamed fields named as a person would read them (see ``reading``)."""
     involved = set(labelled_by).union(*labelled_by.values())
+    pane = panes({n.ref: n.parent for n in nodes.values()}, {n.ref: n.role for n in nodes.values()})
     boxes = [
         Box(
             key=node.ref,
@@ -227,12 +248,22 @@ def _named(nodes: dict[str, Node], labelled_by: Mapping[str, tuple[str, ...]]) -
             rect=None if is_offscreen(node) else node.rect,
             named=bool(node.name),
             labelled_by=labelled_by.get(node.ref, ()),
+            pane=pane[node.ref],
         )
         for node in nodes.values()
         if node.role in FIELD_ROLES or node.role in LABEL_ROLES or node.ref in involved
     ]
     for ref, (name, inferred) in infer_labels(boxes).items():
         nodes[ref] = replace(nodes[ref], name=name, name_inferred=inferred)
+    editors = [
+        n
+        for n in nodes.values()
+        if n.role == "textbox" and "multi_line" in n.states and not n.name and not n.secure
+    ]
+    shown = [n.ref for n in editors if not is_offscreen(n)]
+    away = [n.ref for n in editors if is_offscreen(n)]
+    for ref, name in editor_names(shown, away).items():
+        nodes[ref] = replace(nodes[ref], name=name, name_inferred=True)
     return nodes
 
 

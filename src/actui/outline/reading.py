@@ -7,7 +7,9 @@ gets the same repair: siblings are put in reading order (rows top to bottom,
 left to right within a row) when the platform order contradicts it, and an
 unnamed field takes its name from the labelled-by relation, else from the
 label beside it on the same row (to its left), else from the label just above
-it. A name found by layout is marked as inferred wherever it is shown.
+it, of its own pane only (:func:`panes`); an unnamed multi-line editor that none
+names is called ``editor`` (:func:`editor_names`). A name found by layout is
+marked as inferred wherever it is shown.
 
 Only the text of ``label`` nodes is ever used as a name: never a value, so a
 password's secret (or any field's content) can never become another node's
@@ -18,7 +20,7 @@ platform.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from actui.backends.base import Rect
@@ -35,6 +37,12 @@ MAX_GAP_COLUMNS = 12.0
 """How far left of a field its label may sit, in field heights (at least ``MIN_GAP``)."""
 MIN_GAP = 48
 """Pixels a label may always sit away from its field, however small the field."""
+PANE_ROLES = frozenset({"window", "dialog", "tab", "list", "table", "statusbar", "document"})
+"""Neutral roles of elements that are panes of their own: a label inside one (a list's
+placeholder, a status text, another page) never names a field outside it, nor the reverse
+(Geany's editor was named after the empty symbol list beside it, "No symbols found")."""
+SPLIT_ROLES = frozenset({"split pane"})
+"""Roles whose every child is a pane (the two sides of a divider)."""
 PAIR_CAP = 100_000
 """Label-field pairs measured per outline at most: stacked, overlapping layouts (thousands
 of fields in one band) would otherwise cost seconds; fields past it stay unnamed."""
@@ -79,6 +87,9 @@ class Box:
     """The node has a name of its own (only unnamed fields get one)."""
     labelled_by: tuple[str, ...] = ()
     """Keys of the nodes the platform says label this one."""
+    pane: str = ""
+    """The key of the pane the node is in (:func:`panes`): a label names only a field of
+    its own pane."""
 
 
 def _beside(label: Rect, field: Rect) -> float | None:
@@ -126,19 +137,33 @@ class _Bands:
         ]
 
 
+def panes(parents: Mapping[str, str | None], roles: Mapping[str, str]) -> dict[str, str]:
+    """Each node's pane: the nearest element, itself included, of :data:`PANE_ROLES` or
+    on one side of a :data:`SPLIT_ROLES` divider, else the root. ``parents`` must list every
+    parent before its children (breadth-first order does)."""
+    found: dict[str, str] = {}
+    for key, parent in parents.items():
+        if parent is None or roles[key] in PANE_ROLES or roles[parent] in SPLIT_ROLES:
+            found[key] = key
+        else:
+            found[key] = found[parent]
+    return found
+
+
 def _nearest(
     field: Box, candidates: list[tuple[int, Box]], where: str, free: Collection[str]
 ) -> Box | None:
     """The nearest of ``candidates`` in ``where`` relation to ``field``, if it is a free label.
 
     Fields and labels already taken count as obstacles: a label with another
-    field between it and this one belongs to that field.
+    field between it and this one belongs to that field. Only boxes of the field's own
+    pane are candidates.
     """
     assert field.rect is not None
     measure = _beside if where == "beside" else _above
     best: tuple[float, int, Box] | None = None
     for order, box in candidates:
-        if box.key == field.key or box.rect is None:
+        if box.key == field.key or box.rect is None or box.pane != field.pane:
             continue
         gap = measure(box.rect, field.rect)
         if gap is not None and (best is None or (gap, order) < best[:2]):
@@ -187,4 +212,20 @@ def infer_labels(boxes: Sequence[Box]) -> dict[str, tuple[str, bool]]:
             if label is not None:
                 names[field.key] = (label.text.strip(), True)
                 taken.add(label.key)
+    return names
+
+
+EDITOR = "editor"
+"""The name of a multi-line text field nothing names (the text area of an editor)."""
+
+
+def editor_names(shown: Sequence[str], away: Sequence[str] = ()) -> dict[str, str]:
+    """Names for unnamed multi-line editors, given in reading order: ``editor``, or
+    ``editor 1``, ``editor 2`` … when a window shows several; those out of sight (on
+    another tab: Geany's scribble) are each ``editor``, as what is shown is numbered."""
+    names = {key: EDITOR for key in away}
+    if len(shown) == 1:
+        names[shown[0]] = EDITOR
+    else:
+        names.update((key, f"{EDITOR} {n}") for n, key in enumerate(shown, 1))
     return names

@@ -19,7 +19,7 @@ from typing import Literal
 
 from actui.errors import InvalidParams
 from actui.outline.fold import INFERRED, LABEL_CAP, caps_text, ordered_caps, path_text
-from actui.outline.model import Node, Outline, is_offscreen
+from actui.outline.model import Node, Outline, is_hidden, is_offscreen
 from actui.outline.roles import neutral_role, normalize_role
 from actui.quoting import clip, quote
 
@@ -53,6 +53,8 @@ class Match:
     actions: tuple[str, ...] = ()
     inferred: bool = False
     """The label was found by layout, not given by the platform."""
+    hidden: bool = False
+    """The element is not displayed at all (``model.is_hidden``): listed ``[hidden]``."""
 
 
 @dataclass(frozen=True)
@@ -147,6 +149,17 @@ def _capability_filter(capability: str) -> Callable[[Node], bool]:
     return matches
 
 
+def node_filter(role: str | None = None, capability: str | None = None) -> Callable[[Node], bool]:
+    """Whether a node passes a search's role and capability filters (blank ones pass all):
+    the test a search applies, for a reader on demand that stops at the first match."""
+    filters = [
+        make(value.strip())
+        for value, make in ((role, _role_filter), (capability, _capability_filter))
+        if value and value.strip()
+    ]
+    return lambda node: all(accepts(node) for accepts in filters)
+
+
 def _match(outline: Outline, node: Node, reason: Reason, score: float) -> Match:
     return Match(
         ref=node.ref,
@@ -158,6 +171,7 @@ def _match(outline: Outline, node: Node, reason: Reason, score: float) -> Match:
         caps=ordered_caps(node),
         actions=node.actions,
         inferred=node.name_inferred,
+        hidden=is_hidden(node),
     )
 
 
@@ -171,23 +185,20 @@ def search(
 ) -> SearchResult:
     """Rank every node of the complete outline and return the best ``limit``.
 
-    Exact, prefix, substring and filter-only matches come first (by tier,
-    on-screen before hidden, score, then breadth-first order); fuzzy matches fill the rest only when
+    Exact, prefix, substring and filter-only matches come first (what is displayed
+    before what is not, then by tier, on-screen before out of sight, score, then
+    breadth-first order); fuzzy matches fill the rest only when
     fewer than ``limit`` strong ones exist, and only then count in the total.
     """
     limit = max(1, limit)
     query = (text or "").strip()
-    filters = [
-        make(value.strip())
-        for value, make in ((role, _role_filter), (capability, _capability_filter))
-        if value and value.strip()
-    ]
-    if not query and not filters:
+    if not query and not any(v and v.strip() for v in (role, capability)):
         raise InvalidParams("text", "is empty", "Give at least one of text, role or capability.")
-    strong: list[tuple[int, bool, float, int, Node, Reason]] = []
-    fuzzy: list[tuple[int, bool, float, int, Node, Reason]] = []
+    passes = node_filter(role, capability)
+    strong: list[tuple[bool, int, bool, float, int, Node, Reason]] = []
+    fuzzy: list[tuple[bool, int, bool, float, int, Node, Reason]] = []
     for order, node in enumerate(outline):
-        if not all(accepts(node) for accepts in filters):
+        if not passes(node):
             continue
         reason: Reason = "filter"
         score = 1.0
@@ -196,18 +207,19 @@ def search(
             if ranked is None:
                 continue
             reason, score = ranked
-        # Within a tier, what is on screen comes before what is hidden (closed
+        # What is not displayed at all (a closed find bar's field) comes after everything
+        # shown; within a tier, what is on screen comes before what is out of sight (closed
         # popovers, other stack pages): that is what an agent can act on now.
-        hidden = is_offscreen(node)
+        hidden, away = is_hidden(node), is_offscreen(node)
         if reason == "fuzzy":
-            fuzzy.append((0, hidden, -score, order, node, reason))
+            fuzzy.append((hidden, 0, away, -score, order, node, reason))
         else:
-            strong.append((_REASON_ORDER[reason], hidden, -score, order, node, reason))
-    hits = sorted(strong, key=lambda hit: hit[:4])
+            strong.append((hidden, _REASON_ORDER[reason], away, -score, order, node, reason))
+    hits = sorted(strong, key=lambda hit: hit[:5])
     if len(hits) < limit:
-        hits += sorted(fuzzy, key=lambda hit: hit[:4])
+        hits += sorted(fuzzy, key=lambda hit: hit[:5])
     matches = tuple(
-        _match(outline, node, reason, -score) for _, _, score, _, node, reason in hits[:limit]
+        _match(outline, node, reason, -score) for *_, score, _, node, reason in hits[:limit]
     )
     return SearchResult(matches=matches, total=len(hits))
 
@@ -235,6 +247,8 @@ def render_search(result: SearchResult) -> str:
         label = f" {quote(match.label)}" if match.label else ""
         if match.inferred:
             label += f" {INFERRED}"
+        if match.hidden:
+            label += " [hidden]"
         caps = caps_text(match.role, match.caps)
         reason = f"{match.reason} {match.score:.2f}" if match.reason == "fuzzy" else match.reason
         # a match found by role or capability alone: the query says why, a tag adds nothing

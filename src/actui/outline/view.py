@@ -12,7 +12,8 @@ token budget (``actui.tokens``). So, unlike the depth fold of ``expand_ui``:
   their paths first, then dialogs and cut-off containers, then controls and
   text in reading order (the instruction at the top of a page before the
   scores at its foot), then the rest, what is not on screen last, each with
-  the path that leads to it;
+  the path that leads to it; what is not displayed at all (``model.is_hidden``: a
+  closed find bar) is never chosen, only counted in its parent's fold;
 - whatever does not fit is folded into its shown parent's line as
   ``▸ (N more: 3 buttons, 2 labels)``, N counting every element it hides, and
   one receipt line says how to open a fold.
@@ -39,7 +40,7 @@ from actui.outline.fold import (
     run_line,
     sibling_runs,
 )
-from actui.outline.model import Node, Outline, is_offscreen
+from actui.outline.model import Node, Outline, is_hidden, is_offscreen
 from actui.outline.roles import normalize_role
 from actui.tokens import estimate_tokens
 
@@ -409,7 +410,7 @@ def render_view(
             picked.add(line.key)
             spent += line.cost
     for line in sorted(tree.lines, key=lambda ln: (_rank(ln.unit[0], outline), ln.order)):
-        if line.key in picked:
+        if line.key in picked or is_hidden(line.unit[0]):
             continue
         adds = [line]
         for above in line.ancestors():  # up to the first one already picked
@@ -446,10 +447,13 @@ def _header(outline: Outline, state_id: str, reason: str | None, shown: int, fol
     return text
 
 
-QUIET_REASONS = frozenset({"diff_longer_than_view"})
+UNREAD = "tree_not_read"
+"""Why a state is shown whole instead of as a diff when its application did not answer:
+what a diff would call removed was only not read (a sentence above the view says so)."""
+QUIET_REASONS = frozenset({"diff_longer_than_view", UNREAD})
 """Reasons for a full view the header does not give: the refs of the state before still
-name the same elements (structuredContent's ``viewReason`` has it); the others say they
-may not."""
+name the same elements (structuredContent's ``viewReason`` has it), or a sentence above
+the view says why; the others say the refs may not."""
 
 
 RECEIPT = "▸ folds: expand_ui a ref to open one, or search_ui to find any element."

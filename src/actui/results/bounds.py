@@ -183,6 +183,15 @@ class OutputStore:
             complete=entry.complete,
         )
 
+    def at_line_start(self, ref: str, offset: int) -> bool:
+        """Whether ``offset`` of a stored entry starts a line (the entry's start does)."""
+        entry = self._entries.get(ref)
+        if entry is None or offset <= 0:
+            return True
+        with open(entry.path, "rb") as file:
+            file.seek(offset - 1)
+            return file.read(1) == b"\n"
+
     def close(self) -> None:
         """Delete every entry and the directory; later reads fail, later stores are refused."""
         self._closed = True

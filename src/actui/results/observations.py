@@ -21,7 +21,7 @@ from typing import Literal
 from actui.backends.base import Accessibility, ProcessExit, TextFormat
 from actui.outline.conditions import UiCondition, condition_json
 from actui.outline.model import Node
-from actui.results.typed import Observation, Wire, exit_json, news_wire
+from actui.results.typed import StateSummary, Wire, exit_json, news_wire
 from actui.results.views import node_json
 from actui.runtime.deltas import RootDelta
 from actui.runtime.imaging import OcrReport
@@ -29,7 +29,7 @@ from actui.runtime.reaching import ReadNote
 
 
 @dataclass(frozen=True)
-class Image:
+class AttachedImage:
     """The screenshot attached to an observation, and why it was attached."""
 
     reason: str
@@ -58,14 +58,14 @@ class Observed:
     text says what to do instead); ``partial`` when the read stopped early.
     """
 
-    observation: Observation
+    observation: StateSummary
     timings_ms: Mapping[str, float]
     source: str
     window_changes: tuple[RootDelta, ...] = ()
     partial: str = ""
     accessibility: Accessibility | None = None
     console: tuple[str, ...] = ()
-    image: Image | None = None
+    image: AttachedImage | None = None
     ocr: OcrReport | None = None
 
     def to_wire(self) -> Wire:
@@ -85,11 +85,11 @@ class Observed:
 
 
 @dataclass(frozen=True)
-class Waited:
+class WaitReport:
     """``wait_for``: whether the condition came true in time, how it was watched, and
     the successor it was last checked on (a diff from the state waited on)."""
 
-    observation: Observation
+    observation: StateSummary
     condition: UiCondition
     found: bool
     elapsed_ms: int
@@ -173,7 +173,7 @@ class PageShown:
     """``navigate_browser`` and ``evaluate_browser``: the page's successor (a diff, or a
     view of the new document), its console, and a script's value."""
 
-    observation: Observation
+    observation: StateSummary
     console: tuple[str, ...] = ()
     evaluation: Evaluation | None = None
 

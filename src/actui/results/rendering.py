@@ -12,18 +12,20 @@ from collections.abc import Callable
 from contextvars import ContextVar
 
 from actui.backends.base import RootInfo
-from actui.outline.diff import changes_json, compute_changes, diff_or_view
+from actui.outline.diff import Changes, changes_json, compute_changes, diff_or_view
+from actui.outline.model import Outline
 from actui.outline.view import (
     MIN_VIEW_TOKENS,
     PAGE_TOKENS,
     RECEIPT,
+    UNREAD,
     WINDOW_TOKENS,
     ViewLines,
     render_view,
 )
 from actui.outline.windows import windowed
-from actui.results.typed import Capture, Observation, RootView, Shown
-from actui.results.views import console_line, root_delta_lines, root_label
+from actui.results.typed import Capture, RootView, Shown, StateSummary
+from actui.results.views import REACH_NOTES, console_line, root_delta_lines, root_label
 from actui.runtime.deltas import Announced, RootDelta
 from actui.runtime.imaging import scale_of
 from actui.runtime.store import State
@@ -36,7 +38,7 @@ ConsoleFn = Callable[[RootInfo], tuple[str, ...]]
 """Drains a root's console messages (a page's; nothing for a desktop window)."""
 
 
-def observation(state: State, shown: Shown) -> Observation:
+def observation(state: State, shown: Shown) -> StateSummary:
     """A saved state as its result returns it: ids, the root, and the image's coordinate
     space when the state has an image (never the view text itself: the text carries it,
     and a model may be shown both)."""
@@ -44,7 +46,7 @@ def observation(state: State, shown: Shown) -> Observation:
     if state.image_size:
         width, height = state.image_size
         capture = Capture(state.state_id, width, height, scale_of(state), state.captured_at)
-    return Observation(
+    return StateSummary(
         state_id=state.state_id,
         base_state_id=state.base_state_id,
         target=RootView(state.root_ref, state.root),
@@ -111,11 +113,25 @@ class Renderer:
             ).text
         )
 
-    def diff_text(self, base: State, successor: State, above: str = "") -> tuple[str, Shown]:
-        """The diff from ``base``, or the view when that is shorter or the diff asks for it,
-        within what the result has left below the lines ``above``."""
-        changes = compute_changes(base.outline, successor.outline, self._recent)
+    def changes(self, base: State, successor: Outline) -> Changes:
+        """What changed from ``base`` to ``successor`` (a transaction credits its steps
+        with it before :meth:`diff_text` shows it)."""
+        return compute_changes(base.outline, successor, self._recent)
+
+    def diff_text(
+        self, base: State, successor: State, above: str = "", changes: Changes | None = None
+    ) -> tuple[str, Shown]:
+        """The diff from ``base`` (``changes`` when already computed), or the view when that
+        is shorter or the diff asks for it, within what the result has left below the lines
+        ``above``."""
         budget = view_budget(successor, above)
+        if successor.root.accessibility == "not_answering":
+            # its tree was not read: elements a diff would call removed are only unseen
+            note = REACH_NOTES["not_answering"]
+            view = render_view(successor.outline, successor.state_id, budget, UNREAD, self._recent)
+            return f"{note}\n{self._receipt_once(view.text)}", Shown("full", reason=UNREAD)
+        if changes is None:
+            changes = self.changes(base, successor.outline)
         text, reason = diff_or_view(
             changes, successor.outline, base.state_id, successor.state_id, budget, self._recent
         )

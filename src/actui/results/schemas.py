@@ -1,4 +1,4 @@
-"""The shape of each tool's structured result: the MCP ``outputSchema`` of the contract.
+"""The words each tool's structured result is described in: its MCP ``outputSchema``.
 
 Each names the keys a program reads, with their JSON types, and spells out
 the values it branches on: the outcome, the check's status, each step's
@@ -69,60 +69,13 @@ EXECUTION = shape(
     rootDelta=array(ROOT_DELTA),
 )
 
-_OBSERVATION: Mapping[str, Schema] = {
+OBSERVATION: Mapping[str, Schema] = {
     "stateId": STRING,
     "baseStateId": nullable(STRING),
     "view": one_of("full", "diff"),
     "target": OBJECT,
 }
 """A saved state's part of every result that returns one (a full view or a diff)."""
-_STATE = ("stateId",)
-_ELEMENT = shape(("ref", "role"), ref=STRING, role=STRING)
-
-RESULTS: Mapping[str, Schema] = {
-    "find_roots": shape(
-        ("windows",),
-        windows=array(shape(("windowRef", "pid"), windowRef=STRING, pid=INTEGER)),
-        hasMore=BOOLEAN,
-    ),
-    "observe_ui": shape(_STATE, **_OBSERVATION),
-    "search_ui": shape(
-        (*_STATE, "matches"),
-        stateId=STRING,
-        matches=array(_ELEMENT),
-        hasMore=BOOLEAN,
-    ),
-    "expand_ui": shape((*_STATE, "target"), stateId=STRING, target=_ELEMENT),
-    "inspect_ui": shape((*_STATE, "target"), stateId=STRING, target=_ELEMENT),
-    "act_ui": shape(
-        ("execution", "outcome"),
-        **_OBSERVATION,
-        execution=EXECUTION,
-        outcome=OUTCOME,
-        error=ERROR_INFO,
-    ),
-    "read_text": shape(
-        ("ref", "offset", "hasMore"),
-        ref=STRING,
-        offset=INTEGER,
-        hasMore=BOOLEAN,
-        text=STRING,
-    ),
-    "wait_for": shape(
-        ("found", "gone", "timedOut"),
-        **_OBSERVATION,
-        found=BOOLEAN,
-        gone=BOOLEAN,
-        timedOut=BOOLEAN,
-    ),
-    "launch_browser": shape(_STATE, **_OBSERVATION),
-    "navigate_browser": shape(_STATE, **_OBSERVATION),
-    "evaluate_browser": shape(
-        _STATE, **_OBSERVATION, value=nullable(STRING), exception=nullable(STRING)
-    ),
-}
-
-
-def output_schema(tool: str) -> Schema:
-    """The JSON Schema every successful ``structuredContent`` of ``tool`` conforms to."""
-    return RESULTS[tool]
+STATE = ("stateId",)
+"""The key every result that names a state requires."""
+ELEMENT = shape(("ref", "role"), ref=STRING, role=STRING)

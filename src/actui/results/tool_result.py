@@ -7,36 +7,18 @@ The structured details a client receives are the typed result's wire form
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from actui.results.bounds import bound_details
-from actui.results.observations import (
-    ElementText,
-    Expanded,
-    Inspected,
-    Observed,
-    OutputPage,
-    PageShown,
-    ToolError,
-    Waited,
-    WindowClosed,
-)
-from actui.results.typed import Execution, Found, RootsFound, Wire
+from actui.results.typed import Wire
 
-TypedResult = (
-    Execution
-    | RootsFound
-    | Found
-    | Observed
-    | Waited
-    | WindowClosed
-    | PageShown
-    | Expanded
-    | Inspected
-    | OutputPage
-    | ElementText
-    | ToolError
-)
-"""Every tool's typed result; ``ToolResult.details`` is its wire form."""
+
+class TypedResult(Protocol):
+    """What a tool found or did, as a typed value: each result class of ``actui.results``
+    (an error is a :class:`~actui.results.observations.ToolError`); its wire form is the
+    call's ``details``."""
+
+    def to_wire(self) -> Wire: ...
 
 
 @dataclass

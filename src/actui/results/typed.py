@@ -1,7 +1,7 @@
 """Typed results and their parts, each turned into wire JSON by one ``to_wire()``.
 
 A root as results name it, a root delta, a saved state as a result returns
-it (``Observation``), one step's trace, the verification of ``expect`` and a
+it (``StateSummary``), one step's trace, the verification of ``expect`` and a
 transaction's execution with its successor. They are built where the facts
 are known (``actions.deliver``, ``transaction``, ``runtime.deltas``,
 ``rendering.observation``), read by
@@ -170,7 +170,7 @@ class Shown:
 
 
 @dataclass(frozen=True)
-class Observation:
+class StateSummary:
     """A saved state as a result returns it: its ids, its root, its size, the windowed
     containers it holds, its image's coordinate space, and how it was shown (the view
     text itself travels only in the result's text)."""
@@ -369,7 +369,7 @@ class Execution:
     verification: Verification | None
     root_deltas: tuple[RootDelta, ...]
     settled_by: SettledBy
-    after: Observation | NoSuccessor | None = None
+    after: StateSummary | NoSuccessor | None = None
     """The successor (``observation``) or why there is none (``ended``); None only while
     the transaction's text is written, before the successor is shown."""
     window_changes: tuple[RootDelta, ...] = ()
@@ -378,9 +378,9 @@ class Execution:
     """``postcondition_failed`` with what the UI shows instead, or why there is no successor."""
 
     @property
-    def observation(self) -> Observation | None:
+    def observation(self) -> StateSummary | None:
         """The successor state: its id, its root and how it was shown."""
-        return self.after if isinstance(self.after, Observation) else None
+        return self.after if isinstance(self.after, StateSummary) else None
 
     @property
     def ended(self) -> NoSuccessor | None:
@@ -458,6 +458,7 @@ def match_wire(match: Match) -> Wire:
         "score": round(match.score, 3),
         "capabilities": list(match.caps),
         "actions": list(match.actions),
+        **({"hidden": True} if match.hidden else {}),
     }
 
 

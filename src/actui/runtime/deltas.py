@@ -9,12 +9,12 @@ the last step is still attributed to the transaction (docs/design-notes.md
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 from actui.backends.base import JsonObject, RootInfo, RootKind
+from actui.deadlines import Deadline
 
 SETTLE_WINDOW_S = 0.3
 SETTLE_POLL_S = 0.03
@@ -109,24 +109,24 @@ async def settle(
     times to catch close-then-open.
     """
     base = signature(before)
-    deadline = (time.monotonic() if since is None else since) + window_s
+    deadline = Deadline(window_s, start=since)
     how: SettledBy = "window" if window_s > 0 else "none"
     if went_quiet is not None and window_s > 0:
-        while (remaining := deadline - time.monotonic()) > 0:
-            if await went_quiet(remaining):
+        while (left := deadline.left()) > 0:
+            if await went_quiet(left):
                 how = "events"
                 break
         after = await list_roots()
     else:
         after = await list_roots()
-        while signature(after) == base and time.monotonic() < deadline:
-            await asyncio.sleep(SETTLE_POLL_S)
+        while signature(after) == base and not deadline.expired:
+            await deadline.pause(SETTLE_POLL_S)
             after = await list_roots()
     if launched is not None and _awaited(launched(), after):
         how = "launch"
-        limit = time.monotonic() + LAUNCH_WAIT_S
-        while _awaited(launched(), after) and time.monotonic() < limit:
-            await asyncio.sleep(LAUNCH_POLL_S)
+        launch = Deadline(LAUNCH_WAIT_S)
+        while _awaited(launched(), after) and not launch.expired:
+            await launch.pause(LAUNCH_POLL_S)
             after = await list_roots()
     if signature(after) != base:
         for _ in range(REDIFF_COUNT):

@@ -32,7 +32,6 @@ wait saves.
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -47,6 +46,7 @@ from actui.backends.base import (
     cell_address,
     cell_name,
 )
+from actui.deadlines import Deadline
 from actui.errors import CallTimeout
 from actui.outline.conditions import UiCondition, anchor_node, evaluate, text_test
 from actui.outline.diff import stabilize
@@ -318,12 +318,11 @@ def _exact(text: str, names: Iterable[str]) -> bool:
 
 
 async def _open(
-    backend: Backend, root: RootInfo, outline: Outline, node: Node, deadline: float, scale: float
+    backend: Backend, root: RootInfo, outline: Outline, node: Node, deadline: Deadline, scale: float
 ) -> Outline:
     """``outline`` with what ``node`` held unread read in, within ``deadline``."""
-    loop = asyncio.get_running_loop()
     assert node.wire is not None
-    budget = max(0.1, deadline - loop.time())
+    budget = max(0.1, deadline.left())
     try:
         async with asyncio.timeout(budget + CALL_GRACE_S):
             below = await backend.read_below(root, node.wire, budget)
@@ -337,7 +336,7 @@ async def _open(
 
 async def read_below(backend: Backend, state: State, ref: str, epoch: int, scale: float) -> State:
     """A successor of ``state`` with what ``ref`` held unread read in (expand_ui)."""
-    deadline = asyncio.get_running_loop().time() + BUDGET_S
+    deadline = Deadline(BUDGET_S)
     outline = await _open(backend, state.root, state.outline, state.node(ref), deadline, scale)
     return _successor(state, outline, epoch, state.meta)
 
@@ -376,13 +375,12 @@ def _inside(outline: Outline, within: Node | None) -> Callable[[Node], bool]:
 
 
 async def _asked(
-    backend: Backend, root: RootInfo, query: RowQuery, deadline: float
+    backend: Backend, root: RootInfo, query: RowQuery, deadline: Deadline
 ) -> list[RawNode] | None:
     """The cells the backend keeps of ``query``; None when the application did not answer
     before ``deadline``."""
-    loop = asyncio.get_running_loop()
     try:
-        async with asyncio.timeout(max(0.1, deadline - loop.time())):
+        async with asyncio.timeout(max(0.1, deadline.left())):
             return await backend.find_in_rows(root, query)
     except (CallTimeout, TimeoutError):
         return None
@@ -394,14 +392,14 @@ async def _named(
     node: Node,
     window: Window,
     cell: Position | None,
-    deadline: float,
+    deadline: Deadline,
 ) -> tuple[list[RawNode] | None, SheetCell]:
     """The spreadsheet's cell at ``cell`` (read alone, kept only when its name is its
     address), and what the search says of it; None when it was not asked for."""
     address = None if cell is None else cell_name(*cell)
     if cell is None or cell[0] >= (window.rows or 0) or cell[1] >= (window.columns or 0):
         return None, SheetCell(node, address)
-    if asyncio.get_running_loop().time() >= deadline:
+    if deadline.expired:
         return None, SheetCell(node, address, slow=True)
     row, column = cell
     query = RowQuery(
@@ -418,13 +416,12 @@ async def reach(
     outline: Outline,
     searched: Mapping[str, Intervals],
     goal: Goal,
-    deadline: float,
+    deadline: Deadline,
     scale: float,
 ) -> Reach:
     """``outline`` with what it left unread read in until ``goal`` is met or ``deadline``
-    (loop time) passes: the cell of each spreadsheet the goal names, hidden subtrees in
+    passes: the cell of each spreadsheet the goal names, hidden subtrees in
     outline order, then the cells of other containers' unread rows."""
-    loop = asyncio.get_running_loop()
     seen_rows = dict(searched)
     inside = _inside(outline, goal.within)
     cells = 0
@@ -445,7 +442,7 @@ async def reach(
             done = goal.met(outline, before)
     hidden = [n for n in _hidden(outline) if inside(n)]
     for i, node in enumerate(hidden):
-        if done or loop.time() >= deadline:
+        if done or deadline.expired:
             coverage.append(Unopened(i, tuple(hidden[i:]), matched=done))
             break
         before = outline.max_ref
@@ -468,7 +465,7 @@ async def reach(
         columns = range(first, first + max(1, min(MAX_COLUMNS, width)))
         for rows in scan_order(total, window, seen, max(1, CHUNK_CELLS // len(columns))):
             rows = rows[: max(0, goal.max_cells - cells) // len(columns)]
-            if done or slow or loop.time() >= deadline or not rows:
+            if done or slow or deadline.expired or not rows:
                 break
             query = RowQuery(str(node.wire), rows, columns, accepts, MATCH_LIMIT)
             found = await _asked(backend, root, query, deadline)
@@ -486,22 +483,31 @@ async def reach(
     return Reach(outline, seen_rows, tuple(coverage), cells)
 
 
-def _found_exact(text: str) -> Callable[[Outline, int], bool]:
-    """Met once an element read after ``before`` is named ``text`` exactly."""
+def _found_exact(text: str, passes: Callable[[Node], bool]) -> Callable[[Outline, int], bool]:
+    """Met once an element read after ``before`` is named ``text`` exactly and ``passes``
+    the search's filters (an exact "Options" that is no menu item does not end a search for
+    menu items: it did, and the search then found none)."""
 
     def met(outline: Outline, before: int) -> bool:
-        return _exact(text, (n.name for n in outline if ref_number(n.ref) > before))
+        fresh = (n for n in outline if ref_number(n.ref) > before and passes(n))
+        return _exact(text, (n.name for n in fresh))
 
     return met
 
 
 async def search_unread(
-    backend: Backend, state: State, text: str, epoch: int, scale: float
+    backend: Backend,
+    state: State,
+    text: str,
+    epoch: int,
+    scale: float,
+    passes: Callable[[Node], bool] = lambda _: True,
 ) -> tuple[State, list[Reached]]:
     """A successor of ``state`` holding what was unread and matches ``text``: hidden
-    subtrees first, then the cells of unread rows, until one holds an exact match."""
-    deadline = asyncio.get_running_loop().time() + BUDGET_S
-    goal = Goal(_accepts(text), _found_exact(text), cell=named_cell(text))
+    subtrees first, then the cells of unread rows, until one that ``passes`` the search's
+    filters holds an exact match."""
+    deadline = Deadline(BUDGET_S)
+    goal = Goal(_accepts(text), _found_exact(text, passes), cell=named_cell(text))
     got = await reach(backend, state.root, state.outline, _searched(state), goal, deadline, scale)
     meta = replace(state.meta, searched_rows=got.searched)
     return _successor(state, got.outline, epoch, meta), list(got.reached)
@@ -551,7 +557,7 @@ class ConditionReach:
         self._searched: dict[str, Intervals] = {}
         self._cells = 0
         self._idle = False
-        self._next_at = time.monotonic() + min(READ_AFTER_S, cond.timeout_ms / 2000)
+        self._next_read = Deadline(min(READ_AFTER_S, cond.timeout_ms / 2000))
 
     def wanted(self, outline: Outline) -> bool:
         """Whether reading on demand could meet the condition in ``outline``."""
@@ -568,7 +574,7 @@ class ConditionReach:
         return any(inside(n) for n in _hidden(outline)) or (rows and any(map(inside, readable)))
 
     def due_in(self) -> float | None:
-        return None if self._idle else max(0.0, self._next_at - time.monotonic())
+        return None if self._idle else self._next_read.left()
 
     async def __call__(
         self, root: RootInfo, outline: Outline, budget_s: float
@@ -576,7 +582,7 @@ class ConditionReach:
         """``outline`` with what it left unread read in when a read is due, within
         ``budget_s`` (at most :data:`BUDGET_S`), until the condition is present."""
         self._idle = not self.wanted(outline)
-        if self._idle or time.monotonic() < self._next_at:
+        if self._idle or not self._next_read.expired:
             return outline, ()
         cond = self._cond
 
@@ -586,10 +592,10 @@ class ConditionReach:
         within = None if cond.anchor is None else anchor_node(cond, outline)
         cell = None if cond.text is None else named_cell(cond.text)
         goal = Goal(text_test(cond), met, within, MAX_CELLS - self._cells, cell)
-        deadline = asyncio.get_running_loop().time() + min(max(0.0, budget_s), BUDGET_S)
+        deadline = Deadline(min(max(0.0, budget_s), BUDGET_S))
         got = await reach(self._backend, root, outline, self._searched, goal, deadline, self._scale)
         self._searched, self._cells = got.searched, self._cells + got.cells
-        self._next_at = time.monotonic() + READ_EVERY_S
+        self._next_read = Deadline(READ_EVERY_S)
         if got.outline is outline:
             return outline, got.reached
         return stabilize(self._base, got.outline), got.reached

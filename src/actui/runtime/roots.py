@@ -29,14 +29,32 @@ class RootRegistry:
     def __init__(self) -> None:
         self._refs: dict[str, str] = {}
         self._roots: dict[str, RootInfo] = {}
+        self._issued = 0
 
     def ref_for(self, root: RootInfo) -> str:
-        ref = self._refs.get(root.native_id)
+        ref = self._refs.get(root.native_id) or self._stand_in_for(root)
         if ref is None:
-            ref = f"@r{len(self._refs) + 1}"
-            self._refs[root.native_id] = ref
+            self._issued += 1
+            ref = f"@r{self._issued}"
+        self._refs[root.native_id] = ref
         self._roots[ref] = root
         return ref
+
+    def _stand_in_for(self, root: RootInfo) -> str | None:
+        """The ref of the tree-less stand-in listed for ``root``'s window before its app's
+        tree was readable: the same window keeps its ref when its tree arrives (a window
+        listed in the moment after it mapped got a second ref a moment later)."""
+        if not root.window_id or root.accessibility == "none":
+            return None
+        for ref, known in self._roots.items():
+            if (
+                known.accessibility == "none"
+                and known.window_id == root.window_id
+                and known.pid == root.pid
+                and self._refs.get(known.native_id) == ref
+            ):
+                return ref
+        return None
 
     def get(self, ref: str) -> RootInfo:
         root = self._roots.get(ref)
@@ -59,8 +77,10 @@ def match_root(wanted: RootInfo, candidates: Sequence[RootInfo]) -> RootInfo:
     ]
     if len(titled) == 1:
         return titled[0]
+    kind = "page" if wanted.kind == "browser_page" else "window"
+    process = f" (pid {wanted.pid})" if wanted.pid > 0 else ""
     raise TargetGone(
-        f"the window {wanted.title or wanted.app_name!r} (pid {wanted.pid}) is gone. "
+        f"the {kind} {wanted.title or wanted.app_name!r}{process} is gone. "
         "Run find_roots, then observe_ui.",
         pid=wanted.pid,
     )

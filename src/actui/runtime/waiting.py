@@ -12,13 +12,13 @@ window that met it. No rendering, no scheduling here.
 
 from __future__ import annotations
 
-import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
 from actui.backends.base import Backend, RawNode, Rect, RootInfo, Snapshot
+from actui.deadlines import Deadline
 from actui.outline.conditions import Evaluation, UiCondition, evaluate
 from actui.outline.diff import stabilize
 from actui.outline.model import Outline, build_outline
@@ -118,8 +118,7 @@ async def wait_until(
     """
     across = opened if condition.anchor is None else None
     budget = condition.timeout_ms if timeout_ms is None else timeout_ms
-    start = time.monotonic()
-    deadline = start + budget / 1000
+    deadline = Deadline(budget / 1000)
     checks = 0
     while True:
         mark = backend.change_mark(root)
@@ -128,7 +127,7 @@ async def wait_until(
         evaluation = evaluate(condition, outline)
         reached: Sequence[ReadNote] = ()
         if reach is not None and not evaluation.present:
-            outline, reached = await reach(snapshot.root, outline, deadline - time.monotonic())
+            outline, reached = await reach(snapshot.root, outline, deadline.left())
             evaluation = evaluate(condition, outline)
         met_in = None
         if across is not None and not evaluation.present:
@@ -138,7 +137,7 @@ async def wait_until(
                     satisfied=condition.until == "present", present=True, matches=()
                 )
         checks += 1
-        remaining = deadline - time.monotonic()
+        remaining = deadline.left()
         if evaluation.satisfied or remaining <= 0:
             return WaitResult(
                 satisfied=evaluation.satisfied,
@@ -146,7 +145,7 @@ async def wait_until(
                 snapshot=snapshot,
                 outline=outline,
                 epoch=epoch,
-                elapsed_ms=round((time.monotonic() - start) * 1000),
+                elapsed_ms=deadline.elapsed_ms(),
                 checks=checks,
                 event_driven=backend.waits_are_event_driven(root),
                 met_in=met_in,

@@ -15,10 +15,10 @@ from collections.abc import MutableMapping, Sequence
 
 
 def _call(tool: str, arguments: str) -> int:
-    from actui.tools.dispatch import Computer
+    from actui.tools.dispatch import ToolBox
 
     async def run() -> int:
-        computer = Computer()
+        computer = ToolBox()
         try:
             result = await computer.call(tool, json.loads(arguments or "{}"))
         finally:
@@ -31,10 +31,10 @@ def _call(tool: str, arguments: str) -> int:
 
 def _repl() -> int:
     """One session for people: ``TOOL {json}`` per line; states live until EOF."""
-    from actui.tools.dispatch import Computer
+    from actui.tools.dispatch import ToolBox
 
     async def run() -> int:
-        computer = Computer()
+        computer = ToolBox()
         loop = asyncio.get_running_loop()
         try:
             while True:
@@ -57,7 +57,7 @@ def _repl() -> int:
 
 
 def _schema(fmt: str) -> int:
-    from actui.tools.contract import export_schemas
+    from actui.tools.catalog import export_schemas
     from actui.tools.docs import markdown_reference
 
     if fmt == "markdown":
@@ -80,9 +80,59 @@ def without_structured_content(args: list[str], env: MutableMapping[str, str]) -
     return [arg for arg in args if arg != NO_STRUCTURED]
 
 
+WORKFLOW_FLAGS = ("--record", "--workflows")
+"""``actui mcp`` flags that take a directory: record the session's acts as a workflow file;
+serve the workflows in a directory as tools (``docs/replay.md``)."""
+
+
+def workflow_dirs(args: list[str]) -> tuple[list[str], dict[str, str]]:
+    """``actui mcp``'s arguments less :data:`WORKFLOW_FLAGS` and the directory each names."""
+    rest: list[str] = []
+    dirs: dict[str, str] = {}
+    it = iter(args)
+    for arg in it:
+        flag, eq, value = arg.partition("=")
+        if args[:1] == ["mcp"] and flag in WORKFLOW_FLAGS:
+            dirs[flag] = value if eq else next(it, "")
+        else:
+            rest.append(arg)
+    return rest, dirs
+
+
+def _mcp(dirs: dict[str, str]) -> int:
+    from pathlib import Path
+
+    from actui.errors import InvalidParams
+    from actui.server.mcp_stdio import main as mcp_main
+    from actui.server.mcp_workflows import load_workflows
+
+    missing = [flag for flag, value in dirs.items() if not value]
+    if missing:
+        print(f"actui mcp: {missing[0]} needs a directory, e.g. {missing[0]} ~/workflows")
+        return 2
+    record, served = dirs.get("--record"), dirs.get("--workflows")
+    try:
+        workflows = load_workflows(Path(served).expanduser()) if served else None
+    except InvalidParams as exc:
+        print(f"actui mcp: {exc.message}", file=sys.stderr)
+        return 2
+    mcp_main(record=Path(record).expanduser() if record else None, workflows=workflows)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     args = without_structured_content(args, os.environ)
+    args, dirs = workflow_dirs(args)
+    if args == ["mcp"] and dirs:
+        return _mcp(dirs)
+    if args[:1] == ["mcp"] and args[1:] and dirs:
+        print("actui mcp: --record and --workflows serve stdio; leave out the HTTP flags")
+        return 2
+    if args[:1] == ["replay"]:
+        from actui.server.replay_cli import replay_main
+
+        return replay_main(args[1:])
     if args[:1] == ["mcp"] and args[1:]:
         from actui.server.mcp_http import http_main
 
@@ -95,10 +145,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser(
         "mcp",
-        help="serve the eleven tools over MCP on stdio (`actui mcp --http --help`: HTTP; "
-        f"{NO_STRUCTURED}: results without structuredContent, see docs/tokens.md)",
+        help="serve the tools over MCP on stdio (`actui mcp --http --help`: HTTP; "
+        f"{NO_STRUCTURED}: results without structuredContent, see docs/tokens.md; "
+        "--record DIR: write the session's acts as a workflow; --workflows DIR: each "
+        "workflow there as a tool run_<name>, see docs/replay.md)",
     )
     sub.add_parser("sandbox", help="run a command in a private virtual desktop (see --help)")
+    sub.add_parser(
+        "replay",
+        help="replay a recorded workflow (`actui mcp --record DIR`), no model calls (see --help)",
+    )
     schema = sub.add_parser("schema", help="print the tool schemas")
     schema.add_argument(
         "--format", choices=("mcp", "openai", "anthropic", "markdown"), default="mcp"

@@ -106,10 +106,10 @@ async def _zenity(agent: Agent) -> bool:
 
 
 @asynccontextmanager
-async def connect(env: Mapping[str, str]) -> AsyncIterator[Agent]:
-    """Start ``actui mcp`` with ``env`` and yield an initialized client agent."""
+async def connect(env: Mapping[str, str], *flags: str) -> AsyncIterator[Agent]:
+    """Start ``actui mcp`` (with ``flags``) with ``env`` and yield an initialized client agent."""
     server = StdioServerParameters(
-        command=sys.executable, args=["-m", "actui.server.cli", "mcp"], env=dict(env)
+        command=sys.executable, args=["-m", "actui.server.cli", "mcp", *flags], env=dict(env)
     )
     async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
         await session.initialize()

@@ -1,4 +1,4 @@
-"""``actui mcp --http``: the eleven tools over MCP's Streamable HTTP transport.
+"""``actui mcp --http``: the tools over MCP's Streamable HTTP transport.
 
 Owns the network face: the bearer token, the Host and Origin checks against
 DNS rebinding, the health endpoint, and (with ``--desktop-per-session``) one
@@ -39,7 +39,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from actui.backends.registry import PrivateDesktop as Sandbox
 from actui.server.mcp_stdio import build_server
-from actui.tools.dispatch import Computer
+from actui.server.request_bounds import too_many_steps
+from actui.tools.dispatch import ToolBox
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,7 @@ class HttpOptions:
     token: str = ""
     token_generated: bool = False
     desktop_per_session: bool = False
+    wayland: bool = False
     apps: tuple[str, ...] = ()
     max_desktops: int = 4
     idle_s: float = IDLE_S
@@ -92,6 +94,7 @@ def resolve_options(
     idle_s: float = IDLE_S,
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
+    wayland: bool = False,
 ) -> HttpOptions:
     """Options from the command line and the environment, refusing unsafe combinations.
 
@@ -127,12 +130,17 @@ def resolve_options(
     for app in apps:
         if not shlex.split(app):
             raise HttpUsageError("--app: give a command line, e.g. --app 'zenity --info'")
+    if wayland and not desktop_per_session:
+        raise HttpUsageError(
+            "--wayland: it chooses the kind of private desktop, so it needs --desktop-per-session"
+        )
     return HttpOptions(
         host=host,
         port=port,
         token=token,
         token_generated=generated,
         desktop_per_session=desktop_per_session,
+        wayland=wayland,
         apps=tuple(apps),
         max_desktops=max_desktops,
         idle_s=idle_s,
@@ -203,6 +211,24 @@ class Door:
         return None
 
 
+async def _read_body(receive: Receive) -> tuple[bytes, Receive]:
+    """The request body as far as the size bound (the SDK refuses a longer one), and a
+    ``receive`` that hands the app what was read, then the rest."""
+    chunks: list[Message] = []
+    size, more = 0, True
+    while more and size <= MAX_BODY_BYTES:
+        message = await receive()
+        chunks.append(message)
+        size += len(message.get("body", b""))
+        more = message["type"] == "http.request" and bool(message.get("more_body"))
+    body = b"".join(m.get("body", b"") for m in chunks) if size <= MAX_BODY_BYTES else b""
+
+    async def replay() -> Message:
+        return chunks.pop(0) if chunks else await receive()
+
+    return body, replay
+
+
 def _refuse(status: int, message: str, code: str) -> JSONResponse:
     return JSONResponse({"error": code, "message": message}, status_code=status)
 
@@ -213,7 +239,7 @@ def _refuse(status: int, message: str, code: str) -> JSONResponse:
 @dataclass
 class _Desktop:
     sandbox: Sandbox
-    computer: Computer
+    computer: ToolBox
     used_at: float = field(default_factory=time.monotonic)
 
 
@@ -222,7 +248,7 @@ def _started(task: asyncio.Task[_Desktop]) -> bool:
 
 
 class SessionDesktops:
-    """A private desktop (own Xvfb, buses, apps) and its own ``Computer`` per MCP session.
+    """A private desktop (own Xvfb, buses, apps) and its own ``ToolBox`` per MCP session.
 
     Keyed by the transport's session id, so states and refs of one session are
     unreachable from another. A desktop starts when its session is
@@ -230,8 +256,11 @@ class SessionDesktops:
     client ends the session, when it is idle past the limit, or at shutdown.
     """
 
-    def __init__(self, apps: Sequence[str], cap: int, idle_s: float) -> None:
+    def __init__(
+        self, apps: Sequence[str], cap: int, idle_s: float, *, wayland: bool = False
+    ) -> None:
         self.apps = tuple(apps)
+        self.wayland = wayland
         self.cap = cap
         self.idle_s = idle_s
         self._desktops: dict[str, asyncio.Task[_Desktop]] = {}
@@ -247,7 +276,7 @@ class SessionDesktops:
         if session_id not in self._desktops:
             self._desktops[session_id] = asyncio.ensure_future(self._start())
 
-    async def computer(self, session_id: str | None) -> Computer:
+    async def computer(self, session_id: str | None) -> ToolBox:
         task = self._desktops.get(session_id or "")
         if task is None:
             raise LookupError("this MCP session has no desktop (it ended or was never opened)")
@@ -281,7 +310,7 @@ class SessionDesktops:
             await asyncio.gather(*self._ending, return_exceptions=True)
 
     async def _start(self) -> _Desktop:
-        sandbox = Sandbox()
+        sandbox = Sandbox(wayland=self.wayland)
         await sandbox.__aenter__()
         try:
             launched = [await sandbox.launch(shlex.split(app)) for app in self.apps]
@@ -289,7 +318,7 @@ class SessionDesktops:
         except BaseException:
             await sandbox.__aexit__(None, None, None)
             raise
-        return _Desktop(sandbox, Computer(env=sandbox.env))
+        return _Desktop(sandbox, ToolBox(env=sandbox.env))
 
     @staticmethod
     async def _stop(task: asyncio.Task[_Desktop]) -> None:
@@ -325,6 +354,17 @@ class _Gate:
         if refusal is not None:
             await refusal(scope, receive, send)
             return
+        if scope["method"] == "POST":
+            body, receive = await _read_body(receive)
+            crowded = too_many_steps(body)
+            if crowded is not None:
+                error = {
+                    "jsonrpc": "2.0",
+                    "id": None,
+                    "error": {"code": -32600, "message": crowded},
+                }
+                await JSONResponse(error, status_code=400)(scope, receive, send)
+                return
         desktops = self.desktops
         if desktops is None or scope["path"] != MCP_PATH:
             await self.app(scope, receive, send)
@@ -363,18 +403,18 @@ async def _health(desktops: SessionDesktops | None) -> Response:
 def build_app(options: HttpOptions) -> tuple[ASGIApp, Callable[[], Awaitable[None]]]:
     """The ASGI app and its shutdown.
 
-    Without desktops per session, every session shares one ``Computer`` on
+    Without desktops per session, every session shares one ``ToolBox`` on
     this process's desktop, as stdio clients do, so its scheduler still orders
     every write to that desktop.
     """
     desktops = (
-        SessionDesktops(options.apps, options.max_desktops, options.idle_s)
+        SessionDesktops(options.apps, options.max_desktops, options.idle_s, wayland=options.wayland)
         if options.desktop_per_session
         else None
     )
-    computer = None if desktops else Computer()
+    computer = None if desktops else ToolBox()
 
-    async def computer_for(ctx: object) -> Computer:
+    async def computer_for(ctx: object) -> ToolBox:
         if desktops is None:
             assert computer is not None
             return computer
@@ -455,7 +495,10 @@ def announce(options: HttpOptions, port: int) -> str:
     if options.token_generated:
         lines.append(f"actui mcp: bearer token (generated for this run): {options.token}")
     if options.desktop_per_session:
-        lines.append(f"actui mcp: one private desktop per session, at most {options.max_desktops}")
+        kind = "Wayland (sway) " if options.wayland else ""
+        lines.append(
+            f"actui mcp: one private {kind}desktop per session, at most {options.max_desktops}"
+        )
     return "\n".join(lines)
 
 
@@ -497,6 +540,9 @@ def http_main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
         "--desktop-per-session", action="store_true", help="a private desktop per MCP session"
     )
     parser.add_argument(
+        "--wayland", action="store_true", help="each desktop is a headless sway (Wayland)"
+    )
+    parser.add_argument(
         "--app", action="append", default=[], metavar="CMD", help="an app each desktop starts"
     )
     parser.add_argument("--max-desktops", type=int, default=4, help="desktops at once (4)")
@@ -522,10 +568,15 @@ def http_main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
             idle_s=args.idle_timeout,
             allowed_hosts=args.allowed_host,
             allowed_origins=args.allowed_origin,
+            wayland=args.wayland,
         )
     except HttpUsageError as error:
         print(f"actui mcp: {error}", file=sys.stderr)
         return 2
+    if env is None:
+        # Read once and forgotten: desktops copy this environment, and their apps (the ones an
+        # agent drives, e.g. a terminal showing `env`) must not hold the token.
+        os.environ.pop(TOKEN_VAR, None)
     try:
         with contextlib.suppress(KeyboardInterrupt):
             asyncio.run(serve_http(options))

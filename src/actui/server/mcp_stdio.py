@@ -1,7 +1,7 @@
-"""``actui mcp``: the eleven tools over MCP on stdio, with the official SDK.
+"""``actui mcp``: the tools over MCP on stdio, with the official SDK.
 
-Tool schemas come from the contract; every call goes through
-``Computer.call``, so validation, bounding and error text are the same as in
+Tool schemas come from the catalog (``actui.tools.catalog``); every call goes through
+``ToolBox.call``, so validation, bounding and error text are the same as in
 the Python API. Images travel as image content, details as structured
 content. On stdio it opens no network listener (:mod:`actui.server.mcp_http` serves
 the same server over HTTP when asked to). Stdin is read through
@@ -16,7 +16,8 @@ import base64
 import contextlib
 import os
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
+from pathlib import Path
 from typing import Any, cast
 
 import anyio
@@ -29,9 +30,12 @@ from mcp.shared.message import SessionMessage
 from actui import __version__
 from actui.config import load_config
 from actui.results.tool_result import ToolResult
+from actui.server import mcp_workflows
 from actui.server.stdin_guard import CheckedStdin, claimed_stdin
-from actui.tools import contract
-from actui.tools.dispatch import Computer
+from actui.tools import catalog
+from actui.tools.dispatch import ToolBox
+from actui.tools.recording import Recorder
+from actui.tools.workflow import Workflow
 
 INSTRUCTIONS = (
     "actui drives desktop and browser apps. Typical loop: find_roots → observe_ui(root) → "
@@ -59,8 +63,8 @@ def _to_mcp(result: ToolResult, structured: bool) -> types.CallToolResult:
     )
 
 
-ComputerFor = Callable[[object], Awaitable[Computer]]
-"""Which ``Computer`` serves a request, from its context (one for stdio; per session on HTTP)."""
+ToolBoxFor = Callable[[object], Awaitable[ToolBox]]
+"""Which ``ToolBox`` serves a request, from its context (one for stdio; per session on HTTP)."""
 
 
 def _catalog(structured: bool) -> list[types.Tool]:
@@ -68,12 +72,19 @@ def _catalog(structured: bool) -> list[types.Tool]:
     (a client refuses a result that lacks the structured content its tool's schema promises)."""
     return [
         types.Tool.model_validate(spec if structured else {**spec, "outputSchema": None})
-        for spec in contract.export_schemas("mcp")
+        for spec in catalog.export_schemas("mcp")
     ]
 
 
-def build_server(computer_for: ComputerFor) -> Server[Any]:
-    catalogs = {structured: _catalog(structured) for structured in (True, False)}
+def build_server(
+    computer_for: ToolBoxFor, workflows: Mapping[str, Workflow] | None = None
+) -> Server[Any]:
+    """The MCP server of the tools, and of ``workflows`` by tool name (``mcp_workflows``)."""
+    flows = dict(workflows or {})
+    catalogs = {
+        structured: _catalog(structured) + mcp_workflows.tools(flows)
+        for structured in (True, False)
+    }
 
     async def list_tools(
         _ctx: Any, _params: types.PaginatedRequestParams | None
@@ -84,6 +95,8 @@ def build_server(computer_for: ComputerFor) -> Server[Any]:
 
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         computer = await computer_for(ctx)
+        if params.name in flows:
+            return await mcp_workflows.call(computer, flows[params.name], params.arguments or {})
         result = await computer.call(params.name, params.arguments or {})
         return _to_mcp(result, computer.config().structured_content)
 
@@ -106,14 +119,16 @@ async def _forward(replies: MemoryObjectReceiveStream[SessionMessage], write_str
                 return
 
 
-async def serve() -> None:
-    computer = Computer()
+async def serve(
+    record: Path | None = None, workflows: Mapping[str, Workflow] | None = None
+) -> None:
+    computer = ToolBox(record=Recorder(record) if record is not None else None)
     _close_on_sigterm(computer)
 
-    async def the_computer(_ctx: object) -> Computer:
+    async def the_computer(_ctx: object) -> ToolBox:
         return computer
 
-    server = build_server(the_computer)
+    server = build_server(the_computer, workflows)
     try:
         with claimed_stdin() as wire:
             stdin = CheckedStdin(wire)
@@ -128,7 +143,7 @@ async def serve() -> None:
         await computer.close()
 
 
-def _close_on_sigterm(computer: Computer) -> None:
+def _close_on_sigterm(computer: ToolBox) -> None:
     """SIGTERM shuts down as EOF on stdin does: browsers closed, temp dirs removed.
 
     The stdin reader is a thread blocked in ``readline`` that cancellation
@@ -150,9 +165,11 @@ def _close_on_sigterm(computer: Computer) -> None:
     loop.add_signal_handler(signal.SIGTERM, on_sigterm)
 
 
-def main() -> None:
+def main(record: Path | None = None, workflows: Mapping[str, Workflow] | None = None) -> None:
+    """Serve on stdio; ``record`` a directory for this session's workflow file,
+    ``workflows`` the recorded workflows to serve as tools (``docs/replay.md``)."""
     try:
-        anyio.run(serve)
+        anyio.run(serve, record, workflows)
     except* (BrokenPipeError, ConnectionResetError):
         # The client closed its end of the wire: nobody is left to read a reply
         # or a traceback, and the session was closed on the way out.

@@ -6,7 +6,8 @@ waits forever on a request with a lone surrogate, a nesting too deep for the
 parser, a 5,000-digit number or a float id (which the SDK's adapter reads as a
 notification). This layer reads stdin in front of the SDK: each line is read
 with a byte bound (a longer one is discarded as it arrives, never held),
-checked with the SDK's own message adapter, and a line that fails gets a
+checked for more act_ui steps than a call takes (``request_bounds``, before it is
+parsed), then with the SDK's own message adapter, and a line that fails gets a
 JSON-RPC error (``-32700`` parse error, ``-32600`` invalid request or too
 large) on the server's write stream. The id is echoed when it can be
 recovered, from the parsed line or, when the line does not parse, from an
@@ -35,6 +36,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from actui.quoting import inline
+from actui.server.request_bounds import give_back_memory, too_many_steps
 
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 """The longest line accepted: 20 steps of 100,000 characters fit; larger is refused."""
@@ -151,7 +153,6 @@ class CheckedStdin:
         async with self._send:
             while (read := await self._read()) is not None:
                 line, size = read
-                text = line.decode("utf-8", "replace")
                 if size > self._limit:
                     await self._answer(
                         _guess_id(line),
@@ -159,7 +160,11 @@ class CheckedStdin:
                         f"request too large: {size} bytes; the limit is {self._limit} bytes. "
                         "Send less per call (split long text over several act_ui calls).",
                     )
-                elif text.strip():
+                elif (crowded := too_many_steps(line)) is not None:
+                    await self._answer(_guess_id(line), types.INVALID_REQUEST, crowded)
+                    del line, read
+                    give_back_memory()
+                elif (text := line.decode("utf-8", "replace")).strip():
                     problem = _problem(text)
                     if problem is None:
                         yield text

@@ -16,15 +16,13 @@ from typing import Literal
 
 from actui.backends.base import NO_PHYSICAL_INPUT, ActionKind, ActionRequest, ActionResult, Backend
 from actui.errors import ActuiError, InvalidParams
-from actui.outline.model import Node
+from actui.outline.diff import Changes
+from actui.outline.model import Node, is_hidden
 from actui.refusals import DeliveryPolicy, Refused
 from actui.results.typed import BackgroundAttempt, EscalationReason, StepError, StepTrace
 from actui.runtime.store import State
 from actui.sentences import blocked, refusal
-from actui.tools.contract import ActionStep, chord_names
-
-_KEYBOARD = ("typeText", "keypress")
-_POINTER = ("click", "drag", "moveMouse", "scroll")
+from actui.tools.contract import STEPS, ActionStep, chord_names
 
 
 @dataclass(frozen=True)
@@ -38,6 +36,8 @@ class Prepared:
     establishes_focus: bool
     physical_point: tuple[int, int] | None = None
     """Where a press, toggle or click lands if the backend can only do it physically."""
+    hidden: bool = False
+    """The target is not displayed at all (``model.is_hidden``): what it did, nobody sees."""
 
 
 MAX_SCROLL = 10_000
@@ -76,7 +76,7 @@ def click_meaning(node: Node) -> ClickMeaning:
 
 def can_retry_in_foreground(kind: str, outcome: str, headless: bool) -> bool:
     """Only side-effect-free input whose background attempt verifiably did nothing."""
-    return not headless and outcome == "didnt" and kind in _KEYBOARD
+    return not headless and outcome == "didnt" and STEPS[kind].keyboard
 
 
 def _on_screen(state: State, x: float, y: float) -> tuple[int, int] | None:
@@ -176,7 +176,7 @@ def prepare(
         point = _screen_point(state, step.x, step.y, field)
     elif step.path:
         point = _screen_point(state, step.path[0]["x"], step.path[0]["y"], f"{field}.path[0]")
-    elif kind in _KEYBOARD:
+    elif STEPS[kind].keyboard:
         uses_current_focus = not headless and focus_established
     if point is not None and kind in ("click", "press"):
         needs_foreground = not headless and not page
@@ -205,8 +205,9 @@ def prepare(
         value=step.value,
         timeout_s=min(MAX_STEP_TIMEOUT_S, max(15.0, 0.025 * len(step.text or "") + 4.0)),
     )
+    hidden = node is not None and is_hidden(node)
     return Prepared(
-        request, step.ref, needs_foreground, uses_current_focus, establishes, physical_point
+        request, step.ref, needs_foreground, uses_current_focus, establishes, physical_point, hidden
     )
 
 
@@ -302,14 +303,22 @@ async def deliver(
         return _failed(step, StepError(exc.code, exc.message))
     if isinstance(answer, Refused):
         return _failed(step, StepError(*refusal(answer)))
+    reason = blocked(answer.reason, answer.blocked)
+    if prepared.hidden and answer.outcome == "worked":
+        reason = "; ".join(filter(None, (HIDDEN_TARGET, reason)))
     return replace(
         step,
         outcome=answer.outcome,
         delivery=answer.delivery,
         mechanism=answer.mechanism,
-        reason=blocked(answer.reason, answer.blocked),
+        reason=reason,
         evidence=dict(answer.evidence),
     )
+
+
+HIDDEN_TARGET = "on a hidden element: it is not displayed, so nobody sees what it did"
+"""What a step that worked on a hidden element says (FeatherPad's closed replace field took
+typed text and said ``worked``, while the editor a person looks at stayed as it was)."""
 
 
 def _has_physical_form(prepared: Prepared) -> bool:
@@ -339,6 +348,45 @@ def aggregate(outcomes: list[str], stopped: bool) -> str:
     if "unknown" in outcomes:
         return "unknown"
     return "worked"
+
+
+def changed_refs(changes: Changes) -> frozenset[str]:
+    """The elements a transaction's diff says were added, updated or removed."""
+    return frozenset(
+        c.ref for group in (changes.added, changes.updated, changes.removed) for c in group
+    )
+
+
+FIELD_EDITS = frozenset({"typeText", "setText"})
+"""Steps whose effect is their own field's text: they explain a change there, and only there."""
+
+
+def credited(steps: list[StepTrace], changed: frozenset[str], verified: bool) -> list[StepTrace]:
+    """``steps`` with the one ``unknown`` step among them made ``worked`` when the whole
+    result shows its effect: the condition it was sent for holds (``verified``), or the diff
+    changed an element no other step aimed at. A backend judges a step by its own element
+    (a Swing button reads the same after a press that relabels the status line), so a
+    press whose change is in the result read ``unknown … nothing observable changed``.
+    Only text typed into fields (:data:`FIELD_EDITS`) and waits may stand beside it: with
+    another press, click or key, or a second unknown step, the change cannot be told
+    apart, and nothing is credited."""
+    unknown = [i for i, step in enumerate(steps) if step.outcome == "unknown"]
+    if len(unknown) != 1:
+        return steps
+    at = unknown[0]
+    others = [step for i, step in enumerate(steps) if i != at and step.action != "wait"]
+    if any(step.action not in FIELD_EDITS for step in others):
+        return steps  # another press, click or key may have made the change
+    edited = {step.ref for step in others if step.ref}
+    elsewhere = sorted(changed - edited, key=lambda ref: int(ref[2:]) if ref[2:].isdigit() else 0)
+    if verified:
+        reason = "the expected change shows in the result"
+    elif elsewhere:
+        reason = f"its effect shows in the result ({', '.join(elsewhere[:3])} changed)"
+    else:
+        return steps
+    credit = replace(steps[at], outcome="worked", reason=reason)
+    return [*steps[:at], credit, *steps[at + 1 :]]
 
 
 def reconcile(outcome: str, status: str | None, stopped: bool) -> str:

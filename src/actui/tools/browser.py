@@ -7,18 +7,21 @@ data and blank pages.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Annotated, Protocol
+
+from pydantic import AfterValidator, Field
 
 from actui.backends.base import RootInfo
 from actui.backends.browsing import BrowserBackend, EvalResult
 from actui.config import Config
+from actui.deadlines import Deadline
 from actui.errors import BackendUnavailable, InvalidParams
 from actui.quoting import inline, quote
 from actui.results.observations import Evaluation, PageShown
 from actui.results.rendering import Renderer, observation
+from actui.results.schemas import OBSERVATION, STATE, STRING, nullable, shape
 from actui.results.tool_result import ToolResult
 from actui.results.typed import Shown
 from actui.results.views import console_line, page_header
@@ -27,8 +30,26 @@ from actui.runtime.observer import Observer
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State
 from actui.runtime.waiting import observed_outline
-from actui.tools import contract
+from actui.tools.contract import WRITES, StateId, Tool, ToolHints, ToolParams
 from actui.tools.observing import Looker
+from actui.tools.session import Session
+from actui.urls import check_url
+
+PageUrl = Annotated[str, Field(max_length=8192), AfterValidator(check_url)]
+
+
+class LaunchBrowser(ToolParams):
+    url: PageUrl | None = Field(None, description="Default about:blank.")
+
+
+class NavigateBrowser(ToolParams):
+    stateId: StateId
+    url: PageUrl = Field(description="Absolute http(s), file: or data: URL.")
+
+
+class EvaluateBrowser(ToolParams):
+    stateId: StateId
+    expression: str = Field(min_length=1, max_length=65_536)
 
 
 class Browsers(Protocol):
@@ -58,6 +79,11 @@ class Parts:
     def renderer(self) -> Renderer:
         return self.looker.renderer
 
+    @classmethod
+    def of(cls, s: Session) -> Parts:
+        """The parts a browser tool needs of the session."""
+        return cls(browsers=s.backends, looker=s.looker, lanes=s.lanes)
+
 
 MAX_VALUE_BYTES = 16 * 1024
 """Evaluation results larger than this travel only in the (bounded) text."""
@@ -69,9 +95,8 @@ on is then the page the script left, not one mid-update."""
 
 
 async def _quiet(browser: BrowserBackend, root: RootInfo) -> None:
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + QUIET_LIMIT_S
-    while (left := deadline - loop.time()) > 0:
+    deadline = Deadline(QUIET_LIMIT_S)
+    while (left := deadline.left()) > 0:
         mark = browser.change_mark(root)
         if await browser.wait_for_change(root, mark, min(QUIET_S, left)) == mark:
             return
@@ -89,7 +114,7 @@ def _browser_state(observer: Observer, state_id: str) -> State:
     return state
 
 
-async def launch_browser(parts: Parts, p: contract.LaunchBrowser) -> ToolResult:
+async def launch_browser(parts: Parts, p: LaunchBrowser) -> ToolResult:
     cfg = parts.browsers.config()
     if not cfg.browser_use:
         raise BackendUnavailable("browser use is turned off (browser_use = false).")
@@ -139,7 +164,7 @@ async def _page_successor(
     return ToolResult(f"{above}\n{body}", page)
 
 
-async def navigate_browser(parts: Parts, p: contract.NavigateBrowser) -> ToolResult:
+async def navigate_browser(parts: Parts, p: NavigateBrowser) -> ToolResult:
     state = _browser_state(parts.observer, p.stateId)
     url, browser = p.url, parts.browsers.browser
 
@@ -150,7 +175,7 @@ async def navigate_browser(parts: Parts, p: contract.NavigateBrowser) -> ToolRes
     return await _page_successor(parts, state, root, "navigate_browser", [])
 
 
-async def evaluate_browser(parts: Parts, p: contract.EvaluateBrowser) -> ToolResult:
+async def evaluate_browser(parts: Parts, p: EvaluateBrowser) -> ToolResult:
     state = _browser_state(parts.observer, p.stateId)
     browser = parts.browsers.browser
     results: list[EvalResult] = []
@@ -174,3 +199,29 @@ async def evaluate_browser(parts: Parts, p: contract.EvaluateBrowser) -> ToolRes
         size, value = len(value.encode()), None
     evaluation = Evaluation(value, result.exception, size)
     return await _page_successor(parts, state, root, "evaluate_browser", lines, evaluation)
+
+
+LAUNCH_BROWSER = Tool(
+    "launch_browser",
+    LaunchBrowser,
+    "Start a private Chromium and observe its page.",
+    lambda s, p: launch_browser(Parts.of(s), p),
+    shape(STATE, **OBSERVATION),
+    ToolHints(read_only=False, idempotent=False, open_world=True),
+)
+NAVIGATE_BROWSER = Tool(
+    "navigate_browser",
+    NavigateBrowser,
+    "Load a URL in a browser page state; returns the new state.",
+    lambda s, p: navigate_browser(Parts.of(s), p),
+    shape(STATE, **OBSERVATION),
+    ToolHints(read_only=False, destructive=True, open_world=True),
+)
+EVALUATE_BROWSER = Tool(
+    "evaluate_browser",
+    EvaluateBrowser,
+    "Run JavaScript in a browser page state; returns its JSON value.",
+    lambda s, p: evaluate_browser(Parts.of(s), p),
+    shape(STATE, **OBSERVATION, value=nullable(STRING), exception=nullable(STRING)),
+    WRITES,
+)

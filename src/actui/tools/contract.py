@@ -1,54 +1,31 @@
-"""The tool contract: the eleven tools, their parameters, bounds and schemas.
+"""The tool contract: what a tool is, the parameters tools share, and validation.
 
-This is the single source for the MCP tool list, the exported OpenAI /
-Anthropic function schemas, the Python API's argument checking and the docs;
-the shapes of the results (MCP ``outputSchema``) are ``actui.results.schemas``'.
-It validates shapes, types and bounds, a condition's cross-field rules
-(``conditions.check_condition``) and the URL rule (``urls.check_url``), once,
-and turns every violation into an :class:`~actui.errors.InvalidParams` naming
-the field; semantic rules that need a state (refs, scopes, coordinates) are
-checked where the state is known.
+Each tool is a :class:`Tool` declared once in its handler's module (its name,
+parameter model, description, hints, handler and result shape); the catalog
+(``actui.tools.catalog``) lists them and derives the MCP tool list, the exported
+OpenAI / Anthropic function schemas and the docs from them. The ``act_ui`` step
+kinds are one table here (:data:`STEPS`). This module validates shapes, types
+and bounds, a condition's cross-field rules (``conditions.check_condition``),
+once, and turns every violation into an :class:`~actui.errors.InvalidParams`
+naming the field; semantic rules that need a state (refs, scopes, coordinates)
+are checked where the state is known.
 It must not touch a backend.
 """
 
 from __future__ import annotations
 
-import copy
-import json
-import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Annotated, Literal, TypeGuard
+from typing import Annotated, Generic, Literal, TypeGuard, TypeVar
 
-from pydantic import (
-    AfterValidator,
-    BaseModel,
-    ConfigDict,
-    Field,
-    ValidationError,
-    field_validator,
-    model_validator,
-)
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from actui.backends.base import ActionKind, JsonObject
 from actui.errors import FieldRule, InvalidParams
 from actui.outline.conditions import check_condition
-from actui.results.schemas import output_schema
-from actui.urls import check_url
-
-TOOL_NAMES = (
-    "find_roots",
-    "observe_ui",
-    "search_ui",
-    "expand_ui",
-    "inspect_ui",
-    "act_ui",
-    "read_text",
-    "wait_for",
-    "launch_browser",
-    "navigate_browser",
-    "evaluate_browser",
-)
+from actui.results.tool_result import ToolResult
+from actui.runtime.reaching import BUDGET_S, MAX_CELLS, READ_AFTER_S, READ_EVERY_S
+from actui.tools.session import Session
 
 MAX_ACTIONS = 20
 StateId = Annotated[str, Field(min_length=1, max_length=128, description="From the latest result.")]
@@ -75,54 +52,6 @@ class ToolParams(Params):
     )
 
 
-class FindRoots(ToolParams):
-    text: str | None = Field(None, max_length=256, description="Ranked match on app and title.")
-    app: str | None = Field(None, max_length=256, description="Exact app name.")
-    bundleId: str | None = Field(None, max_length=256)
-    pid: int | None = Field(None, ge=0)
-    kind: Literal["window", "menu", "sheet", "popover", "dialog", "browser_page"] | None = None
-
-
-class ObserveUi(ToolParams):
-    root: str | None = Field(None, pattern=r"^@r\d+$", description="@r ref; default: focused.")
-    mode: Literal["semantic", "fused", "visual"] = Field(
-        "fused", description="fused adds a screenshot only when the tree is poor."
-    )
-
-
-class SearchUi(ToolParams):
-    stateId: StateId
-    text: str | None = Field(None, max_length=256)
-    role: str | None = Field(None, max_length=128)
-    capability: str | None = Field(
-        None, max_length=128, description="press, toggle, setText, select, scroll, ..."
-    )
-
-    @model_validator(mode="after")
-    def _one_predicate(self) -> SearchUi:
-        if not any((v or "").strip() for v in (self.text, self.role, self.capability)):
-            raise ValueError("give at least one of text, role or capability")
-        return self
-
-
-class ExpandUi(ToolParams):
-    stateId: StateId
-    ref: ElementRefDoc
-    depth: int = Field(3, description="Levels below ref, 1-8 (clamped).")
-
-    @field_validator("depth", mode="before")
-    @classmethod
-    def _clamp_depth(cls, value: object) -> object:
-        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-            return max(1, min(8, int(value)))
-        return value
-
-
-class InspectUi(ToolParams):
-    stateId: StateId
-    ref: ElementRefDoc
-
-
 class Condition(Params):
     """A UI condition; the same shape for expect, require, wait steps and wait_for."""
 
@@ -142,6 +71,23 @@ class Condition(Params):
     def _fields_fit_together(self) -> Condition:
         check_condition(self)
         return self
+
+
+READS_ON_DEMAND = (
+    "A condition waited for (`wait_for`, and `expect` and `require` in `act_ui`) that"
+    " is `present` and not met by what is shown reads on demand what the"
+    " look left unread: hidden pages, closed menus and unshown rows of big lists, within"
+    " `scopeRef` when given. Reads are bounded: the first comes"
+    f" {READ_AFTER_S:g} s into the wait (half the timeout when that is shorter), then one"
+    f" every {READ_EVERY_S:g} s, each within the wait's time and at most {BUDGET_S:g} s,"
+    f" and at most {MAX_CELLS:,} rows' cells in all; they queue behind writes to the same"
+    " app. What they read joins the state the wait returns; `wait_for`'s `details.unread` says"
+    " what was read and what was not. An element that is not displayed at all (listed"
+    " `[hidden]`, such as a closed find bar's field) never meets a condition unless the"
+    " condition names it: its `ref`, or a `scopeRef` that is hidden itself."
+)
+"""Said under the tools whose conditions read on demand
+(``actui.runtime.reaching.ConditionReach``)."""
 
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
@@ -168,7 +114,7 @@ class ActionStep(Params):
 
     @model_validator(mode="after")
     def _fields_fit_action(self) -> ActionStep:
-        rule = STEP_RULES[self.action]
+        rule = STEPS[self.action]
         given = {k for k, v in self.__dict__.items() if v is not None and k != "action"}
         stray = given - rule.allowed
         if stray:
@@ -245,83 +191,126 @@ def check_chord(keys: Sequence[str]) -> None:
         )
 
 
+StepTarget = Literal["ref", "ref_or_point", "optional_ref", "point", "none"]
+
+
 @dataclass(frozen=True)
-class StepRule:
-    """The fields one step kind takes and needs (``docs/tools.md`` lists them per kind)."""
+class StepKind:
+    """One ``act_ui`` step kind, declared once: its target rule and fields (validation),
+    what it does and an example (``docs/tools.md``); the Python API's ``Element``
+    methods and the fuzz tests follow this table (``tests/unit/test_api.py`` checks)."""
 
-    target: Literal["ref", "ref_or_point", "optional_ref", "point", "none"]
-    allowed: frozenset[str]
+    target: StepTarget
+    meaning: str
+    example: JsonObject
+    optional: tuple[str, ...] = ()
     required: tuple[str, ...] = ()
+    keyboard: bool = False
+    """Keyboard input: sent to the current focus without a ref, and retried in the
+    foreground when its background attempt verifiably did nothing."""
+
+    @property
+    def allowed(self) -> frozenset[str]:
+        """Every field the kind takes besides ``action``: its target's and its own."""
+        base = {"ref"} if self.target in ("ref", "optional_ref", "ref_or_point") else set()
+        if self.target in ("ref_or_point", "point"):
+            base |= {"x", "y"}
+        return frozenset(base | set(self.optional) | set(self.required))
 
 
-def _rule(target: str, *fields: str, required: tuple[str, ...] = ()) -> StepRule:
-    base = {"ref"} if target in ("ref", "optional_ref", "ref_or_point") else set()
-    if target in ("ref_or_point", "point"):
-        base |= {"x", "y"}
-    return StepRule(target, frozenset(base | set(fields) | set(required)), required)  # type: ignore[arg-type]
-
-
-STEP_RULES: dict[str, StepRule] = {
-    "press": _rule("ref"),
-    "click": _rule("ref_or_point", "button", "clickCount"),
-    "toggle": _rule("ref"),
-    "setText": _rule("ref", required=("text",)),
-    "typeText": _rule("optional_ref", required=("text",)),
-    "keypress": _rule("optional_ref", required=("keys",)),
-    "setValue": _rule("ref", required=("value",)),
-    "select": _rule("ref"),
-    "focus": _rule("ref"),
-    "scroll": _rule("optional_ref", "scrollX", "scrollY", "x", "y"),
-    "expand": _rule("ref"),
-    "collapse": _rule("ref"),
-    "drag": _rule("none", required=("path",)),
-    "moveMouse": _rule("point", required=("x", "y")),
-    "wait": _rule("none", "ms", "until"),
+STEPS: Mapping[str, StepKind] = {
+    "press": StepKind(
+        "ref",
+        "Activate the element's press action (a button, menu item, link), without the pointer.",
+        {"action": "press", "ref": "@e7"},
+    ),
+    "click": StepKind(
+        "ref_or_point",
+        "A mouse click. On a ref, a plain left single click is delivered as what it means "
+        "(a press, or focus for a text field) when it can be; otherwise a real click at the "
+        "element's centre or at x, y (image pixels of the state).",
+        {"action": "click", "x": 120, "y": 48, "button": "right"},
+        optional=("button", "clickCount"),
+    ),
+    "toggle": StepKind(
+        "ref",
+        "Flip a check box, switch or toggle button; checked against its new state.",
+        {"action": "toggle", "ref": "@e12"},
+    ),
+    "setText": StepKind(
+        "ref",
+        "Replace the field's whole text.",
+        {"action": "setText", "ref": "@e4", "text": "Ada Lovelace"},
+        required=("text",),
+    ),
+    "typeText": StepKind(
+        "optional_ref",
+        "Type text: inserted at the caret of ref, or typed into whatever has focus.",
+        {"action": "typeText", "ref": "@e4", "text": " and friends"},
+        required=("text",),
+        keyboard=True,
+    ),
+    "keypress": StepKind(
+        "optional_ref",
+        "Press one key chord, into ref or into whatever has focus.",
+        {"action": "keypress", "keys": ["ctrl", "s"]},
+        required=("keys",),
+        keyboard=True,
+    ),
+    "setValue": StepKind(
+        "ref",
+        "Set a slider's or spin button's number.",
+        {"action": "setValue", "ref": "@e9", "value": 42},
+        required=("value",),
+    ),
+    "select": StepKind(
+        "ref",
+        "Select an item of a list, tab strip or combo box.",
+        {"action": "select", "ref": "@e15"},
+    ),
+    "focus": StepKind(
+        "ref",
+        "Give the element keyboard focus.",
+        {"action": "focus", "ref": "@e4"},
+    ),
+    "scroll": StepKind(
+        "optional_ref",
+        "Scroll by wheel clicks: positive scrollY is down, positive scrollX right; at least "
+        "one of them non-zero.",
+        {"action": "scroll", "ref": "@e3", "scrollY": 5},
+        optional=("scrollX", "scrollY", "x", "y"),
+    ),
+    "expand": StepKind(
+        "ref",
+        "Open a tree node, expander or combo box.",
+        {"action": "expand", "ref": "@e21"},
+    ),
+    "collapse": StepKind(
+        "ref",
+        "Close a tree node, expander or combo box.",
+        {"action": "collapse", "ref": "@e21"},
+    ),
+    "drag": StepKind(
+        "none",
+        "Press the left button at the first point, move through the others, release at the last.",
+        {"action": "drag", "path": [{"x": 40, "y": 200}, {"x": 300, "y": 200}]},
+        required=("path",),
+    ),
+    "moveMouse": StepKind(
+        "point",
+        "Move the pointer to x, y (for hover effects).",
+        {"action": "moveMouse", "x": 300, "y": 90},
+        required=("x", "y"),
+    ),
+    "wait": StepKind(
+        "none",
+        "Pause between steps: ms, or until a condition (the same fields as expect) holds.",
+        {"action": "wait", "until": {"text": "Saved", "timeoutMs": 5000}},
+        optional=("ms", "until"),
+    ),
 }
-
-
-class ActUi(ToolParams):
-    stateId: StateId
-    actions: list[ActionStep] = Field(
-        min_length=1,
-        max_length=MAX_ACTIONS,
-        description="Steps run in order; stops at first failure.",
-    )
-    expect: Condition | None = Field(
-        None,
-        description="Postcondition checked after the steps; without ref or scopeRef it is "
-        "also met in windows the steps opened (the result names the window).",
-    )
-    require: Condition | None = Field(
-        None, description="Precondition; nothing runs unless it holds."
-    )
-
-
-class ReadText(ToolParams):
-    ref: str = Field(pattern=r"^@[eo]\d+$", max_length=16, description="@e element or @o output.")
-    offset: int = Field(0, ge=0)
-    stateId: str | None = Field(None, max_length=128, description="Required for @e.")
-
-
-class WaitFor(Condition, ToolParams):
-    stateId: StateId
-
-
-PageUrl = Annotated[str, Field(max_length=8192), AfterValidator(check_url)]
-
-
-class LaunchBrowser(ToolParams):
-    url: PageUrl | None = Field(None, description="Default about:blank.")
-
-
-class NavigateBrowser(ToolParams):
-    stateId: StateId
-    url: PageUrl = Field(description="Absolute http(s), file: or data: URL.")
-
-
-class EvaluateBrowser(ToolParams):
-    stateId: StateId
-    expression: str = Field(min_length=1, max_length=65_536)
+"""Every step kind, in the order ``docs/tools.md`` lists them. A kind other than ``wait``
+is delivered by a backend (``backends.base.ActionKind`` names the same ones)."""
 
 
 @dataclass(frozen=True)
@@ -349,81 +338,27 @@ class ToolHints:
 READS = ToolHints(read_only=True)
 WRITES = ToolHints(read_only=False, destructive=True, idempotent=False, open_world=True)
 
+P = TypeVar("P", bound=Params)
+
 
 @dataclass(frozen=True)
-class ToolSpec:
+class Tool(Generic[P]):
+    """One tool, declared once in its handler's module: what the catalog, the dispatch,
+    the exported schemas, ``docs/tools.md`` and the fuzz tests all read of it.
+
+    ``handler`` does the work over the session's parts, given the validated
+    ``params``; ``result`` is the shape of its structured result (the MCP
+    ``outputSchema``, built with ``actui.results.schemas``); ``reference`` is said
+    under the tool in ``docs/tools.md`` only (agents never pay for it).
+    """
+
     name: str
-    params: type[Params]
+    params: type[P]
     description: str
+    handler: Callable[[Session, P], Awaitable[ToolResult]]
+    result: JsonObject
     hints: ToolHints = READS
-
-
-TOOLS: tuple[ToolSpec, ...] = (
-    ToolSpec(
-        "find_roots",
-        FindRoots,
-        "List windows, dialogs and browser pages as @r refs. Start here to pick a target.",
-    ),
-    ToolSpec(
-        "observe_ui",
-        ObserveUi,
-        "Snapshot a root: a folded outline with @e refs and a stateId. Use before acting.",
-    ),
-    ToolSpec(
-        "search_ui",
-        SearchUi,
-        "Find elements in a stored state by text, role or capability. Rows a big list or "
-        "sheet did not show, and parts not shown (hidden pages), are read on demand into a "
-        "new stateId.",
-    ),
-    ToolSpec(
-        "expand_ui",
-        ExpandUi,
-        "Show the subtree under a folded @e ref of a stored state; one marked "
-        "(not shown; N items unread) is read on demand into a new stateId.",
-    ),
-    ToolSpec(
-        "inspect_ui",
-        InspectUi,
-        "All details of one @e ref: states, rect, actions, capabilities.",
-    ),
-    ToolSpec(
-        "act_ui",
-        ActUi,
-        "Run 1-20 steps on a state as one transaction, with optional require/expect "
-        "conditions. Returns outcome worked/didnt/unknown, the check, and a diff + new stateId.",
-        WRITES,
-    ),
-    ToolSpec(
-        "read_text",
-        ReadText,
-        "Read an element's full text (@e + stateId) or continue long output (@o).",
-    ),
-    ToolSpec(
-        "wait_for",
-        WaitFor,
-        "Wait until a condition holds (or is gone); returns a new state either way.",
-    ),
-    ToolSpec(
-        "launch_browser",
-        LaunchBrowser,
-        "Start a private Chromium and observe its page.",
-        ToolHints(read_only=False, idempotent=False, open_world=True),
-    ),
-    ToolSpec(
-        "navigate_browser",
-        NavigateBrowser,
-        "Load a URL in a browser page state; returns the new state.",
-        ToolHints(read_only=False, destructive=True, open_world=True),
-    ),
-    ToolSpec(
-        "evaluate_browser",
-        EvaluateBrowser,
-        "Run JavaScript in a browser page state; returns its JSON value.",
-        WRITES,
-    ),
-)
-SPECS: Mapping[str, ToolSpec] = {spec.name: spec for spec in TOOLS}
+    reference: str = ""
 
 
 def _simplify(schema: object, defs: Mapping[str, object]) -> object:
@@ -474,9 +409,9 @@ def _choice_values(schema: JsonObject) -> list[object]:
     return enum if isinstance(enum, list) else [schema.get("const")]
 
 
-def input_schema(name: str) -> JsonObject:
+def input_schema(params: type[Params]) -> JsonObject:
     """The JSON Schema of a tool's arguments (no tuple-style arrays, no $refs)."""
-    raw = SPECS[name].params.model_json_schema(by_alias=True)
+    raw = params.model_json_schema(by_alias=True)
     schema = _simplify(raw, raw.get("$defs", {}))
     assert isinstance(schema, dict)
     schema.pop("description", None)
@@ -484,41 +419,6 @@ def input_schema(name: str) -> JsonObject:
     if "maxTokens" in properties:  # every tool's: last, after what the tool is about
         properties["maxTokens"] = properties.pop("maxTokens")
     return schema
-
-
-def export_schemas(fmt: Literal["mcp", "openai", "anthropic"]) -> list[JsonObject]:
-    """Tool definitions in the shape each client family expects."""
-    out: list[JsonObject] = []
-    for spec in TOOLS:
-        schema = input_schema(spec.name)
-        if fmt == "mcp":
-            out.append(
-                {
-                    "name": spec.name,
-                    "description": spec.description,
-                    "inputSchema": schema,
-                    "outputSchema": output_schema(spec.name),
-                    "annotations": spec.hints.to_mcp(),
-                }
-            )
-        elif fmt == "openai":
-            out.append(
-                {
-                    "type": "function",
-                    "function": {
-                        "name": spec.name,
-                        "description": spec.description,
-                        "parameters": schema,
-                    },
-                }
-            )
-        else:
-            out.append({"name": spec.name, "description": spec.description, "input_schema": schema})
-    return copy.deepcopy(out)
-
-
-def catalog_size_bytes() -> int:
-    return len(json.dumps(export_schemas("mcp"), separators=(",", ":")))
 
 
 def _field_path(loc: tuple[int | str, ...]) -> str:
@@ -533,17 +433,12 @@ def _field_path(loc: tuple[int | str, ...]) -> str:
     return path or "arguments"
 
 
-def validate(name: str, arguments: Mapping[str, object] | None) -> Params:
+def validate(tool: Tool[P], arguments: Mapping[str, object] | None) -> P:
     """Check a tool call's arguments; raise InvalidParams naming the first bad field."""
-    spec = SPECS.get(name)
-    if spec is None:
-        raise InvalidParams(
-            "tool", f"unknown tool {name!r}.", f"Use one of: {', '.join(TOOL_NAMES)}."
-        )
     try:
-        return spec.params.model_validate(dict(arguments or {}))
+        return tool.params.model_validate(dict(arguments or {}))
     except ValidationError as exc:
-        raise _invalid(name, exc) from None
+        raise _invalid(tool.params, exc) from None
 
 
 def validate_step(fields: Mapping[str, object]) -> ActionStep:
@@ -552,12 +447,12 @@ def validate_step(fields: Mapping[str, object]) -> ActionStep:
     try:
         return ActionStep.model_validate(dict(fields))
     except ValidationError as exc:
-        raise _invalid("act_ui", exc, ("actions", 0)) from None
+        raise _invalid(ActionStep, exc, ("actions", 0)) from None
 
 
-def _model_at(tool: str, loc: tuple[int | str, ...]) -> type[BaseModel]:
+def _model_at(params: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel]:
     """The parameter model that owns the last named key of ``loc``."""
-    model: type[BaseModel] = SPECS[tool].params
+    model = params
     for part in loc[:-1]:
         if isinstance(part, str) and part in ("expect", "require", "until"):
             model = Condition
@@ -566,7 +461,9 @@ def _model_at(tool: str, loc: tuple[int | str, ...]) -> type[BaseModel]:
     return model
 
 
-def _invalid(tool: str, exc: ValidationError, prefix: tuple[int | str, ...] = ()) -> InvalidParams:
+def _invalid(
+    params: type[BaseModel], exc: ValidationError, prefix: tuple[int | str, ...] = ()
+) -> InvalidParams:
     errors = exc.errors(include_url=False)
     error = min(errors, key=lambda e: e["type"] != "extra_forbidden")
     error["loc"] = (*prefix, *error["loc"])
@@ -577,7 +474,7 @@ def _invalid(tool: str, exc: ValidationError, prefix: tuple[int | str, ...] = ()
         at = (*error["loc"], rule.key) if rule.key else tuple(error["loc"])
         return InvalidParams(_field_path(at), rule.problem, rule.fix)
     if kind == "extra_forbidden":
-        allowed = ", ".join(_model_at(tool, tuple(error["loc"])).model_fields)
+        allowed = ", ".join(_model_at(params, tuple(error["loc"])).model_fields)
         return InvalidParams(field, "is not a parameter here.", f"Allowed: {allowed}.")
     if kind == "missing":
         return InvalidParams(field, "is required.", "Add it; `actui schema` lists the parameters.")

@@ -8,27 +8,45 @@ which root a ref reaches and hands it to the full observation
 
 from __future__ import annotations
 
+from typing import Literal
+
+from pydantic import Field
+
 from actui.backends.base import RootInfo
 from actui.backends.registry import Backends
 from actui.config import Config
 from actui.errors import ActuiError
 from actui.outline.search import rank_text
 from actui.quoting import inline
+from actui.results.schemas import BOOLEAN, INTEGER, OBSERVATION, STATE, STRING, array, shape
 from actui.results.tool_result import ToolResult
 from actui.results.typed import FoundRoot, RootsFound, RootView
 from actui.results.views import root_line
 from actui.runtime.deltas import Announced
 from actui.runtime.roots import RootRegistry, is_browser_app, window_score
-from actui.tools import contract
+from actui.tools.contract import Tool, ToolParams
 from actui.tools.observing import Looker
 
 TOP_N = 12
 """Roots a listing returns at most; the rest are counted."""
 
 
-async def _all_roots(
-    backends: Backends, p: contract.FindRoots, cfg: Config
-) -> tuple[list[RootInfo], str]:
+class FindRoots(ToolParams):
+    text: str | None = Field(None, max_length=256, description="Ranked match on app and title.")
+    app: str | None = Field(None, max_length=256, description="Exact app name.")
+    bundleId: str | None = Field(None, max_length=256)
+    pid: int | None = Field(None, ge=0)
+    kind: Literal["window", "menu", "sheet", "popover", "dialog", "browser_page"] | None = None
+
+
+class ObserveUi(ToolParams):
+    root: str | None = Field(None, pattern=r"^@r\d+$", description="@r ref; default: focused.")
+    mode: Literal["semantic", "fused", "visual"] = Field(
+        "fused", description="fused adds a screenshot only when the tree is poor."
+    )
+
+
+async def _all_roots(backends: Backends, p: FindRoots, cfg: Config) -> tuple[list[RootInfo], str]:
     """The roots, and why the browser's pages are missing from them, if they are.
 
     A browser that fails to list (hung, stopped) is its own failure while a
@@ -57,7 +75,7 @@ async def _all_roots(
 
 
 async def find_roots(
-    backends: Backends, refs: RootRegistry, announced: Announced, p: contract.FindRoots
+    backends: Backends, refs: RootRegistry, announced: Announced, p: FindRoots
 ) -> ToolResult:
     cfg = backends.config()
     listed, unlisted = await _all_roots(backends, p, cfg)
@@ -104,6 +122,26 @@ async def find_roots(
     return ToolResult(text, result)
 
 
-async def observe_ui(looker: Looker, p: contract.ObserveUi) -> ToolResult:
+async def observe_ui(looker: Looker, p: ObserveUi) -> ToolResult:
     root = await looker.observer.pick(p.root or None)
     return await looker.observe(root, p.mode, "observe_ui")
+
+
+FIND_ROOTS = Tool(
+    "find_roots",
+    FindRoots,
+    "List windows, dialogs and browser pages as @r refs. Start here to pick a target.",
+    lambda s, p: find_roots(s.backends, s.roots, s.announced, p),
+    shape(
+        ("windows",),
+        windows=array(shape(("windowRef", "pid"), windowRef=STRING, pid=INTEGER)),
+        hasMore=BOOLEAN,
+    ),
+)
+OBSERVE_UI = Tool(
+    "observe_ui",
+    ObserveUi,
+    "Snapshot a root: a folded outline with @e refs and a stateId. Use before acting.",
+    lambda s, p: observe_ui(s.looker, p),
+    shape(STATE, **OBSERVATION),
+)

@@ -1,96 +1,21 @@
-"""The tool reference for people (``docs/tools.md``), generated from the contract.
+"""The tool reference for people (``docs/tools.md``), generated from the tool declarations.
 
 Parameter and result tables come from the same JSON Schemas clients get; the ``act_ui``
-step kinds' fields come from the contract's per-kind rules, so the page
-cannot drift from what is accepted. Only the one-line meaning of each step
-kind and its example are written here, and a unit test validates every
-example against the contract. None of this is in the tool catalog: agents
-pay for every catalog token on every turn, people read this page once.
+step kinds (their fields, meaning and example) from the contract's one table of
+them, so the page cannot drift from what is accepted; a unit test validates every
+example against the contract. A tool's ``reference`` text is said here and not in
+the tool catalog: agents pay for every catalog token on every turn, people read this
+page once.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass
 
 from actui.backends.base import JsonObject
-from actui.results.schemas import output_schema
-from actui.runtime.reaching import BUDGET_S, MAX_CELLS, READ_AFTER_S, READ_EVERY_S
-from actui.tools.contract import STEP_RULES, TOOLS, input_schema
-
-
-@dataclass(frozen=True)
-class StepDoc:
-    meaning: str
-    example: JsonObject
-
-
-STEP_DOCS: dict[str, StepDoc] = {
-    "press": StepDoc(
-        "Activate the element's press action (a button, menu item, link), without the pointer.",
-        {"action": "press", "ref": "@e7"},
-    ),
-    "click": StepDoc(
-        "A mouse click. On a ref, a plain left single click is delivered as what it means "
-        "(a press, or focus for a text field) when it can be; otherwise a real click at the "
-        "element's centre or at x, y (image pixels of the state).",
-        {"action": "click", "x": 120, "y": 48, "button": "right"},
-    ),
-    "toggle": StepDoc(
-        "Flip a check box, switch or toggle button; checked against its new state.",
-        {"action": "toggle", "ref": "@e12"},
-    ),
-    "setText": StepDoc(
-        "Replace the field's whole text.",
-        {"action": "setText", "ref": "@e4", "text": "Ada Lovelace"},
-    ),
-    "typeText": StepDoc(
-        "Type text: inserted at the caret of ref, or typed into whatever has focus.",
-        {"action": "typeText", "ref": "@e4", "text": " and friends"},
-    ),
-    "keypress": StepDoc(
-        "Press one key chord, into ref or into whatever has focus.",
-        {"action": "keypress", "keys": ["ctrl", "s"]},
-    ),
-    "setValue": StepDoc(
-        "Set a slider's or spin button's number.",
-        {"action": "setValue", "ref": "@e9", "value": 42},
-    ),
-    "select": StepDoc(
-        "Select an item of a list, tab strip or combo box.",
-        {"action": "select", "ref": "@e15"},
-    ),
-    "focus": StepDoc(
-        "Give the element keyboard focus.",
-        {"action": "focus", "ref": "@e4"},
-    ),
-    "scroll": StepDoc(
-        "Scroll by wheel clicks: positive scrollY is down, positive scrollX right; at least "
-        "one of them non-zero.",
-        {"action": "scroll", "ref": "@e3", "scrollY": 5},
-    ),
-    "expand": StepDoc(
-        "Open a tree node, expander or combo box.",
-        {"action": "expand", "ref": "@e21"},
-    ),
-    "collapse": StepDoc(
-        "Close a tree node, expander or combo box.",
-        {"action": "collapse", "ref": "@e21"},
-    ),
-    "drag": StepDoc(
-        "Press the left button at the first point, move through the others, release at the last.",
-        {"action": "drag", "path": [{"x": 40, "y": 200}, {"x": 300, "y": 200}]},
-    ),
-    "moveMouse": StepDoc(
-        "Move the pointer to x, y (for hover effects).",
-        {"action": "moveMouse", "x": 300, "y": 90},
-    ),
-    "wait": StepDoc(
-        "Pause between steps: ms, or until a condition (the same fields as expect) holds.",
-        {"action": "wait", "until": {"text": "Saved", "timeoutMs": 5000}},
-    ),
-}
+from actui.tools.catalog import BY_NAME, TOOLS
+from actui.tools.contract import STEPS, input_schema
 
 LIMITS = (
     ("minimum", "≥ {}"),
@@ -100,38 +25,23 @@ LIMITS = (
     ("maxItems", "items ≤ {}"),
 )
 
-READS_ON_DEMAND = (
-    "A condition waited for (`wait_for`, and `expect` and `require` in `act_ui`) that"
-    " is `present` and not met by what is shown reads on demand what the"
-    " look left unread: hidden pages, closed menus and unshown rows of big lists, within"
-    " `scopeRef` when given. Reads are bounded: the first comes"
-    f" {READ_AFTER_S:g} s into the wait (half the timeout when that is shorter), then one"
-    f" every {READ_EVERY_S:g} s, each within the wait's time and at most {BUDGET_S:g} s,"
-    f" and at most {MAX_CELLS:,} rows' cells in all; they queue behind writes to the same"
-    " app. What they read joins the state the wait returns; `wait_for`'s `details.unread` says"
-    " what was read and what was not."
-)
-"""Said under the tools whose conditions read on demand
-(``actui.runtime.reaching.ConditionReach``)."""
-
 
 def markdown_reference() -> str:
     """The tool reference for people, generated from the same schemas agents get."""
     out = [
         "# actui tools",
         "",
-        "Generated by `actui schema --format markdown` from `src/actui/tools/contract.py`.",
+        "Generated by `actui schema --format markdown` from the tool declarations"
+        " (`src/actui/tools/catalog.py`).",
     ]
-    for spec in TOOLS:
-        schema = input_schema(spec.name)
-        out += ["", f"## `{spec.name}`", "", spec.description, ""]
-        out += _table(schema)
-        if spec.name in ("wait_for", "act_ui"):
-            out += ["", READS_ON_DEMAND]
-        result = output_schema(spec.name)
+    for tool in TOOLS:
+        out += ["", f"## `{tool.name}`", "", tool.description, ""]
+        out += _table(input_schema(tool.params))
+        if tool.reference:
+            out += ["", tool.reference]
         out += ["", "Result (`structuredContent`):", ""]
-        out += _table(result, column="key")
-        if spec.name == "act_ui":
+        out += _table(tool.result, column="key")
+        if "actions" in tool.params.model_fields:
             out += ["", *_step_kinds()]
     return "\n".join(out) + "\n"
 
@@ -175,18 +85,17 @@ def _step_kinds() -> list[str]:
         "",
         "### Step kinds",
     ]
-    for kind, rule in STEP_RULES.items():
-        doc = STEP_DOCS[kind]
+    for kind, rule in STEPS.items():
         rest = [name for name in fields if name not in ("ref", "x", "y")]
         required = [f"`{name}`" for name in rest if name in rule.required]
         optional = [f"`{name}`" for name in rest if name in rule.allowed - set(rule.required)]
-        out += ["", f"#### `{kind}`", "", doc.meaning, ""]
+        out += ["", f"#### `{kind}`", "", rule.meaning, ""]
         out.append(f"- target: {_target(rule.target, rule.allowed)}")
         if required:
             out.append(f"- required: {', '.join(required)}")
         if optional:
             out.append(f"- optional: {', '.join(optional)}")
-        out += ["", "```json", json.dumps(doc.example), "```"]
+        out += ["", "```json", json.dumps(rule.example), "```"]
     return out
 
 
@@ -205,7 +114,7 @@ def _target(target: str, allowed: frozenset[str]) -> str:
 
 def input_schema_of_step() -> JsonObject:
     """The schema of one ``actions`` entry, as agents get it inside ``act_ui``'s."""
-    actions = _object(_object(input_schema("act_ui")["properties"])["actions"])
+    actions = _object(_object(input_schema(BY_NAME["act_ui"].params)["properties"])["actions"])
     return _object(actions["items"])
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from actui.backends.base import RootInfo
-from actui.results.observations import Image, Observed
+from actui.results.observations import AttachedImage, Observed
 from actui.results.rendering import FIRST_VIEW, Renderer, observation
 from actui.results.tool_result import ToolResult
 from actui.results.views import observation_header, reach_note
@@ -61,7 +61,9 @@ class Looker:
         shown = None
         if image is not None and reason is not None:
             images.append((image.png, "image/png"))
-            shown = Image(reason, image.width, image.height, image.source, tuple(image.warnings))
+            shown = AttachedImage(
+                reason, image.width, image.height, image.source, tuple(image.warnings)
+            )
             text += "\n" + IMAGE_NOTES[reason]
         observed = Observed(
             observation(state, FIRST_VIEW),

@@ -8,15 +8,20 @@ read runs in the state's lane at its epoch, so a write in between refuses it.
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Callable
+
+from pydantic import Field, field_validator, model_validator
 
 from actui.backends.base import TextFormat, TextSlice
 from actui.errors import InvalidParams, SecureTextUnreadable
 from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.model import Node
-from actui.outline.search import render_search, search
+from actui.outline.search import node_filter, render_search, search
 from actui.quoting import inline, quote
 from actui.results.bounds import ELEMENT_PAGE_CHARS, OutputStore
 from actui.results.observations import ElementText, Expanded, Inspected, OutputPage
+from actui.results.schemas import BOOLEAN, ELEMENT, INTEGER, STATE, STRING, array, shape
 from actui.results.tool_result import ToolResult
 from actui.results.typed import Found
 from actui.results.views import format_lines
@@ -24,16 +29,57 @@ from actui.runtime.imaging import scale_of
 from actui.runtime.observer import Observer
 from actui.runtime.reaching import Reached, has_unread, read_below, search_unread
 from actui.runtime.store import State
-from actui.tools import contract
+from actui.tools.contract import ElementRefDoc, StateId, Tool, ToolParams
+from actui.tools.session import Session
 
 
-async def search_ui(observer: Observer, p: contract.SearchUi) -> ToolResult:
+class SearchUi(ToolParams):
+    stateId: StateId
+    text: str | None = Field(None, max_length=256)
+    role: str | None = Field(None, max_length=128)
+    capability: str | None = Field(
+        None, max_length=128, description="press, toggle, setText, select, scroll, ..."
+    )
+
+    @model_validator(mode="after")
+    def _one_predicate(self) -> SearchUi:
+        if not any((v or "").strip() for v in (self.text, self.role, self.capability)):
+            raise ValueError("give at least one of text, role or capability")
+        return self
+
+
+class ExpandUi(ToolParams):
+    stateId: StateId
+    ref: ElementRefDoc
+    depth: int = Field(3, description="Levels below ref, 1-8 (clamped).")
+
+    @field_validator("depth", mode="before")
+    @classmethod
+    def _clamp_depth(cls, value: object) -> object:
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            return max(1, min(8, int(value)))
+        return value
+
+
+class InspectUi(ToolParams):
+    stateId: StateId
+    ref: ElementRefDoc
+
+
+class ReadText(ToolParams):
+    ref: str = Field(pattern=r"^@[eo]\d+$", max_length=16, description="@e element or @o output.")
+    offset: int = Field(0, ge=0)
+    stateId: str | None = Field(None, max_length=128, description="Required for @e.")
+
+
+async def search_ui(observer: Observer, p: SearchUi) -> ToolResult:
     state = observer.state(p.stateId)
     result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
     text = (p.text or "").strip()
     reached: list[Reached] = []
     if text and has_unread(state) and not any(m.reason == "exact" for m in result.matches):
-        state, reached = await _search_unread(observer, state, text)
+        passes = node_filter(p.role, p.capability)
+        state, reached = await _search_unread(observer, state, text, passes)
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
     found = Found(state.state_id, result, state.base_state_id if reached else None, tuple(reached))
     lines = [render_search(result)]
@@ -44,21 +90,21 @@ async def search_ui(observer: Observer, p: contract.SearchUi) -> ToolResult:
 
 
 async def _search_unread(
-    observer: Observer, state: State, text: str
+    observer: Observer, state: State, text: str, passes: Callable[[Node], bool]
 ) -> tuple[State, list[Reached]]:
     """What the state left unread (hidden subtrees, rows of windowed containers), read
     for ``text``; the successor state is saved."""
     backend = observer.backend_for(state.root)
 
     async def job(_epoch: int) -> tuple[State, list[Reached]]:
-        return await search_unread(backend, state, text, state.epoch, scale_of(state))
+        return await search_unread(backend, state, text, state.epoch, scale_of(state), passes)
 
     successor, reached = await observer.read_at(state, job)
     observer.keep(successor)
     return successor, reached
 
 
-async def expand_ui(observer: Observer, p: contract.ExpandUi) -> ToolResult:
+async def expand_ui(observer: Observer, p: ExpandUi) -> ToolResult:
     state = observer.state(p.stateId)
     node = state.node(p.ref)
     lines = [label_line(node)]
@@ -85,7 +131,7 @@ async def _read_below(observer: Observer, state: State, ref: str) -> State:
     return successor
 
 
-async def inspect_ui(observer: Observer, p: contract.InspectUi) -> ToolResult:
+async def inspect_ui(observer: Observer, p: InspectUi) -> ToolResult:
     state = observer.state(p.stateId)
     node = state.node(p.ref)
     rect = node.rect
@@ -127,22 +173,33 @@ async def _text_format(observer: Observer, state: State, node: Node) -> TextForm
     return await observer.read_at(state, job)
 
 
-def read_output(output: OutputStore, p: contract.ReadText) -> ToolResult:
-    """A page of a long result's text that an ``@o`` ref continues."""
+def read_output(output: OutputStore, p: ReadText) -> ToolResult:
+    """A page of a long result's text that an ``@o`` ref continues.
+
+    The stored text is a result's, its app text already quoted; a page that starts inside
+    a line starts with ``…``, so even a cut through a quoted string starts no line with it.
+    """
     page = output.read(p.ref, p.offset)
-    text = page.text
+    end = page.offset + page.limit
+    head = f"read_text {p.ref}: bytes {page.offset}-{end} of {page.total_bytes}"
+    cut = "" if output.at_line_start(p.ref, page.offset) else "…"
+    text = f"{head}\n{cut}{page.text}"
     if page.has_more:
-        text += (
-            f"\n[{page.offset + page.limit} of {page.total_bytes} bytes; continue with "
-            f'read_text({{ref:"{p.ref}", offset:{page.offset + page.limit}}})]'
-        )
+        text += f'\n[continue with read_text({{ref:"{p.ref}", offset:{end}}})]'
     read = OutputPage(
         p.ref, page.offset, page.limit, page.total_bytes, page.has_more, page.complete
     )
     return ToolResult(text, read)
 
 
-async def read_element(observer: Observer, p: contract.ReadText) -> ToolResult:
+async def read_text(s: Session, p: ReadText) -> ToolResult:
+    """An ``@o`` output page, or a page of an ``@e`` element's live text."""
+    if p.ref.startswith("@o"):
+        return read_output(s.output, p)
+    return await read_element(s.observer, p)
+
+
+async def read_element(observer: Observer, p: ReadText) -> ToolResult:
     """A page of an ``@e`` element's live text."""
     if not p.stateId:
         raise InvalidParams("stateId", "is required to read an @e ref.", "Pass the stateId.")
@@ -168,10 +225,14 @@ async def read_element(observer: Observer, p: contract.ReadText) -> ToolResult:
     sliced = await observer.read_at(state, job)
     read = ElementText(p.ref, p.offset, sliced.text, sliced.total_chars)
     total, next_offset = read.total_chars, p.offset + read.limit
-    shown = read.text
+    # the text is the app's: one JSON string literal on its own line, whatever it holds
+    shown = (
+        f"read_text {p.ref} of {state.state_id}: characters {p.offset}-{next_offset} of "
+        f"{total}\n{quote(read.text)}"
+    )
     if read.has_more:
         shown += (
-            f"\n[characters {p.offset}-{next_offset} of {total}; continue with "
+            "\n[continue with "
             f'read_text({{ref:"{p.ref}", stateId:"{state.state_id}", offset:{next_offset}}})]'
         )
     return ToolResult(shown, read)
@@ -189,3 +250,36 @@ def _actions_text(node: Node) -> str:
     if node.caps & {"press", "toggle"}:
         return "not read by the look (press and toggle follow the role; acting reads the names)"
     return "none"
+
+
+SEARCH_UI = Tool(
+    "search_ui",
+    SearchUi,
+    "Find elements in a stored state by text, role or capability. Rows a big list or "
+    "sheet did not show, and parts not shown (hidden pages), are read on demand into a "
+    "new stateId.",
+    lambda s, p: search_ui(s.observer, p),
+    shape((*STATE, "matches"), stateId=STRING, matches=array(ELEMENT), hasMore=BOOLEAN),
+)
+EXPAND_UI = Tool(
+    "expand_ui",
+    ExpandUi,
+    "Show the subtree under a folded @e ref of a stored state; one marked "
+    "(not shown; N items unread) is read on demand into a new stateId.",
+    lambda s, p: expand_ui(s.observer, p),
+    shape((*STATE, "target"), stateId=STRING, target=ELEMENT),
+)
+INSPECT_UI = Tool(
+    "inspect_ui",
+    InspectUi,
+    "All details of one @e ref: states, rect, actions, capabilities.",
+    lambda s, p: inspect_ui(s.observer, p),
+    shape((*STATE, "target"), stateId=STRING, target=ELEMENT),
+)
+READ_TEXT = Tool(
+    "read_text",
+    ReadText,
+    "Read an element's full text (@e + stateId) or continue long output (@o).",
+    read_text,
+    shape(("ref", "offset", "hasMore"), ref=STRING, offset=INTEGER, hasMore=BOOLEAN, text=STRING),
+)

@@ -16,8 +16,11 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
+from pydantic import Field
+
 from actui.backends.base import ProcessExit, RootInfo, Snapshot
 from actui.config import Config
+from actui.deadlines import Deadline, poll
 from actui.errors import ActuiError, PreconditionFailed, TargetGone
 from actui.outline.conditions import (
     UiCondition,
@@ -28,9 +31,11 @@ from actui.outline.conditions import (
     refuse_secrets,
 )
 from actui.outline.conditions import evaluate as evaluate_condition
+from actui.outline.diff import Changes
 from actui.outline.model import Outline
 from actui.quoting import inline, quote
 from actui.results.rendering import Renderer, observation
+from actui.results.schemas import ERROR_INFO, EXECUTION, OBSERVATION, OUTCOME, shape
 from actui.results.tool_result import ToolResult
 from actui.results.typed import (
     TITLE_CAP,
@@ -53,14 +58,49 @@ from actui.runtime.roots import match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State
 from actui.runtime.waiting import WaitResult, observed_outline
-from actui.tools import contract
-from actui.tools.actions import Prepared, aggregate, deliver, prepare, reconcile
+from actui.tools.actions import (
+    Prepared,
+    aggregate,
+    changed_refs,
+    credited,
+    deliver,
+    prepare,
+    reconcile,
+)
+from actui.tools.contract import (
+    MAX_ACTIONS,
+    READS_ON_DEMAND,
+    WRITES,
+    ActionStep,
+    Condition,
+    StateId,
+    Tool,
+    ToolParams,
+)
+from actui.tools.session import Session
 
 CLOSING_S = 1.0
 CLOSING_POLL_S = 0.05
 """How long, and how often, a window whose read failed is watched for leaving the listing."""
 OPENED_CAP = 8
 """Opened windows read per check of a condition: a burst of popups must not stall a wait."""
+
+
+class ActUi(ToolParams):
+    stateId: StateId
+    actions: list[ActionStep] = Field(
+        min_length=1,
+        max_length=MAX_ACTIONS,
+        description="Steps run in order; stops at first failure.",
+    )
+    expect: Condition | None = Field(
+        None,
+        description="Postcondition checked after the steps; without ref or scopeRef it is "
+        "also met in windows the steps opened (the result names the window).",
+    )
+    require: Condition | None = Field(
+        None, description="Precondition; nothing runs unless it holds."
+    )
 
 
 @dataclass(frozen=True)
@@ -72,7 +112,7 @@ class Seen:
     epoch: int
 
 
-def _condition(raw: contract.Condition | None, field: str, state: State) -> UiCondition | None:
+def _condition(raw: Condition | None, field: str, state: State) -> UiCondition | None:
     """A contract condition as a checked ``UiCondition`` whose refs are ``state``'s."""
     if raw is None:
         return None
@@ -100,15 +140,28 @@ class Parts:
     config: Config
     """The configuration of this call."""
 
+    @classmethod
+    def of(cls, s: Session) -> Parts:
+        """The parts a transaction needs of the session."""
+        return cls(
+            observer=s.observer,
+            renderer=s.renderer,
+            lanes=s.lanes,
+            ref_for=s.roots.ref_for,
+            told=s.announced.shown,
+            exit_of=s.backends.exit_of,
+            config=s.backends.config(),
+        )
 
-async def act_ui(parts: Parts, p: contract.ActUi) -> ToolResult:
+
+async def act_ui(parts: Parts, p: ActUi) -> ToolResult:
     return await Transaction(parts, p).run()
 
 
 class Transaction:
     """The phases of one ``act_ui`` call; each method is one phase."""
 
-    def __init__(self, parts: Parts, p: contract.ActUi) -> None:
+    def __init__(self, parts: Parts, p: ActUi) -> None:
         self.parts = parts
         self.observer = observer = parts.observer
         self.p = p
@@ -197,7 +250,14 @@ class Transaction:
             # that invites a retry (docs/design-notes.md §4).
             return await self._terminal(outcome, exc, "post_action_observation_failed")
         check = verification.status if verification else None
-        return self._result(root, reconcile(outcome, check, stopped), verification, deltas, seen)
+        changes = self.parts.renderer.changes(state, seen.outline)
+        if not stopped and seen.snapshot.root.accessibility != "not_answering":
+            # an unread tree's diff shows what was not seen, not what changed
+            self.steps = credited(self.steps, changed_refs(changes), check == "verified")
+            outcome = aggregate([s.outcome for s in self.steps], stopped)
+        return self._result(
+            root, reconcile(outcome, check, stopped), verification, deltas, seen, changes
+        )
 
     async def _closing(self, root: RootInfo) -> bool:
         """Whether a read failed because the window was being destroyed under it.
@@ -206,17 +266,16 @@ class Transaction:
         dialog after Save), so the listing is asked for up to :data:`CLOSING_S`.
         """
         backend = self.observer.backend_for(root)
-        deadline = time.monotonic() + CLOSING_S
-        while True:
+
+        async def gone() -> bool | None:
+            """True once the window left the listing, False when none can be had."""
             try:
                 listed = await backend.list_roots()
             except ActuiError:
                 return False
-            if all(r.native_id != root.native_id for r in listed):
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            await asyncio.sleep(CLOSING_POLL_S)
+            return True if all(r.native_id != root.native_id for r in listed) else None
+
+        return await poll(gone, Deadline(CLOSING_S), CLOSING_POLL_S) is True
 
     async def _gate(self, root: RootInfo, require: UiCondition) -> None:
         """``require`` must hold in time, or nothing is sent and the epoch stays."""
@@ -369,6 +428,7 @@ class Transaction:
         verification: Verification | None,
         deltas: list[RootDelta],
         seen: Seen,
+        changes: Changes,
     ) -> ToolResult:
         state, renderer, ref_for = self.state, self.parts.renderer, self.parts.ref_for
         execution = self._execution(outcome, verification, deltas)
@@ -377,7 +437,7 @@ class Transaction:
         met = verification.where if verification else None
         if met is not None and met.held and met.ref != ref_for(root):
             check += f" in {met.ref} {met.kind} {quote(met.title, TITLE_CAP)}"
-        news, changes = renderer.window_news(root.pid)
+        news, window_changes = renderer.window_news(root.pid)
         head = [
             f"act_ui {renderer.named(ref_for(root), root)}: {_ran(self.steps, self.p.actions)}"
             f"outcome {outcome}{check}",
@@ -397,9 +457,12 @@ class Transaction:
             head.append(message)
             error = StepError("postcondition_failed", message)
         above = "\n".join(head)
-        body, view = renderer.diff_text(state, successor, above)
+        body, view = renderer.diff_text(state, successor, above, changes)
         execution = replace(
-            execution, after=observation(successor, view), window_changes=changes, error=error
+            execution,
+            after=observation(successor, view),
+            window_changes=window_changes,
+            error=error,
         )
         return ToolResult(f"{above}\n{body}", execution)
 
@@ -420,11 +483,11 @@ class Transaction:
         what = "closed" if closed else f"could not be observed afterwards ({exc.message})"
         ended = await self.parts.exit_of(state.root.pid) if closed else None
         if ended is not None:  # a crash is not a window that closed
-            status = "app_exited" if ended.signal else status
-            what = f"{'is gone' if ended.signal else 'closed'}: its application {ended.describe()}"
+            status = "app_exited" if ended.crashed else status
+            what = f"{'is gone' if ended.crashed else 'closed'}: its application {ended.describe()}"
         text = "\n".join(
             [
-                f"act_ui: the actions were delivered and {state.root_ref} "
+                f"act_ui: {self._delivered()} and {state.root_ref} "
                 f"{quote(state.root.title, TITLE_CAP)} {inline(what)}; outcome {outcome}. "
                 "No successor state exists: "
                 "do not repeat the actions; run find_roots, then observe_ui.",
@@ -437,6 +500,17 @@ class Transaction:
         return ToolResult(
             text, replace(execution, after=gone, error=StepError(status, exc.message))
         )
+
+    def _delivered(self) -> str:
+        """What became of the steps, as the start of the sentence of a transaction that
+        has no successor: all delivered, or which one failed."""
+        asked, failed = len(self.p.actions), self.stopped_at
+        if failed is not None:
+            before = f", after {failed} delivered" if failed else ""
+            return f"step {failed + 1} of {asked} failed{before},"
+        if len(self.steps) < asked:
+            return f"{len(self.steps)} of {asked} steps were delivered"
+        return "the actions were delivered"
 
     async def _closing_deltas(self) -> list[RootDelta]:
         """Deltas when the acted-on root closed; its ``closed`` entry is always there."""
@@ -458,3 +532,21 @@ class Transaction:
 def _ran(steps: Sequence[object], asked: Sequence[object]) -> str:
     """``2 of 3 steps run; `` when a transaction stopped early; nothing when all ran."""
     return "" if len(steps) == len(asked) else f"{len(steps)} of {len(asked)} steps run; "
+
+
+ACT_UI = Tool(
+    "act_ui",
+    ActUi,
+    "Run 1-20 steps on a state as one transaction, with optional require/expect "
+    "conditions. Returns outcome worked/didnt/unknown, the check, and a diff + new stateId.",
+    lambda s, p: act_ui(Parts.of(s), p),
+    shape(
+        ("execution", "outcome"),
+        **OBSERVATION,
+        execution=EXECUTION,
+        outcome=OUTCOME,
+        error=ERROR_INFO,
+    ),
+    WRITES,
+    reference=READS_ON_DEMAND,
+)

@@ -20,15 +20,20 @@ from actui.outline.conditions import (
     describe,
 )
 from actui.quoting import inline, quote
-from actui.results.observations import Waited, WindowClosed
+from actui.results.observations import WaitReport, WindowClosed
 from actui.results.rendering import Renderer, observation
+from actui.results.schemas import BOOLEAN, OBSERVATION, shape
 from actui.results.tool_result import ToolResult
 from actui.results.typed import TITLE_CAP
 from actui.runtime.observer import Observer
-from actui.tools import contract
+from actui.tools.contract import READS_ON_DEMAND, Condition, StateId, Tool, ToolParams
 
 
-async def wait_for(observer: Observer, renderer: Renderer, p: contract.WaitFor) -> ToolResult:
+class WaitFor(Condition, ToolParams):
+    stateId: StateId
+
+
+async def wait_for(observer: Observer, renderer: Renderer, p: WaitFor) -> ToolResult:
     state = observer.state(p.stateId)
     cond = condition_of(p)
     check_scope(cond, state.outline, field="")
@@ -58,7 +63,7 @@ async def wait_for(observer: Observer, renderer: Renderer, p: contract.WaitFor) 
     if waited.reached:
         body += f"\nread on demand into stateId {successor.state_id}:\n"
         body += "\n".join(r.note(successor.state_id) for r in waited.reached)
-    result = Waited(
+    result = WaitReport(
         observation(successor, shown),
         cond,
         found=waited.satisfied,
@@ -89,3 +94,19 @@ def _gone_with_window(
     news, changes = renderer.window_news(root.pid)
     closed = WindowClosed(cond, elapsed, inline(exc.message), changes)
     return ToolResult("\n".join([text, *news]), closed)
+
+
+WAIT_FOR = Tool(
+    "wait_for",
+    WaitFor,
+    "Wait until a condition holds (or is gone); returns a new state either way.",
+    lambda s, p: wait_for(s.observer, s.renderer, p),
+    shape(
+        ("found", "gone", "timedOut"),
+        **OBSERVATION,
+        found=BOOLEAN,
+        gone=BOOLEAN,
+        timedOut=BOOLEAN,
+    ),
+    reference=READS_ON_DEMAND,
+)

@@ -17,6 +17,7 @@ import contextlib
 import time
 from collections.abc import Mapping
 
+from actui import sentences
 from actui.backends.atspi.actions import ENABLE_WAIT_S, REACH, ActionDelivery
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
@@ -32,7 +33,7 @@ from actui.backends.atspi.snapshot import WALK_BUDGET_S, SnapshotReader
 from actui.backends.atspi.toolkits import window_relative
 from actui.backends.atspi.unread import accepted_cells, read_cells
 from actui.backends.atspi.viewport import in_spreadsheet
-from actui.backends.atspi.window_origin import WindowOrigins
+from actui.backends.atspi.window_origin import WindowOrigins, WindowSource
 from actui.backends.base import (
     POLL_INTERVAL_S,
     ActionRequest,
@@ -70,9 +71,10 @@ class AtspiBackend(Backend):
         *,
         call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
         switch_on: bool = False,
+        windows: WindowSource | None = None,
     ) -> None:
         self._bus = AtspiBus(env, call_timeout_s=call_timeout_s, switch_on=switch_on)
-        self._origins = WindowOrigins(env)
+        self._origins = WindowOrigins(env, windows)
         self._roots = RootLister(self._bus, self._origins)
         self._changes = ChangeCounters()
         self._bus.subscribe(self._changes.on_signal)
@@ -209,10 +211,7 @@ class AtspiBackend(Backend):
     def notices(self) -> list[str]:
         lost = self._bus.lost_at
         if lost is not None:
-            return [
-                f"the accessibility bus went away at {_clock(lost)}: applications connected "
-                "to it before then cannot be read until they are restarted."
-            ]
+            return [sentences.bus_lost(_clock(lost))]
         if self._roots.registry_missing:
             return [
                 "the accessibility registry (org.a11y.atspi.Registry) is not running: "

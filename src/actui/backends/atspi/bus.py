@@ -249,7 +249,7 @@ class AtspiBus:
     def _send(self, pending: _Pending) -> None:
         bus, outbox = self._a11y, self._outbox
         if bus is None or outbox is None or not bus.connected:
-            _fail(pending.future, BusGone())
+            _fail(pending.future, self._gone())
             return
         loop = asyncio.get_running_loop()
         serial = bus.next_serial()
@@ -314,10 +314,15 @@ class AtspiBus:
         self._pending.clear()
         self._backlog.clear()
         for pending in calls:
-            _fail(pending.future, BusGone())
+            _fail(pending.future, self._gone())
         if not self._closing:
             for lost in tuple(self._on_lost):
-                lost(BusGone())
+                lost(self._gone())
+
+    def _gone(self) -> BusGone:
+        """The error of a call the bus cannot carry: since when it is gone, when known."""
+        lost = self.lost_at
+        return BusGone(time.strftime("%H:%M:%S", time.localtime(lost)) if lost else "")
 
     def when_lost(self, callback: Callable[[Exception], None]) -> None:
         """Call ``callback`` with the error when the connection goes away without ``close``:

@@ -108,15 +108,16 @@ def keeps_roots(toolkit: str) -> bool:
     return toolkit.lower().startswith(TRUSTED_TOOLKITS)
 
 
-def touches_roots(message: Message, app_root: str, roots: frozenset[str]) -> bool:
-    """Whether an application's own event may change its root listing."""
+def touches_roots(message: Message, app_root: str, roots: frozenset[str] | None) -> bool:
+    """Whether an application's own event may change its root listing (``roots``: the
+    paths of its roots, None when not known yet: then any element may be one)."""
     member = str(message.member or "")
     path = message.path or ""
     if message.interface == WINDOW_EVENTS:
         return True
     if path == app_root:
         return member == "ChildrenChanged"
-    if path not in roots:
+    if roots is not None and path not in roots:
         return False
     detail = str(message.body[0]) if message.body else ""
     if member == "StateChanged":
@@ -182,6 +183,12 @@ class RootLister:
             return
         kept = self._kept.get(app)
         if kept is None:
+            # A read of its roots may be under way: an event that may touch any root must
+            # keep that read from being kept, or the listing keeps what the event changed
+            # (Evince renames its window just after mapping it: 4 of 8 launches kept
+            # "Document Viewer" while the frame's name was already the file's).
+            if touches_roots(message, APP_ROOT, None):
+                self._generations[app] += 1
             return
         paths = frozenset(Address.parse(r.native_id).path for r, _ in kept.roots)
         if touches_roots(message, APP_ROOT, paths):

@@ -96,6 +96,7 @@ from actui.backends.atspi.viewport import (
     read_window,
 )
 from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
+from actui.deadlines import Deadline
 from actui.errors import CallTimeout, TargetGone
 
 CACHE_PATH = "/org/a11y/atspi/cache"
@@ -171,11 +172,11 @@ class _Stop:
     truncated where it stopped, instead of nothing.
     """
 
-    deadline: float
+    deadline: Deadline
     reason: str = ""
 
     def stopped(self) -> bool:
-        if not self.reason and time.perf_counter() > self.deadline:
+        if not self.reason and self.deadline.expired:
             self.reason = "the application answered too slowly to read it all in time"
         return bool(self.reason)
 
@@ -555,7 +556,7 @@ class SnapshotReader:
         try:
             if cache is not None and reuse is None:
                 _prefetch(self._bus, plan, cache, at, max_depth)
-            stop = _Stop(time.perf_counter() + budget_s)
+            stop = _Stop(Deadline(budget_s))
             visits = await self._walk(at, plan, max_nodes, max_depth, stop)
         except AppGone as exc:
             raise AppGone(
@@ -605,7 +606,7 @@ class SnapshotReader:
         hidden page is no part of the root's walk.
         """
         plan = _Plan.of(root, None, None, origin, None, reads_hidden=True)
-        stop = _Stop(time.perf_counter() + budget_s)
+        stop = _Stop(Deadline(budget_s))
         visits = await self._walk(at, plan, max(1, max_nodes), max(0, max_depth), stop)
         if visits[0].basics is None:
             raise TargetGone(f"that element of {root.app_name}", "is gone", then="observe_ui")
@@ -1103,6 +1104,19 @@ def _with_showing(states: frozenset[str], rect: Rect | None, toolkit: str) -> fr
     return states
 
 
+SEEN_STATES = frozenset({"showing", "visible", "offscreen"})
+"""States that say whether an element can be seen (``offscreen``: listed unread)."""
+
+
+def with_hidden(states: frozenset[str]) -> frozenset[str]:
+    """``states`` with ``hidden`` added when the toolkit says the element is neither
+    visible nor showing: a widget that exists but is not displayed at all (FeatherPad's
+    closed find/replace dock, KCalc's science buttons in simple mode), unlike one that is
+    ``visible`` but scrolled away or on another page. An element whose states were not
+    read (none at all) is not judged."""
+    return states | {"hidden"} if states and not states & SEEN_STATES else states
+
+
 def element_node(
     at: Address,
     b: Basics,
@@ -1116,8 +1130,15 @@ def element_node(
     window: Window | None = None,
     unread: int = 0,
     children: tuple[RawNode, ...] = (),
+    judge_seen: bool = False,
 ) -> RawNode:
-    """One element as the seam carries it, from what was read of it (a password's text never)."""
+    """One element as the seam carries it, from what was read of it (a password's text never).
+
+    ``judge_seen``: a walk's element below the root says ``hidden`` when it cannot be seen
+    (:func:`with_hidden`); cells read on demand are rows a person can scroll to, and a
+    root is the window itself.
+    """
+    states = _with_showing(b.states, d.rect, toolkit)
     return RawNode(
         native_id=at.native_id,
         raw_role=b.role,
@@ -1125,7 +1146,7 @@ def element_node(
         description=clean_text(b.description),
         value=None if b.secure else d.value,
         value_length=0 if b.secure else d.value_length,
-        states=_with_showing(b.states, d.rect, toolkit),
+        states=with_hidden(states) if judge_seen else states,
         interfaces=b.interfaces,
         actions=d.actions or (),
         caps=derive_caps(
@@ -1178,5 +1199,6 @@ def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
             window=v.window,
             unread=v.unread,
             children=tuple(built.pop(c) for c in kept),
+            judge_seen=i > 0,
         )
     return built[0], sizes[0]

@@ -4,7 +4,8 @@ GTK 4 answers ``Component.GetExtents(screen)`` with window-relative numbers
 (its root reads ``(0, 0, w, h)`` wherever the window is). The only source of
 the real position is the X server, so this module pairs an AT-SPI root with
 the X client window of the same pid (closest title and size) and returns the
-screen origin of the window's content. The windows come from a
+screen origin of the window's content. On Wayland every toolkit answers so,
+and the windows are the compositor's (a :class:`WindowSource` given to it). The windows come from a
 :class:`~actui.backends.x11.window_watch.WatchedWindows` (an X connection of
 its own, kept current by events), so asking costs one round trip. It never
 moves, focuses or sends input. Without a display it answers None and
@@ -16,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from actui.backends.base import Rect
 from actui.backends.x11.ewmh import XWindow
@@ -64,13 +66,26 @@ def content_offset(win: XWindow, frame: Rect) -> tuple[int, int]:
     )
 
 
-class WindowOrigins:
-    """The X windows, read on a connection of its own and kept current by events."""
+class WindowSource(Protocol):
+    """A window listing kept by someone else (sway's tree on Wayland)."""
 
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+    async def listing(self, timeout_s: float) -> list[XWindow]: ...
+
+    async def close(self) -> None: ...
+
+
+class WindowOrigins:
+    """The X windows, read on a connection of its own and kept current by events; or the
+    windows of ``windows`` when given (a Wayland compositor's)."""
+
+    def __init__(
+        self, env: Mapping[str, str] | None = None, windows: WindowSource | None = None
+    ) -> None:
         source = os.environ if env is None else env
         display = source.get("DISPLAY", "")
-        self._windows = WatchedWindows(display) if display else None
+        self._windows: WindowSource | None = windows
+        if windows is None and display:
+            self._windows = WatchedWindows(display)
         self._broken = False
 
     async def placement(

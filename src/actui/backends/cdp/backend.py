@@ -39,6 +39,7 @@ from actui.backends.cdp.launch import READY_DEADLINE_S, BrowserProcess, spawn, w
 from actui.backends.cdp.layout import SNAPSHOT_PARAMS, parse_snapshot
 from actui.backends.cdp.page import FrameTarget, PageSession, exception_text
 from actui.backends.reads import int_of, list_of, obj_of, objs_of, text_of
+from actui.deadlines import Deadline, poll
 from actui.errors import (
     ActuiError,
     BackendUnavailable,
@@ -54,6 +55,9 @@ from actui.errors import (
 _SNAPSHOT_TIMEOUT_S = 15.0
 _CLOSE_TIMEOUT_S = 2.0
 _REAP_WAIT_S = 2.0
+FIRST_PAGE_S = 15.0
+FIRST_PAGE_POLL_S = 0.05
+"""How long, and how often, a started Chromium is listed until it shows its first page."""
 """How long a browser whose pipe closed is given to be reaped, so that the notice of
 its death can say how it ended (the pipe closes as the process dies, the exit
 status arrives a moment later)."""
@@ -92,7 +96,6 @@ class CdpBackend(BrowserBackend):
             self._browser = browser
             self._browser_conn = CdpConnection(browser.pipe, "the browser")
             await _answering(self._browser_conn, browser)
-            browser.note_singleton_dir()
             root = await self._first_page()
             if url != "about:blank":
                 root = await self.navigate(root, url)
@@ -119,14 +122,17 @@ class CdpBackend(BrowserBackend):
         return self._browser_conn is not None and not self._browser_conn.closed
 
     async def _first_page(self) -> RootInfo:
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 15.0
-        while loop.time() < deadline:
+
+        async def first() -> RootInfo | None:
             roots = await self.list_roots()
-            if roots:
-                return roots[0]
-            await asyncio.sleep(0.05)
-        raise BackendUnavailable("Chromium started but opened no page within 15 s.")
+            return roots[0] if roots else None
+
+        page = await poll(first, Deadline(FIRST_PAGE_S), FIRST_PAGE_POLL_S)
+        if page is None:
+            raise BackendUnavailable(
+                f"Chromium started but opened no page within {FIRST_PAGE_S:g} s."
+            )
+        return page
 
     async def close(self) -> None:
         self.endpoint = None
@@ -156,13 +162,13 @@ class CdpBackend(BrowserBackend):
         if browser is None or conn is None:
             return ""
         if not browser.alive:
-            how = f"exited ({browser.ending})"
+            how = browser.ending
         elif conn.closed:
             how = "closed its debugging pipe"
         else:
             return ""
         return (
-            f"the browser actui launched {how}; its pages are gone; launch_browser starts a new one"
+            f"the browser actui launched {how}: its pages are gone; launch_browser starts a new one"
         )
 
     async def _settled_end(self) -> str:
@@ -497,9 +503,11 @@ async def _answering(conn: CdpConnection, browser: BrowserProcess) -> None:
     try:
         await conn.send("Browser.getVersion", timeout_s=READY_DEADLINE_S)
     except (TargetGone, CallTimeout):
+        took = time.monotonic() - browser.started
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(browser.process.wait(), 1.0)
-        raise BrowserSilent(READY_DEADLINE_S, browser.process.returncode) from None
+        words = await browser.stderr.fatal(1.0)
+        raise BrowserSilent(took, browser.process.returncode, words) from None
 
 
 def _graft(node: RawNode, subtrees: Mapping[str, RawNode]) -> RawNode:

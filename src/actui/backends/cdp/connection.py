@@ -308,7 +308,7 @@ class CdpConnection:
                 listener("actui.closed", {"reason": reason}, "")
         for method, _, future in self._pending.values():
             if not future.done():
-                future.set_exception(TargetGone(self._label, f"is gone ({reason}); {method}"))
+                future.set_exception(TargetGone(self._label, f"is gone ({reason} during {method})"))
 
 
 class CdpSession:
@@ -409,7 +409,7 @@ class CdpSession:
         self._closed_reason = reason
         self._deliver("actui.closed", {"reason": reason}, "")
         self.conn.fail_pending(
-            lambda method: TargetGone(self._label, f"is gone ({reason}); {method}"),
+            lambda method: TargetGone(self._label, f"is gone ({reason} during {method})"),
             self._sessions,
         )
 

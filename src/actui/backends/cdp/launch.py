@@ -3,10 +3,11 @@
 This module owns the browser process: picking the executable, building the
 command line, handing Chromium the two ends of its debugging pipe on fds 3
 and 4 (``--remote-debugging-pipe``: no TCP port, so no other local process can
-reach the browser), keeping its crash database inside the profile directory
-and tearing it all down (process group, profile directory, the singleton
-dir Chromium makes in the temp dir). It must not speak CDP; connections live
-in ``connection.py``.
+reach the browser), keeping its crash database inside the profile directory and its singleton
+socket in a private temp dir whose path fits a socket address, reading its
+stderr for the sentence of a browser that fails, and tearing it all down
+(process group, profile directory, temp dir). It must not speak CDP;
+connections live in ``connection.py``.
 """
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ import os
 import shutil
 import signal
 import tempfile
+import time
+from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
+from actui.backends import socket_paths
 from actui.backends.cdp.connection import PipeTransport
 from actui.errors import BackendUnavailable
 
@@ -29,6 +33,14 @@ EXECUTABLE_VAR = "ACTUI_CHROME_EXECUTABLE"
 HEADED_VAR = "ACTUI_BROWSER_HEADED"
 READY_DEADLINE_S = 15.0
 EXIT_GRACE_S = 3.0
+LAST_LINES = 20
+"""Lines of the browser's stderr kept for the sentence of a browser that failed."""
+LINE_CAP = 1000
+SINGLETON_ROOM = len("/org.chromium.Chromium.XXXXXX/SingletonSocket")
+"""Bytes Chromium adds to ``TMPDIR`` for its singleton socket's path."""
+_TEMP_PREFIX = "actui-"
+_DESKTOP_VARS = ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "AT_SPI_BUS_ADDRESS")
+"""What a headless browser is not given: it draws on no display and joins no desktop bus."""
 _CHILD_READ_FD = 3
 _CHILD_WRITE_FD = 4
 _CANDIDATE_PATHS = (
@@ -94,6 +106,41 @@ def command_line(executable: str, profile: Path, *, headed: bool, as_root: bool)
     return args
 
 
+class LastWords:
+    """The browser's stderr, read as it comes (so the pipe never fills), its last lines kept.
+
+    A browser that aborts says why there (``…:FATAL:…] Socket path too long: …``)
+    and nowhere else.
+    """
+
+    def __init__(self, stream: asyncio.StreamReader) -> None:
+        self._lines: deque[str] = deque(maxlen=LAST_LINES)
+        self._reading = asyncio.ensure_future(self._read(stream))
+
+    async def _read(self, stream: asyncio.StreamReader) -> None:
+        while True:
+            try:
+                line = await stream.readline()
+            except ValueError:  # a line over the reader's limit: its rest is dropped
+                continue
+            if not line:
+                return
+            self._lines.append(line.decode("utf-8", "replace").strip()[:LINE_CAP])
+
+    async def fatal(self, within_s: float) -> str:
+        """The fatal line once stderr ends (or ``within_s`` passes), else the last line."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.shield(self._reading), within_s)
+        lines = [line for line in self._lines if line]
+        fatal = [line for line in lines if ":FATAL:" in line]
+        if fatal:
+            return fatal[-1].split("] ", 1)[-1]
+        return lines[-1] if lines else ""
+
+    def close(self) -> None:
+        self._reading.cancel()
+
+
 @dataclass
 class BrowserProcess:
     """A running browser: its process, its throwaway profile and its debugging pipe ends."""
@@ -102,8 +149,12 @@ class BrowserProcess:
     profile: Path
     pipe: PipeTransport
     """The parent's ends of the debugging pipe; the browser's connection owns it."""
-    singleton_dir: Path | None = None
-    """The temp dir holding Chromium's singleton socket, once it is known."""
+    stderr: LastWords
+    temp: Path
+    """Its private ``TMPDIR``, where it makes its singleton socket: a killed or aborted
+    browser leaves that behind."""
+    started: float = field(default_factory=time.monotonic)
+    """When it was spawned (``time.monotonic``)."""
 
     @property
     def alive(self) -> bool:
@@ -111,64 +162,55 @@ class BrowserProcess:
 
     @property
     def ending(self) -> str:
-        """How the process ended (``signal SIGKILL``, ``code 1``); empty while it runs."""
+        """How the process ended (``was killed by signal SIGKILL``, ``exited with code 1``);
+        empty while it runs."""
         code = self.process.returncode
         if code is None:
             return ""
         if code < 0:
             with contextlib.suppress(ValueError):
-                return f"signal {signal.Signals(-code).name}"
-            return f"signal {-code}"
-        return f"code {code}"
-
-    def note_singleton_dir(self) -> None:
-        """Remember where the singleton socket lives; call once the browser answers.
-
-        Chromium removes its profile's link to it on a clean close but leaves
-        the ``org.chromium.Chromium.*`` dir itself when it is killed.
-        """
-        self.singleton_dir = _singleton_dir(self.profile) or self.singleton_dir
+                return f"was killed by signal {signal.Signals(-code).name}"
+            return f"was killed by signal {-code}"
+        return f"exited with code {code}"
 
     async def terminate(self) -> None:
         """Let a closing browser exit, else kill the whole process group; delete its dirs.
 
         Renderers and zygotes share the group and may outlive the main process.
         """
-        self.note_singleton_dir()
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.process.wait(), EXIT_GRACE_S)
         await _kill_group(self.process)
-        if self.singleton_dir is not None:
-            shutil.rmtree(self.singleton_dir, ignore_errors=True)
-        shutil.rmtree(self.profile, ignore_errors=True)
+        self.stderr.close()
+        for made in (self.temp, self.profile):
+            shutil.rmtree(made, ignore_errors=True)
 
 
-def _singleton_dir(profile: Path) -> Path | None:
-    """The temp dir the profile's ``SingletonSocket`` link points into, if it is Chromium's."""
-    try:
-        target = Path(os.readlink(profile / "SingletonSocket")).parent
-    except OSError:
-        return None
-    return target if target.name.startswith("org.chromium.Chromium.") else None
-
-
-def child_env(env: Mapping[str, str], profile: Path) -> dict[str, str]:
-    """The browser's environment: its config and cache homes inside the profile.
+def child_env(env: Mapping[str, str], profile: Path, temp: Path, *, headed: bool) -> dict[str, str]:
+    """The browser's environment: its config and cache homes inside the profile, its
+    private temp dir, and, headless, none of the desktop.
 
     Chromium keeps its crash database under ``$XDG_CONFIG_HOME/chromium``,
     outside ``--user-data-dir`` (``--crash-dumps-dir`` does not move it), and
-    GLib's settings backend writes under ``$XDG_CACHE_HOME``.
+    GLib's settings backend writes under ``$XDG_CACHE_HOME``. A headless
+    Chromium that finds the desktop's buses registers accessibility windows of
+    its own there, which would list its page a second time.
     """
     homes = {"XDG_CONFIG_HOME": profile / "config", "XDG_CACHE_HOME": profile / "cache"}
     for path in homes.values():
         path.mkdir()
-    return {**env, **{name: str(path) for name, path in homes.items()}}
+    ours = {**{name: str(path) for name, path in homes.items()}, "TMPDIR": str(temp)}
+    kept = {k: v for k, v in env.items() if headed or k not in _DESKTOP_VARS}
+    return {**kept, **ours}
 
 
 async def spawn(env: Mapping[str, str], *, headed: bool) -> BrowserProcess:
     """Start the browser with its debugging pipe (whose first answer says it is ready)."""
     executable = find_executable(env)
-    profile = Path(tempfile.mkdtemp(prefix="actui-chromium-", dir=env.get("TMPDIR") or None))
+    base = env.get("TMPDIR") or tempfile.gettempdir()
+    profile = Path(tempfile.mkdtemp(prefix="actui-chromium-", dir=base))
+    room = len(_TEMP_PREFIX) + 9 + SINGLETON_ROOM  # "/", the prefix, 8 random characters
+    temp = Path(tempfile.mkdtemp(prefix=_TEMP_PREFIX, dir=socket_paths.roomy(base, room)))
     args = command_line(executable, profile, headed=headed, as_root=os.geteuid() == 0)
     args.insert(-1, "--remote-debugging-pipe")
     child_reads, parent_writes = os.pipe()
@@ -178,8 +220,8 @@ async def spawn(env: Mapping[str, str], *, headed: bool) -> BrowserProcess:
             *args,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.DEVNULL,
-            env=child_env(env, profile),
+            stderr=asyncio.subprocess.PIPE,
+            env=child_env(env, profile, temp, headed=headed),
             start_new_session=True,
             pass_fds=(_CHILD_READ_FD, _CHILD_WRITE_FD),
             preexec_fn=_place_pipe(child_reads, child_writes),
@@ -187,12 +229,15 @@ async def spawn(env: Mapping[str, str], *, headed: bool) -> BrowserProcess:
     except OSError as exc:
         for fd in (parent_reads, parent_writes):
             os.close(fd)
-        shutil.rmtree(profile, ignore_errors=True)
+        for made in (temp, profile):
+            shutil.rmtree(made, ignore_errors=True)
         raise BackendUnavailable(f"Could not start {executable}: {exc}.") from exc
     finally:
         os.close(child_reads)
         os.close(child_writes)
-    return BrowserProcess(process, profile, await PipeTransport.open(parent_reads, parent_writes))
+    assert process.stderr is not None
+    pipe = await PipeTransport.open(parent_reads, parent_writes)
+    return BrowserProcess(process, profile, pipe, LastWords(process.stderr), temp)
 
 
 def _place_pipe(child_reads: int, child_writes: int) -> Callable[[], None]:

@@ -30,6 +30,7 @@ from actui.backends.cdp.connection import (
 )
 from actui.backends.cdp.dialog import Dialog, refuses
 from actui.backends.reads import int_of, numbers_of, obj_of, objs_of
+from actui.deadlines import Deadline
 from actui.errors import PageNavigated, TargetGone
 
 _LAST_WORD_S = 0.5
@@ -173,11 +174,10 @@ class PageSession:
 
     async def wait_for_change(self, since: int, timeout_s: float) -> int:
         """Wake on the first counted event after ``since`` (or at the timeout)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + max(0.0, timeout_s)
+        deadline = Deadline(timeout_s)
         while self.mark <= since and not self._gone_reason:
             self._changed.clear()
-            remaining = deadline - loop.time()
+            remaining = deadline.left()
             if remaining <= 0:
                 break
             with contextlib.suppress(TimeoutError):

@@ -1,7 +1,8 @@
-"""The Linux desktop platform: the backend that combines AT-SPI and X11
-(``backend``), the private desktop it can run in (``sandbox``, its command
-``sandbox_cli`` and its reaper ``sandbox_reaper``) and the probe of the
-desktop stack (``doctor``).
+"""The Linux desktop platform: the backend that combines AT-SPI with X11 or sway
+(``backend``; ``physical`` picks the display's side), the private desktop it
+can run in (``sandbox``, its compositor on Wayland ``compositor``, its command
+``sandbox_cli`` and its reaper ``sandbox_reaper``), the toolkit bridges its
+apps are given (``bridges``) and the probe of the desktop stack (``doctor``).
 
 Nothing is imported here, so the sandbox's reaper and command start without
 loading the accessibility stack.

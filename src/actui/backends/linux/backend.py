@@ -1,4 +1,4 @@
-"""The Linux desktop backend: AT-SPI for semantics, X11 for the physical side.
+"""The Linux desktop backend: AT-SPI for semantics, X11 or sway for the physical side.
 
 AT-SPI delivers everything it can without focus or pointer. A request the
 runtime sends with the ``foreground`` (or ``default``) policy needs physical
@@ -18,8 +18,11 @@ AT-SPI has no semantic form for it, the window has no tree, or the default
 policy meets an inactive window); whether it goes again in the foreground is
 ``actui.tools.actions``'s decision. When the X display is gone, that is the error of every
 call, whatever the accessibility bus or the registry said first (they go with
-the display or fail oddly after it), and waits on events end at once. This
-module only composes; each half owns its platform.
+the display or fail oddly after it), and waits on events end at once. On Wayland
+the physical side is sway's (IPC, virtual input, grim) in the same shape
+(:mod:`~actui.backends.linux.physical` chooses it); a Wayland session without
+sway has none, and a step that needs it is refused before anything is sent.
+This module only composes; each half owns its platform.
 """
 
 from __future__ import annotations
@@ -50,11 +53,10 @@ from actui.backends.base import (
 )
 from actui.backends.exit_records import RECORDS_VAR
 from actui.backends.exits import process_exit
+from actui.backends.linux.physical import Screen, open_desktop
 from actui.backends.procfs import started_by
 from actui.backends.x11.ewmh import XWindow
-from actui.backends.x11.input import X11Input
 from actui.backends.x11.pairing import is_window_only, pair_windows, unclaimed_roots
-from actui.backends.x11.session import X11Session
 from actui.errors import (
     ActuiError,
     CallTimeout,
@@ -66,6 +68,8 @@ from actui.errors import (
 from actui.refusals import Refused
 
 UNPAIRED_GRACE_S = 1.5
+EXITS_KEPT = 256
+"""How many known process exits are remembered (the oldest are forgotten first)."""
 """How long a window of an accessible application may stay unpaired before it is listed
 on its own: its toolkit exposes a new window within milliseconds, or never."""
 _ENTER = (["return"], ["enter"])
@@ -77,29 +81,39 @@ class LinuxBackend(Backend):
     name = "linux"
 
     def __init__(self, env: Mapping[str, str] | None = None, *, switch_on: bool = True) -> None:
+        self.desktop = open_desktop(env or {})
         # an agent needs the trees: toolkits that build them only on request get asked
-        # (a probe that must change nothing passes switch_on=False)
-        self.atspi = AtspiBackend(env=env, switch_on=switch_on)
-        display = (env or {}).get("DISPLAY", "")
-        self._x11 = X11Session(display) if display else None
-        self._input = X11Input(self._x11) if self._x11 else None
+        # (a probe that must change nothing passes switch_on=False); on Wayland an XWayland
+        # DISPLAY must not place native windows
+        atspi_env = dict(env or {})
+        if self.desktop.kind != "x11":
+            atspi_env.pop("DISPLAY", None)
+        self.atspi = AtspiBackend(
+            env=atspi_env if env is not None else None,
+            switch_on=switch_on,
+            windows=self.desktop.origins,
+        )
+        self._screen = self.desktop.screen
+        self._input = self.desktop.input
         self._typing = ArrivingText(self.atspi, self._input) if self._input else None
-        if self._x11 is not None:
-            self._x11.lifeline.when_gone(self.atspi.end_waits)
-        self._x11_started = False
-        self._x11_starting = asyncio.Lock()
+        if self._screen is not None:
+            self._screen.lifeline.when_gone(self.atspi.end_waits)
+        self._screen_started = False
+        self._screen_starting = asyncio.Lock()
         self._unpaired_since: dict[int, float] = {}
         records = (env or {}).get(RECORDS_VAR, "")
         self._exit_records = Path(records) if records else None
+        self._exits: dict[int, ProcessExit] = {}
 
-    async def _session(self) -> X11Session | None:
-        """The X11 session, started once even when several calls arrive together."""
-        if self._x11 is not None and not self._x11_started:
-            async with self._x11_starting:
-                if not self._x11_started:
-                    await self._x11.start()
-                    self._x11_started = True
-        return self._x11
+    async def _session(self) -> Screen | None:
+        """The display's session (X11 or sway), started once even when several calls arrive
+        together."""
+        if self._screen is not None and not self._screen_started:
+            async with self._screen_starting:
+                if not self._screen_started:
+                    await self._screen.start()
+                    self._screen_started = True
+        return self._screen
 
     @contextlib.contextmanager
     def _on_display(self) -> Iterator[None]:
@@ -116,20 +130,22 @@ class LinuxBackend(Backend):
             raise gone from None
 
     def _display_gone(self) -> DisplayGone | None:
-        return self._x11.lifeline.gone() if self._x11 is not None else None
+        return self._screen.lifeline.gone() if self._screen is not None else None
 
     async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
         with self._on_display():
             return await self._list_roots(pid)
 
     async def _list_roots(self, pid: int | None) -> list[RootInfo]:
-        """AT-SPI's roots paired with X11's windows (both listed at once), then the
+        """AT-SPI's roots paired with the display's windows (both listed at once), then the
         windows no answering accessible application describes."""
         listing, windows = await asyncio.gather(self.atspi.listing(pid), self._windows())
         gone = self._display_gone()  # the X listing's failure is not an empty screen
         if gone is not None:
             raise gone
         if windows is None:
+            if self.desktop.kind == "wayland":  # surface-local extents: no screen geometry
+                return [replace(root, frame=None) for root in listing.roots]
             return listing.roots
         paired = pair_windows(listing.roots, windows)
         mine = [w for w in windows if not pid or w.pid == pid]
@@ -156,12 +172,12 @@ class LinuxBackend(Backend):
         )
 
     async def _windows(self) -> list[XWindow] | None:
-        """The X11 window listing; None without a display or when it fails (roots stay unpaired)."""
-        x11 = await self._session()
-        if x11 is None:
+        """The window listing; None without a display or when it fails (roots stay unpaired)."""
+        screen = await self._session()
+        if screen is None:
             return None
         try:
-            return await x11.windows()
+            return await screen.windows()
         except ActuiError:
             return None
 
@@ -213,10 +229,10 @@ class LinuxBackend(Backend):
 
     async def capture(self, root: RootInfo, *, max_dimension: int) -> Image | None:
         with self._on_display():
-            x11 = await self._session()
-            if x11 is None or not root.window_id:
+            screen = await self._session()
+            if screen is None or not root.window_id:
                 return None
-            shot = await x11.capture(root.window_id, max_dimension=max_dimension)
+            shot = await screen.capture(root.window_id, max_dimension=max_dimension)
         return Image(shot.png, shot.width, shot.height, shot.scale, shot.source, shot.warnings)
 
     def semantic_reach(self, root: RootInfo) -> SemanticReach:
@@ -242,9 +258,12 @@ class LinuxBackend(Backend):
                 self.atspi.note_focused(request.target)
             return result
         window_id = request.root.window_id
+        missing = self.desktop.missing()
+        if missing:
+            raise CoordinateBlocked(missing, instead="ref")
         if self._input is None or not window_id:
             raise CoordinateBlocked(
-                "physical input needs an X11 window for this root, and none is known."
+                "physical input needs a window of the display for this root, and none is known."
             )
         await self._session()
         refused = await self._input.refusal(request, window_id)
@@ -261,6 +280,10 @@ class LinuxBackend(Backend):
             )
         aimed = request  # typed or set text is confirmed by its arrival in the target
         if request.target is not None and request.kind in ("typeText", "keypress", "setText"):
+            if request.policy == "foreground" and self._screen is not None:
+                # a toolkit focuses no widget of a window its compositor has not activated
+                # (GTK on Wayland); the delivery below would activate it anyway
+                await self._screen.activate(window_id)
             focused = await self.atspi.act(replace(request, kind="focus", policy="background"))
             if isinstance(focused, Refused):
                 return focused
@@ -333,16 +356,35 @@ class LinuxBackend(Backend):
         return None if is_window_only(root) else self.atspi.settle_quiet_s(root)
 
     async def process_exit(self, pid: int) -> ProcessExit | None:
-        return await process_exit(pid, self._exit_records)
+        """How ``pid`` ended, told the same way every time it is asked.
+
+        A status read once (from /proc before its parent reaped it) is remembered, so a
+        later call does not say "not known" of a crash an earlier one named.
+        """
+        ended = await process_exit(pid, self._exit_records)
+        if ended is None:  # it runs: a number the kernel gave to a new process
+            self._exits.pop(pid, None)
+            return None
+        if ended.code is None and ended.signal is None:
+            return self._exits.get(pid, ended)
+        self._exits[pid] = ended
+        while len(self._exits) > EXITS_KEPT:
+            del self._exits[next(iter(self._exits))]
+        return ended
 
     def notices(self) -> list[str]:
         gone = self._display_gone()  # what the accessibility side says follows from it
-        return [gone.message] if gone is not None else self.atspi.notices()
+        if gone is not None:
+            return [gone.message]
+        missing = self.desktop.missing()
+        return [missing, *self.atspi.notices()] if missing else self.atspi.notices()
 
     def started_processes(self, root: RootInfo, since: float) -> list[int]:
         return started_by(root.pid, since) if root.pid > 0 else []
 
     async def close(self) -> None:
         await self.atspi.close()
-        if self._x11 is not None:
-            await self._x11.close()
+        if self._screen is not None:
+            await self._screen.close()
+        if self._input is not None:
+            await self._input.close()

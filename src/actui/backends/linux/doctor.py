@@ -1,7 +1,8 @@
 """``actui doctor``: the effective configuration and a check of the session.
 
 Each setting is printed with where it came from; each check says what is
-wrong and how to fix it. It only reads and probes; it changes nothing.
+wrong and how to fix it, and each toolkit whose apps would show no tree says why
+(``bridges``). It only reads and probes; it changes nothing.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from __future__ import annotations
 import os
 import shutil
 
+from actui.backends.linux.bridges import unreadable_toolkits
 from actui.config import load_config
 from actui.quoting import quote
 
@@ -81,6 +83,42 @@ def _check_x11(display: str) -> list[str]:
     return []
 
 
+async def _check_wayland() -> list[str]:
+    """Which compositor this Wayland session has, and what actui can do on it."""
+    from actui.backends.linux.physical import (
+        compositor_name,
+        desktop_kind,
+        sway_socket,
+        wayland_socket,
+    )
+
+    kind = desktop_kind(os.environ)
+    name = compositor_name(os.environ)
+    print(f"  ok   Wayland session ({wayland_socket(os.environ)}), compositor: {name}")
+    if kind != "sway":
+        print(
+            f"  note {name} lets no ordinary client list windows, send input or read the "
+            "screen: accessibility actions work; input: none, capture: none, geometry: none "
+            "(sway, or `actui sandbox run --wayland`, gives all of it)"
+        )
+        return []
+    from actui.backends.wayland.screen import SwaySession
+
+    ipc = sway_socket(os.environ)
+    sway = SwaySession(ipc, wayland_socket(os.environ), dict(os.environ))
+    try:
+        windows = await sway.windows()
+    except Exception as exc:  # the check reports any failure as text
+        return [f"sway IPC at {ipc} does not answer ({exc})"]
+    finally:
+        await sway.close()
+    print(f"  ok   sway IPC: {len(windows)} windows (listing, focus, geometry)")
+    print("  ok   input: virtual pointer and keyboard; capture: wlr-screencopy")
+    if shutil.which("grim") is None:
+        print("  note grim is not installed: with several outputs there is no capture")
+    return []
+
+
 async def doctor() -> int:
     cfg = load_config()
     print("configuration:")
@@ -90,8 +128,13 @@ async def doctor() -> int:
         print(f"  {label} file: {status}")
     print("session:")
     problems: list[str] = []
-    if not os.environ.get("DISPLAY"):
-        problems.append("DISPLAY is not set: no X11 session; run inside `actui sandbox run --`")
+    if os.environ.get("WAYLAND_DISPLAY") or os.environ.get("XDG_SESSION_TYPE") == "wayland":
+        problems += await _check_wayland()
+    elif not os.environ.get("DISPLAY"):
+        problems.append(
+            "neither DISPLAY nor WAYLAND_DISPLAY is set: no desktop session; run inside "
+            "`actui sandbox run --` (or `--wayland`)"
+        )
     else:
         print(f"  ok   DISPLAY={os.environ['DISPLAY']}")
         problems += _check_x11(os.environ["DISPLAY"])
@@ -102,6 +145,8 @@ async def doctor() -> int:
         problem = await _check_atspi()
         if problem:
             problems.append(problem)
+    for gap in unreadable_toolkits(os.environ):
+        print(f"  note {gap}")
     browser = cfg.chrome_executable or shutil.which("chromium") or shutil.which("google-chrome")
     if browser:
         print(f"  ok   browser: {browser}")

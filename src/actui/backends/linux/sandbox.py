@@ -7,13 +7,18 @@ backends' job. It knows just enough AT-SPI to tell when the desktop, or an app i
 
 Every process started for or inside a sandbox carries ``ACTUI_SANDBOX_ID=<token>`` in its
 environment, so teardown can find what escaped its process group: daemons activated on the
-private bus, grandchildren that left their group, commands the caller ran with ``Sandbox.env``.
+private bus, grandchildren that left their group, commands the caller ran with ``Sandbox.env``;
+and what a process that overwrote its environment (Chromium) started is found through its
+ancestors and sessions (:func:`~actui.backends.linux.sandbox_reaper.members`).
 
 Each app ``launch`` starts keeps its output in a log file under the runtime directory's
 ``apps/``, and gets an exit record there (:mod:`actui.backends.exit_records`, directory in
 ``ACTUI_SANDBOX_APPS``), so a tool in the sandbox can say how an app ended and where its
 output is. If the owner dies without a teardown, a reaper process
 (:mod:`actui.backends.linux.sandbox_reaper`) stops them and removes the run dir.
+
+With ``wayland`` the display is a headless sway (:mod:`actui.backends.linux.compositor`)
+instead of Xvfb and openbox, with a runtime directory of its own, removed with the run dir.
 """
 
 from __future__ import annotations
@@ -38,10 +43,14 @@ from typing import Any, TypeVar
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
-from actui.backends import exit_records
+from actui.backends import exit_records, socket_paths
 from actui.backends.exits import from_returncode
-from actui.backends.linux import sandbox_reaper
-from actui.backends.linux.sandbox_reaper import TOKEN_VAR, tagged_pids
+from actui.backends.linux import compositor, sandbox_reaper
+from actui.backends.linux.bridges import bridge_env
+from actui.backends.linux.sandbox_reaper import TOKEN_VAR, members
+from actui.backends.linux.sandbox_reaper import tagged_pids as tagged_pids
+from actui.backends.wayland.devices import VirtualDevices
+from actui.deadlines import Deadline
 
 START_TIMEOUT_S = 30.0
 STOP_GRACE_S = 2.0
@@ -51,6 +60,12 @@ APP_TIMEOUT_S = 20.0
 APP_LOG = -42
 """``launch``'s default for ``stdout`` and ``stderr``: the stream goes to the app's log file."""
 
+_RUNDIR_PREFIX = "actui-sandbox-"
+_SOCKET_ROOM = 64
+"""Bytes of path below the run dir a socket may take: a browser's, in its temp dir under
+``tmp/`` (``cdp/launch``), takes 64; the session bus's and the accessibility bus's less.
+A temp dir too deep for that puts the run dir in /tmp (``socket_paths``), so that what the
+browser leaves is inside the run dir, where the reaper removes it."""
 _FIRST_DISPLAY = 100
 _DISPLAY_ATTEMPTS = 20  # only lost lock races use more than one
 _DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
@@ -113,16 +128,21 @@ class Sandbox:
         height: int = 800,
         window_manager: bool = True,
         accessibility_on: bool = True,
+        wayland: bool = False,
     ) -> None:
         self.width = width
         self.height = height
         self.window_manager = window_manager
+        self.wayland = wayland
+        """A headless sway (:mod:`~actui.backends.linux.compositor`) instead of Xvfb and openbox:
+        apps are native Wayland clients."""
         self.accessibility_on = accessibility_on
         """Whether ``org.a11y.Status.IsEnabled`` starts true, as a screen reader would set it."""
         self.display = ""
         self.startup_s = 0.0
         self._token = secrets.token_hex(8)
         self._rundir: Path | None = None
+        self._compositor_dir: Path | None = None
         self._lifeline: int | None = None
         self._reaper: asyncio.subprocess.Process | None = None
         self._children: list[_Child] = []
@@ -131,8 +151,13 @@ class Sandbox:
         self._ends: set[asyncio.Future[None]] = set()
         self._recorders: set[asyncio.Future[None]] = set()
         self._step = "not started"
+        self._seat: VirtualDevices | None = None
         env = {k: v for k, v in os.environ.items() if k not in _HOST_ONLY}
         env.update(_TOOLKIT_ENV)
+        env.update(bridge_env(env))
+        if wayland:
+            env.pop("DISPLAY", None)
+            env.update(compositor.WAYLAND_ENV)
         env[TOKEN_VAR] = self._token
         self.env: dict[str, str] = env
 
@@ -232,8 +257,7 @@ class Sandbox:
                 while True:
                     self._fail_if_exited(pid)
                     if x11 and any(
-                        _descends_from(owner, pid)
-                        for owner in await asyncio.to_thread(_x11_window_pids, self.display)
+                        _descends_from(owner, pid) for owner in await self._window_pids()
                     ):
                         return
                     (apps,) = await _call(
@@ -254,10 +278,19 @@ class Sandbox:
                 f"on display {self.display}; applications seen: {seen}"
             ) from None
 
+    async def _window_pids(self) -> set[int]:
+        """The pids of the clients owning managed windows (X11's or the compositor's)."""
+        if self.wayland:
+            return await compositor.window_pids(self.env["SWAYSOCK"])
+        return await asyncio.to_thread(_x11_window_pids, self.display)
+
     # -- start -------------------------------------------------------------------------
 
     async def _start(self) -> None:
-        self._rundir = Path(tempfile.mkdtemp(prefix="actui-sandbox-"))
+        base = socket_paths.roomy(tempfile.gettempdir(), len(_RUNDIR_PREFIX) + 9 + _SOCKET_ROOM)
+        self._rundir = Path(tempfile.mkdtemp(prefix=_RUNDIR_PREFIX, dir=base))
+        if self.wayland:
+            self._compositor_dir = compositor.runtime_dir(self._rundir.parent)
         await self._start_reaper()
         self.env["XDG_RUNTIME_DIR"] = str(self._rundir)
         self.apps_dir.mkdir()
@@ -278,11 +311,14 @@ class Sandbox:
             XDG_CACHE_HOME=str(home / ".cache"),
             XDG_STATE_HOME=str(home / ".local/state"),
         )
-        await self._start_x()
+        if self.wayland:
+            await self._start_sway()
+        else:
+            await self._start_x()
         await self._start_session_bus()
         wm = (
             await self._spawn("openbox", ["openbox", "--sm-disable"])
-            if self.window_manager
+            if self.window_manager and not self.wayland
             else None
         )
         await self._start_a11y()
@@ -301,6 +337,7 @@ class Sandbox:
                 sandbox_reaper.__file__,
                 self._token,
                 str(self._rundir),
+                *([str(self._compositor_dir)] if self._compositor_dir else []),
                 stdin=reads,
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=asyncio.subprocess.DEVNULL,
@@ -347,6 +384,26 @@ class Sandbox:
             self._children.remove(xvfb)
             failed = xvfb
         raise SandboxError("no display could be claimed for Xvfb" + _tail_of(failed))
+
+    async def _start_sway(self) -> None:
+        """A headless sway as a user of its own; ready once its IPC answers."""
+        runtime = self._compositor_dir
+        assert runtime is not None
+        self._step = "starting sway"
+        ident, conf = compositor.prepare(runtime, self.width, self.height)
+        sway = await self._spawn(
+            "sway",
+            compositor.argv(ident, conf),
+            env=compositor.environment(runtime, {TOKEN_VAR: self._token}),
+            server=True,
+        )
+        display, swaysock = await self._ready(sway, compositor.ready(runtime))
+        self.display = display
+        self.env.update(WAYLAND_DISPLAY=display, SWAYSOCK=swaysock)
+        # A seat without a keyboard gives no window keyboard focus (GTK then focuses no
+        # widget), and one whose keyboard appears only with the first key loses that key:
+        # the desktop keeps an idle virtual keyboard and pointer, as a real seat has.
+        self._seat = await asyncio.to_thread(VirtualDevices, display)
 
     async def _start_session_bus(self) -> None:
         self._step = "starting the session bus"
@@ -415,6 +472,7 @@ class Sandbox:
         stdout: int | None = None,
         pass_fds: Sequence[int] = (),
         server: bool = False,
+        env: Mapping[str, str] | None = None,
     ) -> _Child:
         """Start a desktop process in its own process group, logging to the runtime dir.
 
@@ -431,7 +489,7 @@ class Sandbox:
             process = await asyncio.create_subprocess_exec(
                 *guard,
                 *argv,
-                env=self.env,
+                env=self.env if env is None else env,
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=stdout if stdout is not None else err,
                 stderr=err,
@@ -485,16 +543,20 @@ class Sandbox:
             for bus in (self._a11y, self._session):
                 if bus is not None:
                     bus.disconnect()
+            if self._seat is not None:
+                self._seat.close()
+                self._seat = None
             self._a11y = self._session = None
             for ended in self._ends:
                 ended.cancel()
             self._ends.clear()
             direct = {child.process.pid for child in self._children}
-            strays = self._live_pids() - direct
+            sessions: set[int] = set()
+            strays = self._live_pids(sessions) - direct
             self._signal(strays, signal.SIGTERM)
             await _wait_gone(strays)
             for sig in (signal.SIGTERM, signal.SIGKILL, signal.SIGKILL):
-                pids = self._live_pids()
+                pids = self._live_pids(sessions)
                 if not pids:
                     break
                 self._signal(pids, sig, groups=True)
@@ -510,8 +572,9 @@ class Sandbox:
                 recorder.cancel()
             if not done:
                 self._signal(self._live_pids(), signal.SIGKILL, groups=True)
-            if self._rundir is not None:
-                shutil.rmtree(self._rundir, ignore_errors=True)
+            for made in (self._rundir, self._compositor_dir):
+                if made is not None:
+                    shutil.rmtree(made, ignore_errors=True)
             _LIVE.discard(self)
             await self._release_reaper()
 
@@ -525,9 +588,12 @@ class Sandbox:
                 await asyncio.wait_for(self._reaper.wait(), STOP_GRACE_S)
             self._reaper = None
 
-    def _live_pids(self) -> set[int]:
-        """Every live process of this sandbox: its token in their environment, or its child."""
-        pids = tagged_pids(self._token)
+    def _live_pids(self, sessions: set[int] | None = None) -> set[int]:
+        """Every live process of this sandbox (``members``), and its children.
+
+        ``sessions`` carries the sessions found from one round of signals to the next.
+        """
+        pids = members(self._token, set() if sessions is None else sessions)
         pids.update(c.process.pid for c in self._children if c.process.returncode is None)
         pids.discard(os.getpid())
         return pids
@@ -613,12 +679,12 @@ def _wait_for_wm(display: str, timeout: float) -> None:
         check = conn.intern_atom("_NET_SUPPORTING_WM_CHECK")
         root.change_attributes(event_mask=X.PropertyChangeMask)
         conn.sync()
-        deadline = time.monotonic() + timeout
+        deadline = Deadline(timeout)
         while root.get_full_property(check, X.AnyPropertyType) is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
+            left = deadline.left()
+            if left <= 0:
                 raise TimeoutError(f"no window manager on {display}")
-            select.select([conn], [], [], remaining)
+            select.select([conn], [], [], left)
             while conn.pending_events():
                 conn.next_event()
     finally:

@@ -26,7 +26,9 @@ from actui.backends.exits import from_returncode
 from actui.backends.linux.sandbox import STOP_GRACE_S, Sandbox, SandboxError
 
 
-async def run_sandboxed(command: Sequence[str], apps: Sequence[str] = ()) -> int:
+async def run_sandboxed(
+    command: Sequence[str], apps: Sequence[str] = (), *, wayland: bool = False
+) -> int:
     """Run COMMAND on a fresh private desktop with APPS started; return COMMAND's exit code.
 
     SIGINT and SIGTERM cancel the run, which tears the desktop down (COMMAND gets SIGTERM and
@@ -46,7 +48,7 @@ async def run_sandboxed(command: Sequence[str], apps: Sequence[str] = ()) -> int
     process: asyncio.subprocess.Process | None = None
     with _cancel_on_signals(received):
         try:
-            async with Sandbox() as sandbox:
+            async with Sandbox(wayland=wayland) as sandbox:
                 launched = []
                 for app, argv in zip(apps, argvs, strict=True):
                     try:
@@ -110,7 +112,7 @@ def _cannot(error: OSError) -> str:
 async def _await_app(sandbox: Sandbox, app: str, process: asyncio.subprocess.Process) -> None:
     """Give COMMAND a desktop whose apps are up; an app that is not is reported, not fatal.
 
-    Up means a window on AT-SPI, or a managed X11 window for an app without accessibility.
+    Up means a window on AT-SPI, or a managed window for an app without accessibility.
     """
     try:
         await sandbox.wait_for_app(process.pid, x11=True)
@@ -183,14 +185,19 @@ def sandbox_main(argv: list[str]) -> int:
         help="an app to start first (a shell-quoted command line); repeatable",
     )
     run.add_argument(
+        "--wayland",
+        action="store_true",
+        help="a headless sway (Wayland) instead of Xvfb: apps start as native Wayland clients",
+    )
+    run.add_argument(
         "command",
         nargs="+",
         metavar="COMMAND",
-        help="the command to run, after `--`, with DISPLAY and the buses set",
+        help="the command to run, after `--`, with DISPLAY (or WAYLAND_DISPLAY) and the buses set",
     )
     args = parser.parse_args(argv)
     try:
-        return asyncio.run(run_sandboxed(args.command, args.app))
+        return asyncio.run(run_sandboxed(args.command, args.app, wayland=args.wayland))
     except SandboxError as error:
         print(f"actui sandbox: {error}", file=sys.stderr)
         return 1

@@ -1,0 +1,99 @@
+"""Cost follows the screen for any list shape: a cold look at a GTK 3 list of 100,000 rows
+against the same list of 100 rows, in the same run, interleaved.
+
+``tests/apps/gtk3_big_list.py`` makes its rows at one of three moments (its ``FILLS``):
+before the model is given to the view, after it is (each row inserted into a shown
+model), or once the window shows. For each, both sizes run side by side on one private
+desktop, settled, and each round looks cold at one then the other (a fresh ``ToolBox``,
+the window found untimed), so the machine's load falls on both alike. Reported per shape:
+the median cold ``observe_ui`` of each size, their ratio (target ≤ 1.5×), the AT-SPI
+calls of a look (the same for both sizes when actui's share does not grow) and the
+application's CPU time during the look (``/proc/PID/stat``), which says whether a
+difference is the app's answers or ours.
+
+Run: ``.venv/bin/python bench/bench_list_shapes.py [--rounds N] [--fill F]...``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+
+from bench_big import counted_calls, cpu_ticks, launched_list
+from bench_desktop import ok, root_ref
+from benchkit import Series, Stopwatch, machine_line, ms, table
+
+from actui.backends.linux.sandbox import Sandbox
+from actui.tools.dispatch import ToolBox
+
+FILLS = ("before", "attached", "after")
+SIZES = (100, 100_000)
+TICK_MS = 10
+"""One clock tick of ``/proc/PID/stat`` (USER_HZ 100)."""
+
+
+async def cold_look(env: dict[str, str], pid: int) -> tuple[float, int, int]:
+    """One cold ``observe_ui`` of ``pid``'s window: ms, AT-SPI calls, app CPU ticks."""
+    computer = ToolBox(env=env)
+    try:
+        ref = await root_ref(computer, pid)
+        before = cpu_ticks(pid)
+        with counted_calls() as calls, Stopwatch() as watch:
+            ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
+        return watch.ms, calls[0], cpu_ticks(pid) - before
+    finally:
+        await computer.close()
+
+
+async def shape(fill: str, rounds: int) -> list[str]:
+    async with Sandbox() as desktop:
+        apps = {n: await launched_list(desktop, n, fill) for n in SIZES}
+        looks = {n: Series(f"{n:,} rows") for n in SIZES}
+        calls: dict[int, list[int]] = {n: [] for n in SIZES}
+        ticks: dict[int, list[int]] = {n: [] for n in SIZES}
+        try:
+            for _ in range(rounds):
+                for n, process in apps.items():
+                    took, asked, used = await cold_look(desktop.env, process.pid)
+                    looks[n].add(took)
+                    calls[n].append(asked)
+                    ticks[n].append(used)
+        finally:
+            for process in apps.values():
+                process.kill()
+                await process.wait()
+    small, big = (looks[n].median for n in SIZES)
+    return [
+        fill,
+        ms(small),
+        ms(big),
+        f"{big / small:.2f}×",
+        " / ".join(f"{statistics.median(calls[n]):.0f}" for n in SIZES),
+        " / ".join(f"{statistics.median(ticks[n]) * TICK_MS:.0f}" for n in SIZES),
+    ]
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--fill", action="append", choices=FILLS)
+    args = parser.parse_args()
+    print(machine_line())
+    rows = [await shape(fill, args.rounds) for fill in args.fill or FILLS]
+    headers = (
+        "rows made",
+        "100 rows ms",
+        "100,000 rows ms",
+        "ratio (≤ 1.5×)",
+        "AT-SPI calls",
+        "app CPU ms",
+    )
+    print(table(headers, rows))
+    print(machine_line())
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
