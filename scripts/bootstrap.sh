@@ -13,6 +13,8 @@ SYSTEM_PACKAGES=(
   # The real-app corpus: ordinary Debian apps none of us wrote (Qt 5, Qt 6, GTK 3, GTK 4, Gecko, plain X11).
   featherpad designer-qt6 thunar galculator gnome-text-editor firefox-esr x11-apps xterm geany
   libreoffice-calc libreoffice-gtk3
+  # Documents: Writer's page and menus, Evince's pages; pdftotext/pdfinfo read the PDFs back.
+  libreoffice-writer evince poppler-utils
   # Wayland: a headless sway (its swaymsg too), grim to capture it, Qt 5's Wayland plugin.
   sway grim qtwayland5
   # Toolkits whose bridge loads only when asked: GTK 2 (gmrun) and Java Swing (the ATK wrapper).

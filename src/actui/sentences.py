@@ -18,8 +18,9 @@ from actui.refusals import Blocked, Refused
 Then = Literal["", "find_roots", "observe_ui", "launch_browser"]
 """The tool whose call brings an agent back to something that exists."""
 Instead = Literal[
-    "", "ref", "keys", "text_field", "visual", "parent", "click_dialog", "click_first"
-]
+    "", "ref", "keys", "text_field", "visual", "parent", "click_dialog", "click_first",
+    "look_again",
+]  # fmt: skip
 """What to do instead of an unsupported step."""
 Lacks = Literal["target", "point"]
 """What a step needs that its request to a backend did not carry."""
@@ -33,6 +34,8 @@ _INSTEAD: dict[Instead, str] = {
     "parent": "act on its parent or use coordinates",
     "click_dialog": "close the dialog with a click first",
     "click_first": "click it first or act on a focusable element",
+    "look_again": "observe_ui again and act on the element where it is now, or use its ref "
+    "with a semantic action",
 }
 
 

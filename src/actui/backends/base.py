@@ -389,6 +389,43 @@ class TextSlice:
     total_chars: int
 
 
+@dataclass(frozen=True)
+class TextRun:
+    """Characters ``start``..``end`` of an element's text and the attributes they share
+    beyond the text's defaults (``weight: 700`` for bold)."""
+
+    start: int
+    end: int
+    attributes: Mapping[str, str]
+
+    def to_wire(self) -> JsonObject:
+        return {"start": self.start, "end": self.end, "attributes": dict(self.attributes)}
+
+
+@dataclass(frozen=True)
+class TextFormat:
+    """How an element's text is formatted and where its caret and selection are: what an
+    agent reads back after making a paragraph bold, a heading or centred.
+
+    ``defaults`` are the attributes of the whole text (a paragraph's style, alignment,
+    weight), ``runs`` the stretches that differ from them; ``caret`` is -1 where the
+    element has none.
+    """
+
+    caret: int
+    selections: tuple[tuple[int, int], ...]
+    defaults: Mapping[str, str]
+    runs: tuple[TextRun, ...]
+
+    def to_wire(self) -> JsonObject:
+        return {
+            "caret": self.caret,
+            "selections": [list(pair) for pair in self.selections],
+            "defaults": dict(self.defaults),
+            "runs": [run.to_wire() for run in self.runs],
+        }
+
+
 class Backend(abc.ABC):
     """A platform: lists roots, snapshots them, delivers actions, reads text."""
 
@@ -421,6 +458,11 @@ class Backend(abc.ABC):
     @abc.abstractmethod
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
         """The element's full live text from ``offset`` (characters)."""
+
+    async def text_format(self, root: RootInfo, node_id: str) -> TextFormat | None:
+        """The element's text attributes, caret and selection; None where this backend
+        cannot read them (or the element has no text)."""
+        return None
 
     async def capture(self, root: RootInfo, *, max_dimension: int) -> Image | None:
         """The root's current pixels, or None when this backend cannot capture."""

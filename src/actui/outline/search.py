@@ -114,13 +114,16 @@ def rank_text(query: str, candidates: Sequence[str]) -> tuple[Tier, float] | Non
     q = normalize_text(query)[:QUERY_CAP]
     if not q:
         return None
-    texts = {t for t in (normalize_text(c)[:CANDIDATE_CAP] for c in candidates) if t}
-    tokens = {tok for t in texts for tok in _NON_WORD.split(t) if tok}
-    if q in texts:
+    # a document's page carries pages of text: the exact tiers read all of it (linear),
+    # only the fuzzy one (quadratic per word) stops at CANDIDATE_CAP
+    whole = {t for t in (normalize_text(c) for c in candidates) if t}
+    texts = {t[:CANDIDATE_CAP] for t in whole}
+    tokens = {tok for t in whole for tok in _NON_WORD.split(t) if tok}
+    if q in whole:
         return "exact", _TIER_SCORES["exact"]
-    if any(t.startswith(q) for t in texts | tokens):
+    if any(t.startswith(q) for t in whole | tokens):
         return "prefix", _TIER_SCORES["prefix"]
-    if any(q in t for t in texts):
+    if any(q in t for t in whole):
         return "substring", _TIER_SCORES["substring"]
     words = texts | {tok for tok in tokens if len(tok) <= TOKEN_CAP}
     best = max((_similarity(q, word) for word in words), default=0.0)

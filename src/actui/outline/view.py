@@ -69,6 +69,8 @@ LAYOUT_ROLES = frozenset(
     }
 )
 """Neutral roles that only arrange their children, when a node has nothing else to say."""
+DOCUMENT_PAGES = frozenset({"document text", "document presentation"})
+"""Raw roles of a document's page: its paragraphs, headings and frames are its text."""
 PASSIVE_CAPS = frozenset({"focus", "scroll"})
 """Capabilities that do not make a node a control (documents and panes have them)."""
 MIN_LINE_TOKENS = 5
@@ -163,16 +165,20 @@ def _joint(before: Node, piece: Node) -> str:
     return "" if touching and marked else " "
 
 
-def _rank(node: Node) -> int:
-    """Lower is shown first: focused, then dialogs and cut-off nodes, then what can be
-    acted on or read (in reading order, as a person takes a page in), then the rest,
-    and what is not on screen (closed menus, hidden pages) last of all: Firefox's
-    seven closed menus came before the page it had focused."""
+def _rank(node: Node, outline: Outline) -> int:
+    """Lower is shown first: focused, then dialogs, cut-off nodes and the text of a
+    document's page on screen, then what can be acted on or read (in reading order, as a
+    person takes a page in), then the rest, and what is not on screen (closed menus, hidden
+    pages) last of all: Firefox's seven closed menus came before the page it had focused,
+    and Writer's 74 toolbar buttons before the paragraphs of its page."""
     if node.focused:
         return 0
     if is_offscreen(node):
         return 4
     if node.role == "dialog" or node.truncated or "modal" in node.states:
+        return 1
+    parent = outline.nodes.get(node.parent) if node.parent is not None else None
+    if parent is not None and parent.raw_role in DOCUMENT_PAGES:
         return 1
     if node.caps - PASSIVE_CAPS or node.label:
         return 2
@@ -403,7 +409,7 @@ def render_view(
         if line.key in required:
             picked.add(line.key)
             spent += line.cost
-    for line in sorted(tree.lines, key=lambda ln: (_rank(ln.unit[0]), ln.order)):
+    for line in sorted(tree.lines, key=lambda ln: (_rank(ln.unit[0], outline), ln.order)):
         if line.key in picked or is_hidden(line.unit[0]):
             continue
         adds = [line]

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from actui.backends.base import Accessibility, ProcessExit
+from actui.backends.base import Accessibility, ProcessExit, TextFormat
 from actui.outline.conditions import UiCondition, condition_json
 from actui.outline.model import Node
 from actui.results.typed import StateSummary, Wire, exit_json, news_wire
@@ -215,9 +215,14 @@ class Inspected:
 
     state_id: str
     target: Node
+    text_format: TextFormat | None = None
+    """Its text's formatting, caret and selection, read live (None: no text to read)."""
 
     def to_wire(self) -> Wire:
-        return {"stateId": self.state_id, "target": node_json(self.target)}
+        wire: Wire = {"stateId": self.state_id, "target": node_json(self.target)}
+        if self.text_format is not None:
+            wire["textFormat"] = self.text_format.to_wire()
+        return wire
 
 
 @dataclass(frozen=True)

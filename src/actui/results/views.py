@@ -11,9 +11,9 @@ outcomes or touch a backend.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from actui.backends.base import RootInfo
+from actui.backends.base import RootInfo, TextFormat
 from actui.outline.fold import INSPECT_LABEL_CAP
 from actui.outline.model import Node
 from actui.outline.windows import window_json
@@ -160,3 +160,22 @@ def node_json(node: Node) -> Wire:
         if len(text) > INSPECT_LABEL_CAP:
             out[f"{field}Length"] = len(text)
     return out
+
+
+def format_lines(formatted: TextFormat) -> list[str]:
+    """``inspect_ui``'s lines on an element's text: the caret and selection, the
+    attributes of the whole text, and the runs that differ (``0–27 weight 700``)."""
+    caret = str(formatted.caret) if formatted.caret >= 0 else "none"
+    lines = [f"caret: {caret}"]
+    if formatted.selections:
+        lines.append("selected: " + ", ".join(f"{a}–{b}" for a, b in formatted.selections))
+    if formatted.defaults:
+        lines.append("text format: " + _attributes(formatted.defaults))
+    if formatted.runs:
+        runs = (f"{run.start}–{run.end} {_attributes(run.attributes)}" for run in formatted.runs)
+        lines.append("runs: " + "; ".join(runs))
+    return lines
+
+
+def _attributes(attributes: Mapping[str, str]) -> str:
+    return ", ".join(f"{key} {inline(value)}" for key, value in sorted(attributes.items()))

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from pydantic import Field, field_validator, model_validator
 
-from actui.backends.base import TextSlice
+from actui.backends.base import TextFormat, TextSlice
 from actui.errors import InvalidParams, SecureTextUnreadable
 from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.model import Node
@@ -24,6 +24,7 @@ from actui.results.observations import ElementText, Expanded, Inspected, OutputP
 from actui.results.schemas import BOOLEAN, ELEMENT, INTEGER, STATE, STRING, array, shape
 from actui.results.tool_result import ToolResult
 from actui.results.typed import Found
+from actui.results.views import format_lines
 from actui.runtime.imaging import scale_of
 from actui.runtime.observer import Observer
 from actui.runtime.reaching import Reached, has_unread, read_below, search_unread
@@ -150,8 +151,26 @@ async def inspect_ui(observer: Observer, p: InspectUi) -> ToolResult:
         shown = node.value[:200]
         more = node.value_length > len(shown)
         lines.append("value: " + json.dumps(shown) + (" … (read_text for all)" if more else ""))
-    inspected = Inspected(state.state_id, node)
+    formatted = await _text_format(observer, state, node)
+    if formatted is not None:
+        lines.extend(format_lines(formatted))
+    inspected = Inspected(state.state_id, node, formatted)
     return ToolResult("\n".join(lines), inspected)
+
+
+async def _text_format(observer: Observer, state: State, node: Node) -> TextFormat | None:
+    """The live formatting of an element that holds text an agent can edit (a document's
+    paragraph, a field): read where it shows what was applied, not for every label."""
+    if node.secure or node.wire is None or not node.caps & {"typeText", "setText"}:
+        return None
+    root = await observer.resolve(state.root)
+    backend = observer.backend_for(root)
+    wire = node.wire
+
+    async def job(_epoch: int) -> TextFormat | None:
+        return await backend.text_format(root, wire)
+
+    return await observer.read_at(state, job)
 
 
 def read_output(output: OutputStore, p: ReadText) -> ToolResult:

@@ -25,6 +25,7 @@ from actui.backends.atspi.bus import AtspiBus
 from actui.backends.atspi.caps import (
     CLICK_WORDS,
     EXPAND_WORDS,
+    MENU_ROLES,
     PRESS_ORDER,
     SELECT_WORDS,
     action_may_hold_call,
@@ -37,6 +38,7 @@ from actui.backends.atspi.gecko import (
     focus_settle_s,
     ignores_editable_text,
 )
+from actui.backends.atspi.pages import typing_paragraph
 from actui.backends.atspi.reader import (
     IFACE_PREFIX,
     Basics,
@@ -50,7 +52,8 @@ from actui.backends.atspi.reader import (
     read_value,
 )
 from actui.backends.atspi.scrollbars import scroll_bars, wheel_target
-from actui.backends.atspi.toolkits import insert_length
+from actui.backends.atspi.toolkits import insert_length, is_libreoffice
+from actui.backends.atspi.viewport import DOCUMENT_ROLES
 from actui.backends.base import ACTION_KINDS, ActionRequest, ActionResult, Outcome, SemanticReach
 from actui.backends.evidence import explain, judge, read_back, settle, settle_window, verdict
 from actui.errors import ActuiError, CallTimeout, StepTimeout, TargetGone
@@ -73,6 +76,10 @@ POLL_S = 0.05  # re-read interval when a toolkit sends no event
 EVIDENCE_CAP = 200
 ACTION = IFACE_PREFIX + "Action"
 EDITABLE = IFACE_PREFIX + "EditableText"
+COMMITTED_ROLES = frozenset({"spin button"})
+"""LibreOffice fields that take a text only on their default action (``_commit``)."""
+TEXT_BLOCK_ROLES = frozenset({"paragraph", "heading", "list item", "block quote"})
+"""Roles of a document's blocks of text: focused by placing the caret in them."""
 TEXT = IFACE_PREFIX + "Text"
 COMPONENT = IFACE_PREFIX + "Component"
 SCROLL_ANYWHERE = 6
@@ -299,7 +306,8 @@ class ActionDelivery:
         index: int,
     ) -> ActionResult | Refused:
         """DoAction ``index``; ``worked`` once the element, its app's windows or events show it."""
-        if action_may_hold_call(request.root.toolkit, basics.name):
+        libreoffice = is_libreoffice(request.root.app_name)
+        if action_may_hold_call(request.root.toolkit, basics.name, libreoffice=libreoffice):
             if "showing" not in basics.states:
                 closed = self._sent_nothing(
                     request,
@@ -418,6 +426,8 @@ class ActionDelivery:
         wanted = self._expected(basics, text)
         with self._watch(request, at.bus) as watch:
             body = await self._bus.call(at.bus, at.path, EDITABLE, "SetTextContents", "s", (text,))
+            if basics.role in COMMITTED_ROLES and is_libreoffice(request.root.app_name):
+                mechanism += await self._commit(at, basics)
             outcome, current = await read_back(
                 before, self._text_of(at, basics), wanted.__eq__, _wake(watch), SETTLE_S
             )
@@ -429,6 +439,17 @@ class ActionDelivery:
         return self._result(
             request, outcome, mechanism, self._text_evidence(basics, current), reason
         )
+
+    async def _commit(self, at: Address, basics: Basics) -> str:
+        """Run the field's default action, which makes LibreOffice take its text (Calc's
+        Zoom & View Layout kept 260 % after its spin field read ``200%`` and OK was
+        pressed); the mechanism's suffix, '' when it has no action."""
+        actions = await self._actions(at, basics)
+        index = press_index(actions)
+        if index is None:
+            return ""
+        await self._do_action(at, index)
+        return f" + Action.DoAction({actions[index]})"
 
     async def _text(self, at: Address, basics: Basics) -> tuple[str, int]:
         """The live text; for a password field only its length, as bullets."""
@@ -456,6 +477,10 @@ class ActionDelivery:
     async def _type_text(
         self, request: ActionRequest, at: Address, basics: Basics
     ) -> ActionResult | Refused:
+        if "EditableText" not in basics.interfaces and basics.role in DOCUMENT_ROLES:
+            paragraph = await typing_paragraph(self._bus, at)
+            if paragraph is not None:  # the page types into its paragraph at the caret
+                at, basics = paragraph, await read_basics(self._bus, paragraph)
         refused = _refusal_unless_editable(request, basics)
         if refused is not None:
             return refused
@@ -479,6 +504,8 @@ class ActionDelivery:
                 before, self._text_of(at, basics), expected.__eq__, _wake(watch), SETTLE_S
             )
         evidence = {"caret": caret, **self._text_evidence(basics, current)}
+        if at.native_id != request.target:
+            evidence["into"] = f"the {basics.role} holding the caret"
         reason = "" if outcome == "worked" else "inserted text not found"
         return self._result(request, outcome, mechanism, evidence, reason)
 
@@ -587,7 +614,10 @@ class ActionDelivery:
                 return await self._select_in_combo(request, at, basics, combo, combo_basics)
         if "selected" in basics.states:
             return self._result(request, "worked", "none", {"already": "selected"})
-        ways = await self._selection_ways(at, basics, click=False)
+        # LibreOffice acts on an item's selection only when the focus moves to it (the
+        # Options dialog's page tree: SelectChild marked the page selected, the page stayed)
+        focus_first = is_libreoffice(request.root.app_name)
+        ways = await self._selection_ways(at, basics, click=focus_first)
         if not ways:
             return self._sent_nothing(
                 request,
@@ -605,9 +635,12 @@ class ActionDelivery:
 
         An item of a list, table, icon view or tab list is selected (a click
         there selects; its ``activate`` would open it); anything else needs an
-        action that is a click by name. Otherwise the click must be a real one.
+        action that is a click by name: a menu opens (a submenu too) and a menu
+        item runs, though toolkits mark them selectable (selecting one only
+        highlighted it: LibreOffice's submenus never opened). Otherwise the click
+        must be a real one.
         """
-        if "selectable" in basics.states:
+        if "selectable" in basics.states and basics.role not in MENU_ROLES:
             if {"selected", "focused"} <= basics.states:
                 return self._result(request, "worked", "none", {"already": "selected"})
             ways = await self._selection_ways(at, basics, click=True)
@@ -699,19 +732,44 @@ class ActionDelivery:
     async def _focus(
         self, request: ActionRequest, at: Address, basics: Basics
     ) -> ActionResult | Refused:
+        if basics.role in DOCUMENT_ROLES and "EditableText" not in basics.interfaces:
+            return await self._focus_page(request, at, basics)
         if "Component" not in basics.interfaces:
             return refuse_physical(request, f"the {basics.role} cannot take focus semantically")
-        if "focused" in basics.states:
+        # a document's paragraph takes the caret, which brings the focus with it (Writer's
+        # take GrabFocus and leave the caret, and the typing, where it was; and one it
+        # left still reads focused)
+        caret = basics.role in TEXT_BLOCK_ROLES and "Text" in basics.interfaces
+        if "focused" in basics.states and not caret:
             return self._result(request, "worked", "none", {"already": "focused"})
 
         async def focused() -> bool:
             return "focused" in await read_states(self._bus, at)
 
         with self._watch(request, at.bus) as watch:
-            await self._bus.call(at.bus, at.path, COMPONENT, "GrabFocus")
+            if caret:
+                await self._bus.call(at.bus, at.path, TEXT, "SetCaretOffset", "i", (0,))
+            else:
+                await self._bus.call(at.bus, at.path, COMPONENT, "GrabFocus")
             budget = focus_settle_s(request.root.toolkit, SETTLE_S)
             outcome, now = await read_back(False, focused, bool, _wake(watch), budget)
-        return self._result(request, outcome, "Component.GrabFocus", {"focused": now})
+        mechanism = "Text.SetCaretOffset(0)" if caret else "Component.GrabFocus"
+        return self._result(request, outcome, mechanism, {"focused": now})
+
+    async def _focus_page(
+        self, request: ActionRequest, at: Address, basics: Basics
+    ) -> ActionResult | Refused:
+        """A document's page is focused where typing into it goes: the paragraph holding
+        the caret, else the last one on screen with the caret at its end (``pages``), so
+        keys typed after it land in the page, never asking for a click."""
+        paragraph = await typing_paragraph(self._bus, at)
+        if paragraph is None:
+            return refuse_physical(request, f"the {basics.role} holds no editable paragraph")
+        focused = "focused" in await read_states(self._bus, paragraph)
+        mechanism = "Text.SetCaretOffset (the page's paragraph with the caret)"
+        return self._result(
+            request, "worked" if focused else "unknown", mechanism, {"focused": focused}
+        )
 
     async def _scroll(
         self, request: ActionRequest, at: Address, basics: Basics

@@ -23,11 +23,14 @@ from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
 from actui.backends.atspi.changes import ChangeCounters
 from actui.backends.atspi.fields import FieldText, FocusTracker, read_field, read_length
+from actui.backends.atspi.formatting import read_format
+from actui.backends.atspi.hits import at_point, judge
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import Listing, RootLister
 from actui.backends.atspi.snapshot import WALK_BUDGET_S, SnapshotReader
+from actui.backends.atspi.toolkits import window_relative
 from actui.backends.atspi.unread import accepted_cells, read_cells
 from actui.backends.atspi.viewport import in_spreadsheet
 from actui.backends.atspi.window_origin import WindowOrigins, WindowSource
@@ -42,6 +45,7 @@ from actui.backends.base import (
     RowQuery,
     SemanticReach,
     Snapshot,
+    TextFormat,
     TextSlice,
 )
 from actui.errors import ActuiError, SecureTextUnreadable, TargetGone
@@ -148,8 +152,9 @@ class AtspiBackend(Backend):
     async def _origin(self, root: RootInfo) -> tuple[tuple[int, int], Rect | None]:
         """The offset to add to this root's extents, and its screen rect.
 
-        Only a root at (0, 0) may be window-relative (GTK 4), so only then is
-        the X server asked where the window really is.
+        Only a root at (0, 0) of a window-relative toolkit (GTK 4,
+        ``toolkits.window_relative``) is moved to where the X server says the
+        window is.
         """
         at = Address.parse(root.native_id)
         try:
@@ -163,9 +168,25 @@ class AtspiBackend(Backend):
             ) from exc
         if frame is None or (frame.x, frame.y) != (0, 0):
             return (0, 0), frame
-        placement = await self._origins.placement(root.pid, root.title, frame)
+        placement = await self._origins.placement(
+            root.pid, root.title, frame, relative=window_relative(root.toolkit)
+        )
         dx, dy = placement.offset if placement is not None else (0, 0)
         return (dx, dy), Rect(frame.x + dx, frame.y + dy, frame.w, frame.h)
+
+    async def point_miss(self, request: ActionRequest) -> str | None:
+        """Why a pointer click at ``request.point`` would not land on ``request.target``
+        (``hits``), or None when the toolkit says nothing against it."""
+        if request.target is None or request.point is None:
+            return None
+        at = Address.parse(request.target)
+        (dx, dy), _ = await self._origin(request.root)
+        x, y = request.point
+        try:
+            basics = await read_basics(self._bus, at)
+        except TargetGone:
+            return "the element is gone"
+        return judge(basics.role, basics.name, await at_point(self._bus, at, x - dx, y - dy))
 
     def change_mark(self, root: RootInfo) -> int:
         return self._changes.mark(Address.parse(root.native_id).bus)
@@ -260,6 +281,14 @@ class AtspiBackend(Backend):
             return TextSlice(basics.name[start : start + limit], start, len(basics.name))
         text, count = await read_text(self._bus, at, start, limit)
         return TextSlice(text, start, count)
+
+    async def text_format(self, root: RootInfo, node_id: str) -> TextFormat | None:
+        """Formatting, caret and selection of an element with text (never a password's)."""
+        at = Address.parse(node_id)
+        basics = await read_basics(self._bus, at)
+        if basics.secure or "Text" not in basics.interfaces:
+            return None
+        return await read_format(self._bus, at)
 
     async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
         at = Address.parse(query.container)

@@ -52,7 +52,7 @@ from actui.backends.atspi.reader import (
     request_children,
     request_extents,
 )
-from actui.backends.atspi.toolkits import FIRST_CONTACT, Toolkit
+from actui.backends.atspi.toolkits import FIRST_CONTACT, Toolkit, window_relative
 from actui.backends.atspi.window_origin import WindowOrigins
 from actui.backends.base import Rect, RootInfo, RootKind
 from actui.errors import ActuiError, CallTimeout
@@ -382,7 +382,8 @@ class RootLister:
 
     async def _placed(self, app: AppInfo, title: str, raw: Rect) -> tuple[int | None, Rect]:
         """The root's X window and screen frame (window-relative extents are offset)."""
-        placement = await self._origins.placement(app.pid, title, raw)
+        relative = window_relative(app.toolkit_label)
+        placement = await self._origins.placement(app.pid, title, raw, relative=relative)
         if placement is None:
             return None, raw
         dx, dy = placement.offset

@@ -66,6 +66,7 @@ from actui.backends.atspi.mirror import Assembled, Mirrors, NodeRecord, Reuse, r
 from actui.backends.atspi.names import clean_name, clean_text
 from actui.backends.atspi.reader import (
     ACCESSIBLE,
+    COUNT_FIRST_ROLES,
     Ahead,
     Basics,
     Details,
@@ -85,7 +86,15 @@ from actui.backends.atspi.reader import (
     uncalled_details,
 )
 from actui.backends.atspi.tables import role_name, state_names
-from actui.backends.atspi.viewport import CellHint, Viewed, answers, is_windowed, read_window
+from actui.backends.atspi.toolkits import is_libreoffice
+from actui.backends.atspi.viewport import (
+    CellHint,
+    Viewed,
+    answers,
+    is_document,
+    is_windowed,
+    read_window,
+)
 from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
 from actui.deadlines import Deadline
 from actui.errors import CallTimeout, TargetGone
@@ -109,6 +118,9 @@ action, Click, Toggle or Press, fixed by the widget's class): a look takes their
 the role instead of asking each (a third of its calls besides extents); delivery reads the
 names when it acts. GTK 4 is not among them: most of its check boxes list no action."""
 CLAMPING_TOOLKITS = ("gtk", "qt")
+LOADING_PAGES = frozenset({"document text"})
+"""LibreOffice's page roles: a page while its document loads says no ``manages_descendants``
+(a 5,000-paragraph document for seconds) and is still a page (:meth:`_Plan.is_page`)."""
 """Toolkits measured to clamp a text range past the end (GTK 3 and 4, Qt; not Gecko)."""
 
 
@@ -141,6 +153,10 @@ class _Visit:
     cache did not count them."""
     cell_hints: Mapping[Address, CellHint] = field(default_factory=dict)
     """Of a windowed container: what its table already told of its shown cells."""
+    page: bool = False
+    """A document's page (``viewport.is_document``): its paragraphs are read on every
+    walk, never taken from the mirror: LibreOffice sends no event when a paragraph's
+    focus, selection or style changes (a Heading 1 applied read as a paragraph still)."""
     hint: CellHint | None = None
     """What the parent's table already told of this cell."""
     settled: asyncio.Event = field(default_factory=asyncio.Event)
@@ -212,6 +228,9 @@ class _Plan:
     """Buttons' caps follow their role (:data:`PRESS_BY_ROLE_TOOLKITS`)."""
     reads_hidden: bool = False
     """Set when reading on demand below an element a snapshot left unread."""
+    libreoffice: bool = False
+    """LibreOffice: it names its GTK 3 plugin as its toolkit, but its own accessibility
+    code answers: it does not clamp a text range (:attr:`text_clamps`)."""
     lazy_menus: bool = False
     """LibreOffice: closed menus' items are left unread (:meth:`closed_menu`)."""
     prefetched: dict[Address, asyncio.Future[list[Any]]] = field(default_factory=dict)
@@ -242,7 +261,8 @@ class _Plan:
             toolkit=toolkit,
             press_by_role=toolkit.lower().startswith(PRESS_BY_ROLE_TOOLKITS),
             reads_hidden=reads_hidden,
-            lazy_menus=is_libreoffice(root) and not reads_hidden,
+            libreoffice=is_libreoffice(root.app_name),
+            lazy_menus=is_libreoffice(root.app_name) and not reads_hidden,
         )
 
     def hides_below(self, basics: Basics, details: Details, root: bool) -> bool:
@@ -392,10 +412,16 @@ class _Plan:
     def value_is_name(self, basics: Basics) -> bool:
         return self.is_gtk and name_is_text(basics)
 
+    def is_page(self, basics: Basics) -> bool:
+        """A document's page: its children are listed and read on every walk (a
+        LibreOffice page also while it loads)."""
+        return is_document(basics) or (self.libreoffice and basics.role in LOADING_PAGES)
+
     @property
     def text_clamps(self) -> bool:
-        """GTK 3, GTK 4 and Qt clamp a text range past the end (``reader.text_head_from``)."""
-        return self.toolkit.lower().startswith(CLAMPING_TOOLKITS)
+        """GTK 3, GTK 4 and Qt clamp a text range past the end (``reader.text_head_from``);
+        LibreOffice answers '' (a heading of 11 characters asked for 0..1024 read empty)."""
+        return self.toolkit.lower().startswith(CLAMPING_TOOLKITS) and not self.libreoffice
 
     @property
     def anchor(self) -> tuple[int, int] | None:
@@ -408,11 +434,6 @@ class _Cached:
     basics: Basics
     children: tuple[Address, ...]
     complete: bool
-
-
-def is_libreoffice(root: RootInfo) -> bool:
-    """LibreOffice reports its GTK 3 plugin as its toolkit; its process names it."""
-    return root.app_name.lower().startswith(("soffice", "libreoffice"))
 
 
 def uses_cache(toolkit: str) -> bool:
@@ -491,7 +512,7 @@ class SnapshotReader:
         ``GetItems`` took 260–490 ms of a 525–814 ms cold Calc snapshot, more
         than reading the rest directly.
         """
-        if not uses_cache(root.toolkit) or is_libreoffice(root):
+        if not uses_cache(root.toolkit) or is_libreoffice(root.app_name):
             return None
         await self._bus.ensure_events()
         try:
@@ -559,7 +580,10 @@ class SnapshotReader:
         made = Assembled(tree, node_count, any(v.truncated for v in visits), frame)
         if keep:
             # without the root's rect a move could not be noticed: that tree is not reused
-            reusable = made if frame is not None and not stop.reason else None
+            # a tree holding a document's page or a page whose text had not loaded is not
+            # handed back whole: neither announces its changes (see _Visit.page, _unloaded)
+            stale = any(v.page or _unread_text(v) for v in visits)
+            reusable = made if frame is not None and not stop.reason and not stale else None
             self._mirrors.store(root.native_id, key, _records(visits, plan.anchor), reusable)
         source = "cache" if cache is not None else "walk"
         result = self._result(root, made, _source(source, reuse), started, cached_at)
@@ -670,10 +694,10 @@ class SnapshotReader:
         visit = visits[index]
         known = plan.reuse.clean(visit.at) if plan.reuse is not None else None
         anchor = plan.anchor
-        if known is None or anchor is None:
+        if known is None or anchor is None or _unloaded(known):
             return False
         parent = visits[visit.parent]
-        if _in_sheet(parent):
+        if _in_sheet(parent) or parent.page:
             return False
         if plan.rect_follows_parent and plan.parent_shows(parent) is None:
             return False
@@ -681,7 +705,7 @@ class SnapshotReader:
         if unseen != known.basics.unseen:
             return False  # read under the other rule
         basics = known.basics
-        if is_windowed(basics):
+        if is_windowed(basics) or plan.is_page(basics):
             return False  # what it shows is read again: scrolling sends no event for it
         shown = plan.wants_rect(basics, parent)
         if shown != known.shown or (shown and visit.moved and "Component" in basics.interfaces):
@@ -721,8 +745,10 @@ class SnapshotReader:
         entry = plan.cache.get(visit.at) if plan.cache is not None else None
         parent = visits[visit.parent] if visit.parent >= 0 else None
         known = None
-        if plan.reuse is not None and not _in_sheet(parent):
+        if plan.reuse is not None and not _in_sheet(parent) and not (parent and parent.page):
             known = plan.reuse.clean(visit.at)
+        if known is not None and _unloaded(known):
+            known = None
         pending: list[asyncio.Future[list[Any]]] = []
         ahead = labels = None
         try:
@@ -761,6 +787,9 @@ class SnapshotReader:
             closed = plan.closed_menu(basics, entry)
             wants_children = _wants_children(visit, basics, max_depth, closed=closed)
             listed = _listed_children(entry, known, wants_children)
+            if wants_children and plan.is_page(basics):
+                # what is on screen is asked again: the paragraphs change as it scrolls
+                listed, visit.page = None, True
             if viewed is not None and is_windowed(basics):
                 visit.window, listed = viewed.window, list(viewed.children)
                 visit.cell_hints = viewed.hints
@@ -966,7 +995,7 @@ def _from_cache(visits: list[_Visit], index: int, plan: _Plan, max_depth: int) -
         return False
     parent = visits[visit.parent]
     basics = entry.basics
-    if parent.cell_hints or is_windowed(basics) or _uncounted(basics):
+    if parent.cell_hints or is_windowed(basics) or plan.is_page(basics) or _uncounted(basics):
         return False
     if plan.may_be_closed(basics, entry):
         return False  # its first items are asked whether they show
@@ -997,6 +1026,23 @@ async def _closed_items(bus: AtspiBus, items: list[Address]) -> bool:
     asked = [bus.request(a.bus, a.path, ACCESSIBLE, "GetState") for a in items[:PROBED_ITEMS]]
     found = await answers(asked)
     return bool(found) and not any(v is not None and "showing" in state_names(v) for v in found)
+
+
+def _unread_text(visit: _Visit) -> bool:
+    """A page read before its text loaded (:func:`_unloaded`), during this walk."""
+    basics, details = visit.basics, visit.details
+    return (
+        basics is not None
+        and details is not None
+        and basics.role in COUNT_FIRST_ROLES
+        and not details.value
+    )
+
+
+def _unloaded(known: NodeRecord) -> bool:
+    """A page whose text was not loaded when it was read (``reader.COUNT_FIRST_ROLES``):
+    read again, as Evince sends no event when the text arrives."""
+    return known.basics.role in COUNT_FIRST_ROLES and not known.details.value
 
 
 def _in_sheet(parent: _Visit | None) -> bool:

@@ -140,6 +140,30 @@ def allowed(toolkit: Toolkit) -> frozenset[CallKind]:
     return CONSERVATIVE if row is None else row.allowed
 
 
+WINDOW_RELATIVE: Final = (("gtk", 4), ("unknown", 0))
+"""Toolkits whose ``GetExtents(screen)`` is relative to the window (family, from major):
+GTK 4 (its root reads ``(0, 0, w, h)`` wherever the window is), and a toolkit not
+identified, for which a root at (0, 0) is taken as such. GTK 3, Qt, Gecko and
+LibreOffice (which names its GTK 3 plugin) answer screen coordinates: LibreOffice's
+frame reads (0, 0) with the window manager's title bar included while everything in
+it is already on the screen, so adding the window's origin put every element one
+title bar low (issue 24: a click on a menu item ran the item below)."""
+
+
+def window_relative(toolkit_label: str) -> bool:
+    """Whether a root of this toolkit (``RootInfo.toolkit``) at (0, 0) is window-relative."""
+    toolkit = Toolkit.from_label(toolkit_label)
+    return any(
+        toolkit.family == family and (toolkit.major or 0) >= major
+        for family, major in WINDOW_RELATIVE
+    )
+
+
+def is_libreoffice(app_name: str) -> bool:
+    """LibreOffice reports its GTK 3 plugin as its toolkit; its process names it."""
+    return app_name.lower().startswith(("soffice", "libreoffice"))
+
+
 def insert_length(toolkit_label: str, text: str) -> int:
     """The length ``EditableText.InsertText`` wants for ``text``, in the toolkit's own unit.
 

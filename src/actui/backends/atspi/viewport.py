@@ -89,6 +89,29 @@ class Viewed:
     hints: Mapping[Address, CellHint] = field(default_factory=dict)
 
 
+DOCUMENT_ROLES = frozenset({"document text", "document presentation", "document frame"})
+"""Roles of a document's page, whose children are its paragraphs, headings, list items,
+tables and frames."""
+MAX_DOCUMENT_CHILDREN = 512
+"""A document that manages its descendants with at most this many children lists them:
+LibreOffice Writer's page has as children only the paragraphs on screen (15 of a
+1,400-paragraph document), made once and kept, so they are read as any children are."""
+
+
+def is_document(basics: Basics) -> bool:
+    """A document page that makes its children on demand but holds only those on screen.
+
+    Read as a window onto its data it showed nothing ("1 item; none shown": its
+    paragraphs sit inside its margins, where a probe at its left edge finds none),
+    and neither a search nor a condition saw the text an agent typed into it.
+    """
+    return (
+        basics.role in DOCUMENT_ROLES
+        and "manages_descendants" in basics.states
+        and 0 < basics.child_count <= MAX_DOCUMENT_CHILDREN
+    )
+
+
 def is_windowed(basics: Basics, max_children: int = MAX_CHILDREN) -> bool:
     """Whether the container is read through its viewport instead of its child list.
 
@@ -98,6 +121,8 @@ def is_windowed(basics: Basics, max_children: int = MAX_CHILDREN) -> bool:
     a GTK 3 list of 100,000 rows stays busy making 300,003 of them long after
     the call timed out.
     """
+    if is_document(basics):
+        return False
     return basics.child_count > max_children or (
         "manages_descendants" in basics.states and basics.child_count != 0
     )

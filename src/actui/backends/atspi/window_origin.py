@@ -88,8 +88,11 @@ class WindowOrigins:
             self._windows = WatchedWindows(display)
         self._broken = False
 
-    async def placement(self, pid: int, title: str, frame: Rect) -> Placement | None:
-        """The X window of an AT-SPI root that reports window-relative extents."""
+    async def placement(
+        self, pid: int, title: str, frame: Rect, *, relative: bool = True
+    ) -> Placement | None:
+        """The X window of an AT-SPI root at (0, 0), and the offset to add to its extents:
+        none unless its toolkit reports window-relative ones (``relative``)."""
         if self._windows is None or self._broken or pid <= 0:
             return None
         try:
@@ -102,7 +105,7 @@ class WindowOrigins:
         win = choose_window(windows, pid, title, frame)
         if win is None:
             return None
-        if frame.x != 0 or frame.y != 0:
+        if frame.x != 0 or frame.y != 0 or not relative:
             return Placement(win.window_id, (0, 0))
         return Placement(win.window_id, content_offset(win, frame))
 

@@ -48,6 +48,7 @@ from actui.backends.base import (
     RowQuery,
     SemanticReach,
     Snapshot,
+    TextFormat,
     TextSlice,
 )
 from actui.backends.exit_records import RECORDS_VAR
@@ -301,9 +302,23 @@ class LinuxBackend(Backend):
         if request.kind in ("typeText", "setText") and self._typing is not None:
             result = await self._typing.type(request, window_id, aimed.target)
         else:
+            await self._lands(request)
             result = await self._input.deliver(request, window_id)
         self.atspi.note_input(request.root)  # GTK4's events lag physical input too
         return result
+
+    async def _lands(self, request: ActionRequest) -> None:
+        """A pointer click aimed at an element goes only where the toolkit says that
+        element is (``atspi.hits``); otherwise nothing is sent and the agent is told what
+        is at the point instead."""
+        miss = await self.atspi.point_miss(request)
+        if miss is not None and request.point is not None:
+            x, y = request.point
+            raise CoordinateBlocked(
+                f"the pointer at ({x}, {y}) would not land on the element it is aimed at: "
+                f"{miss}, so nothing was sent",
+                instead="look_again",
+            )
 
     async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
         if is_window_only(root):
@@ -312,6 +327,12 @@ class LinuxBackend(Backend):
             )
         with self._on_display():
             return await self.atspi.read_text(root, node_id, offset, limit)
+
+    async def text_format(self, root: RootInfo, node_id: str) -> TextFormat | None:
+        if is_window_only(root):
+            return None
+        with self._on_display():
+            return await self.atspi.text_format(root, node_id)
 
     async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
         return await self.atspi.find_in_rows(root, query)

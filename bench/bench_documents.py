@@ -1,0 +1,129 @@
+"""A Writer document of 1 page and of 200 pages: a look costs what the screen shows.
+
+Writer's page (``document text``) holds as children only the paragraphs on screen;
+the rest is reached on demand. Per document, in one run, each in a sandbox and a
+soffice of its own:
+
+* cold ``observe_ui`` (a fresh ``ToolBox`` per round, the window found untimed):
+  ms and outline nodes; the 200-page look divided by the 1-page one (target ≤ 1.5);
+* ``search_ui`` for a phrase at the end of the last page on a fresh look, then
+  ``read_text`` of the paragraph it found: AT-SPI calls and ms of each;
+* dogtail's ``dump()`` of the same window (``baseline_walk.py``; run
+  ``bench/setup_baselines.sh`` once), when the baselines are installed.
+
+Run: ``.venv/bin/python bench/bench_documents.py [--rounds N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import subprocess
+import tempfile
+from pathlib import Path
+
+from bench_big import counted_calls, settled
+from bench_desktop import baseline, have_baselines, ok
+from benchkit import Series, Stopwatch, machine_line, ms, ratio, table
+
+from actui.backends.linux.sandbox import Sandbox
+from actui.tools.dispatch import ToolBox
+
+WRITER = Path(__file__).resolve().parents[1] / "tests" / "apps" / "long_document.py"
+PHRASE = "purple elephants dance at dawn"
+PARAGRAPHS = {"1 page": 3, "200 pages": 5_000}
+"""Paragraphs of about two lines each (25 to an A4 page)."""
+
+
+def written(path: Path, paragraphs: int) -> None:
+    """The document at ``path`` (``tests/apps/long_document.py``)."""
+    argv = ["/usr/bin/python3", str(WRITER), str(path), str(paragraphs), PHRASE]
+    subprocess.run(argv, check=True)
+
+
+async def window(computer: ToolBox, title: str) -> tuple[str, int]:
+    """The document's window ref and soffice's pid, once listed (a cold start: seconds)."""
+    for _ in range(240):
+        windows = ok(await computer.find_roots(text=title)).details["windows"]
+        found = [w for w in windows if title in str(w["windowTitle"])]
+        if found and found[0]["accessibility"] == "full":
+            return str(found[0]["windowRef"]), int(found[0]["pid"])
+        await asyncio.sleep(0.5)
+    raise RuntimeError(f"Writer showed no window titled {title!r} in 120 s")
+
+
+async def measure(path: Path, rounds: int) -> dict[str, str]:
+    looks, dumps = Series("cold observe_ui"), Series("dogtail dump")
+    figures: dict[str, str] = {}
+    async with Sandbox() as desktop:
+        await desktop.launch(["soffice", "--writer", "--norestore", "--nologo", str(path)])
+        computer = ToolBox(env=desktop.env)
+        try:
+            ref, pid = await window(computer, path.name)
+        finally:
+            await computer.close()
+        await asyncio.sleep(3)  # the start-up settles
+        await settled(pid)
+        for _ in range(rounds):
+            computer = ToolBox(env=desktop.env)
+            try:
+                ref, _ = await window(computer, path.name)
+                with Stopwatch() as watch:
+                    observed = ok(await computer.observe_ui(root=ref, mode="semantic"))
+                looks.add(watch.ms)
+                figures["nodes"] = str(observed.details["nodeCount"])
+            finally:
+                await computer.close()
+            if have_baselines():
+                dumps.add((await baseline(desktop.env, "dump", pid, repeat=1))["runs_ms"][0])
+        computer = ToolBox(env=desktop.env)
+        try:
+            ref, _ = await window(computer, path.name)
+            state = str(ok(await computer.observe_ui(root=ref)).details["stateId"])
+            with counted_calls() as calls, Stopwatch() as watch:
+                found = ok(await computer.search_ui(stateId=state, text=PHRASE))
+            matches = found.details["matches"]
+            figures["search"] = f"{len(matches)} found, {calls[0]:,} calls, {ms(watch.ms)} ms"
+            figures["read"] = "nothing found to read"
+            if matches:
+                later = str(found.details["stateId"])
+                with counted_calls() as calls, Stopwatch() as watch:
+                    read = ok(await computer.read_text(stateId=later, ref=matches[0]["ref"]))
+                assert PHRASE in read.text, read.text
+                figures["read"] = f"{calls[0]:,} calls, {ms(watch.ms)} ms"
+        finally:
+            await computer.close()
+    figures["look"] = ms(looks.median)
+    figures["look_ms"] = str(looks.median)
+    figures["dogtail"] = ms(dumps.median) if dumps.ms else "n/a"
+    figures["dogtail_ratio"] = ratio(dumps.median, looks.median) if dumps.ms else "n/a"
+    return figures
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    rows, looks = [], {}
+    with tempfile.TemporaryDirectory() as folder:
+        for name, paragraphs in PARAGRAPHS.items():
+            path = Path(folder) / f"{name.replace(' ', '-')}.fodt"
+            written(path, paragraphs)
+            got = await measure(path, args.rounds)
+            looks[name] = float(got["look_ms"])
+            rows.append(
+                [name, got["nodes"], got["look"], got["search"], got["read"], got["dogtail"],
+                 got["dogtail_ratio"]]
+            )  # fmt: skip
+    headers = (
+        "document", "outline nodes", "cold observe_ui ms (median)",
+        "search_ui for the last phrase", "read_text of it", "dogtail dump ms",
+        "dogtail ÷ actui",
+    )  # fmt: skip
+    print(machine_line())
+    print(f"Writer documents ({args.rounds} rounds)\n" + table(headers, rows))
+    print(f"200 pages ÷ 1 page, cold look: {looks['200 pages'] / looks['1 page']:.2f}")
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

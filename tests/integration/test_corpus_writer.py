@@ -1,0 +1,286 @@
+"""LibreOffice Writer (VCL over its GTK 3 plugin) driven as a person drives it.
+
+Its page is a ``document text`` that makes its children on demand and holds only
+the paragraphs on screen: those are read with their text, typing into the page
+goes into the paragraph holding the caret, and a condition on the typed text is
+verified. Menus and submenus run their items (Format › Text › Bold, Styles ›
+Heading 1), Save As answers the file type and the keep-format question through
+their dialogs, and File › Export As › Export as PDF... writes a PDF. The oracles
+are the saved files: the .docx's XML (the texts, the bold run, the heading style)
+and the PDF's text. LibreOffice starts once for the module; every call is followed
+by the check that it still runs, and each test ends with it answering.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import subprocess
+import zipfile
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from computer_helpers import assert_alive
+
+from actui import api
+from actui.api import Element, Expect, Observation, keypress
+from actui.backends.base import TextFormat
+from actui.backends.linux.sandbox import Sandbox
+from actui.results.observations import Inspected
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+FIRST = "Bold words open the letter."
+SECOND = "A heading follows"
+EMPTY_TEXT = """<?xml version="1.0" encoding="UTF-8"?>
+<office:document xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0"
+ xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" office:version="1.2"
+ office:mimetype="application/vnd.oasis.opendocument.text">
+ <office:body><office:text><text:p/></office:text></office:body>
+</office:document>
+"""
+"""A flat ODF text with one empty paragraph."""
+
+
+@dataclass
+class Writer:
+    computer: api.Computer
+    pid: int
+    folder: Path
+
+    async def look(self, title: str = "letter.fodt") -> Observation:
+        """A fresh state of the window titled ``title`` (the app still runs after it)."""
+        observed = await self.computer.observe(await _window(self.computer, title, 30))
+        assert_alive(self.pid)
+        return observed
+
+    async def run(
+        self, look: Observation, *steps: api.Step, expect: Expect | None = None
+    ) -> Observation:
+        """Steps that must work; the successor state."""
+        done = await look.act(*steps, expect=expect)
+        assert_alive(self.pid)
+        assert done.outcome != "didnt", done.text
+        if expect is not None:
+            assert done.check == "verified", done.text
+        assert done.state is not None, done.text
+        return done.state
+
+    async def inspect(self, look: Observation, element: Element) -> TextFormat:
+        """The element's live text format, as ``inspect_ui`` reads it."""
+        found = await self.computer.call(
+            "inspect_ui", {"stateId": look.state_id, "ref": element.ref}
+        )
+        assert_alive(self.pid)
+        assert isinstance(found.value, Inspected) and found.value.text_format, found.text
+        assert "text format: " in found.text, found.text
+        return found.value.text_format
+
+    async def menu(self, look: Observation, *path: str) -> Observation:
+        """Open the menu bar's menu ``path[0]``, then each submenu, then run the last item,
+        each with a click on its ref found in the state the click before left."""
+        for name in path:
+            found = await look.find(name)
+            exact = sorted(
+                (e for e in found if e.name == name and _runs(e)),
+                key=lambda e: "press" not in e.capabilities,  # the menu bar's, not its copy
+            )
+            assert exact, f"{name!r} not found: {found}"
+            look = await self.run(found.state, exact[0].click())
+        return look
+
+
+def _runs(element: Element) -> bool:
+    """A menu or menu item that a click runs (the menu bar's copy, not the hidden one)."""
+    return element.role in ("menu", "menuitem", "checkbox", "radio") and bool(
+        element.capabilities & {"press", "select"}
+    )
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def writer(
+    module_sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Writer]:
+    folder = tmp_path_factory.mktemp("writer")
+    letter = folder / "letter.fodt"
+    letter.write_text(EMPTY_TEXT)
+    await module_sandbox.launch(["soffice", "--writer", "--norestore", "--nologo", str(letter)])
+    computer = api.Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
+    try:
+        window = await _window(computer, letter.name, 90)  # a cold LibreOffice takes seconds
+        yield Writer(computer, window.root.pid, folder)
+    finally:
+        await computer.close()
+
+
+async def _window(computer: api.Computer, title: str, timeout_s: float) -> api.Root:
+    """The window titled ``title`` once it has its X window."""
+    async with asyncio.timeout(timeout_s):
+        while True:
+            found = [r for r in await computer.find_roots(title) if title in r.title]
+            if found and found[0].root.window_id:
+                return found[0]
+            await asyncio.sleep(0.2)
+
+
+def _paragraph(look: Observation, text: str) -> Element:
+    (found,) = [e for e in look.search(text) if e.role in ("paragraph", "heading")]
+    return found
+
+
+async def test_typed_paragraphs_formatted_by_menus_are_saved_as_docx_and_pdf(
+    writer: Writer,
+) -> None:
+    for _ in range(150):  # the window shows before the document is loaded
+        look = await writer.look()
+        if pages := look.search(role="document text"):
+            break
+        await asyncio.sleep(0.2)
+    (page,) = pages
+    assert "typeText" not in page.capabilities
+    # Return is a physical key: the next transaction starts once Writer has taken it (in
+    # one transaction the semantic insert that followed could arrive before it)
+    look = await writer.run(look, page.type_text(FIRST), keypress("Return"))
+    (page,) = look.search(role="document text")
+    look = await writer.run(look, page.type_text(SECOND), expect=Expect(text=SECOND))
+    assert _paragraph(look, FIRST).value == FIRST, look.text
+    # bold: the first paragraph selected with keys, then Format › Text › Bold
+    first = _paragraph(look, FIRST)
+    look = await writer.run(look, first.click(), keypress("Home"), keypress("shift", "End"))
+    look = await writer.menu(look, "Format", "Text", "Bold")
+    # a heading: the second paragraph takes Styles › Heading 1 (the click puts the caret
+    # there; Home leaves the selection, which Writer's caret placement extends)
+    look = await writer.run(look, _paragraph(look, SECOND).click(), keypress("Home"))
+    look = await writer.menu(look, "Styles", "Heading 1")
+    # the formatting reads back from the text's attributes
+    bold = await writer.inspect(look, _paragraph(look, FIRST))
+    weights = [int(run.attributes.get("weight", "400")) for run in bold.runs]
+    assert weights and min(weights) >= 600, bold  # bold is 600 and above, as in CSS
+    assert [(run.start, run.end) for run in bold.runs] == [(0, len(FIRST))], bold
+    heading = await writer.inspect(look, _paragraph(look, SECOND))
+    assert heading.defaults.get("paragraph-style") == "Heading 1", heading
+    # File › Save As...: the type chosen in its dialog, the keep-format question answered
+    look = await writer.menu(look, "File", "Save As...")
+    docx = writer.folder / "letter.docx"
+    dialog = await writer.look("Save")
+    kinds = await dialog.find("Word 2007–365 (.docx)")
+    dialog = await writer.run(kinds.state, kinds.first.select())
+    (name,) = dialog.search("Name:", role="textbox")
+    dialog = await writer.run(dialog, name.set_text(str(docx)))
+    (save,) = dialog.search("Save", role="button")
+    done = await dialog.act(save.press())
+    assert done.outcome != "didnt", done.text
+    question = await writer.look("Question")
+    (keep,) = [e for e in question.search(role="button") if "Word" in e.name]
+    await question.act(keep.press())
+    assert_alive(writer.pid)
+    await _written(lambda: docx.exists() and docx.stat().st_size > 0)
+    body = _docx_body(docx)
+    assert FIRST in body and SECOND in body, body
+    assert re.search(r"<w:b/>.*?" + re.escape(FIRST), body), "the first paragraph is bold"
+    assert re.search(r'w:pStyle w:val="Heading1".*?' + re.escape(SECOND), body), body
+    # File › Export As › Export as PDF...: its options dialog, then the file dialog
+    look = await writer.look("letter.docx")
+    look = await writer.menu(look, "File", "Export As", "Export as PDF...")
+    options = await writer.look("PDF Options")
+    (export,) = options.search("Export", role="button")
+    await options.act(export.press())
+    pdf = writer.folder / "letter.pdf"
+    chooser = await writer.look("Export")
+    (name,) = chooser.search("Name:", role="textbox")
+    chooser = await writer.run(chooser, name.set_text(str(pdf)))
+    (save,) = [e for e in chooser.search("Export", role="button") if "is_default" in e.states]
+    await chooser.act(save.press())
+    await _written(lambda: pdf.exists() and bool(_pdf_text(pdf)))
+    text = _pdf_text(pdf)
+    assert FIRST in text and SECOND in text, text
+    await writer.look("letter.docx")
+
+
+async def _written(done: Callable[[], bool]) -> None:
+    """Until ``done`` (a file LibreOffice writes after the dialog closed), 30 s at most."""
+    for _ in range(150):
+        if done():
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError("the file was not written within 30 s")
+
+
+def _docx_body(path: Path) -> str:
+    with zipfile.ZipFile(path) as archive:
+        return archive.read("word/document.xml").decode()
+
+
+def _pdf_text(path: Path) -> str:
+    done = subprocess.run(["pdftotext", str(path), "-"], capture_output=True, text=True, timeout=30)
+    return done.stdout if done.returncode == 0 else ""
+
+
+async def test_a_submenu_dialogs_spin_field_keeps_what_was_set_and_is_saved(
+    writer: Writer,
+) -> None:
+    """View › Zoom › Zoom... opens "Zoom & View Layout"; its spin field, set to 200 %,
+    is taken by LibreOffice (which commits a field only on its default action: before,
+    the field read 200 % and the view stayed at 100 %), and the saved file says so."""
+    look = await writer.look("letter")
+    await writer.menu(look, "View", "Zoom", "Zoom...")
+    dialog = await writer.look("Zoom & View Layout")
+    (variable,) = dialog.search("Variable:", role="radio")
+    (spin,) = dialog.search("Variable", role="spinbutton")
+    dialog = await writer.run(dialog, variable.click(), spin.set_text("200%"))
+    assert dialog.element(spin.ref).value == "200%", dialog.text
+    (ok,) = dialog.search("OK", role="button")
+    done = await dialog.act(ok.press())
+    assert done.outcome == "worked", done.text
+    look = await writer.look("letter")
+    assert [e for e in look.search("200%") if e.role == "label"], "the status bar's zoom"
+    saved = writer.folder / "zoomed.fodt"
+    look = await writer.menu(look, "File", "Save As...")
+    chooser = await writer.look("Save")
+    kinds = await chooser.find("Flat XML ODF Text Document (.fodt)")
+    (flat,) = [e for e in kinds if e.role == "menuitem" and e.name.endswith("(.fodt)")]
+    chooser = await writer.run(kinds.state, flat.select())
+    (name,) = chooser.search("Name:", role="textbox")
+    chooser = await writer.run(chooser, name.set_text(str(saved)))
+    (save,) = chooser.search("Save", role="button")
+    await chooser.act(save.press())
+    await _written(lambda: saved.exists() and "ZoomFactor" in saved.read_text())
+    zoom = re.search(r'config:name="ZoomFactor" config:type="short">(\d+)<', saved.read_text())
+    assert zoom and zoom.group(1) == "200", zoom
+    await writer.look("zoomed")
+
+
+async def test_selecting_a_page_in_the_options_tree_switches_the_page(writer: Writer) -> None:
+    """Tools › Options...: its pages are cells of a tree; select on one used to mark it
+    selected while the page stayed (LibreOffice switches when the focus moves to it)."""
+    look = await writer.look("zoomed")
+    await writer.menu(look, "Tools", "Options...")
+    options = await writer.look("Options - LibreOffice")
+    assert "User Data" in options.root.title, options.root.title
+    (general,) = [e for e in options.search("General", role="cell") if e.name == "General"]
+    options = await writer.run(options, general.select())
+    switched = await writer.look("Options - LibreOffice - General")
+    assert switched.search("Help", role="group") or switched.search(role="checkbox"), switched.text
+    (cancel,) = switched.search("Cancel", role="button")
+    await switched.act(cancel.press())
+    await writer.look("zoomed")
+
+
+async def test_with_the_foreground_policy_typing_into_the_page_needs_no_click(
+    writer: Writer, module_sandbox: Sandbox
+) -> None:
+    """Physical typing on the page's ref first focuses it: the paragraph that holds the
+    caret takes the keys (it used to be refused: "the target could not be focused ...
+    click it first", also right after a click)."""
+    env = {**module_sandbox.env, "ACTUI_HEADLESS": "0", "ACTUI_DELIVERY_POLICY": "foreground"}
+    async with api.Computer(env=env) as computer:
+        (window,) = [r for r in await computer.find_roots("zoomed") if "zoomed" in r.title]
+        look = await computer.observe(window)
+        (page,) = look.search(role="document text")
+        done = await look.act(page.type_text(" typed by keys"), expect=Expect(text="typed by keys"))
+        assert_alive(writer.pid)
+        assert done.check == "verified", done.text
+        assert [step.delivery for step in done.steps] == ["hid"], done.text
