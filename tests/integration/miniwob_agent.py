@@ -175,6 +175,13 @@ class Tools:
         return text_of(result)
 
 
+def read_body(shown: str) -> str:
+    """The app's text in a ``read_text`` result: one JSON string on the line after its
+    header (the quoting rule of docs/trust.md), as a model reading the result decodes it."""
+    lines = shown.split("\n")
+    return str(json.loads(lines[1])) if len(lines) > 1 and lines[1].startswith('"') else ""
+
+
 def text_of(result: types.CallToolResult) -> str:
     return "\n".join(b.text for b in result.content if isinstance(b, types.TextContent))
 
@@ -259,7 +266,7 @@ class Episode:
 
     async def page_text(self) -> str:
         """The whole page's text, as ``read_text`` on the document node gives it."""
-        return await self.tools.call("read_text", {"stateId": self.state, "ref": "@e1"})
+        return read_body(await self.tools.call("read_text", {"stateId": self.state, "ref": "@e1"}))
 
     async def instruction(self) -> str:
         """The task's instruction: the page's first text, as its lines show it (a view
@@ -274,7 +281,7 @@ class Episode:
         return line
 
     async def text_of(self, ref: str) -> str:
-        return await self.tools.call("read_text", {"stateId": self.state, "ref": ref})
+        return read_body(await self.tools.call("read_text", {"stateId": self.state, "ref": ref}))
 
     async def search(
         self, text: str | None = None, role: str | None = None, capability: str | None = None

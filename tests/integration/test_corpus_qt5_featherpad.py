@@ -32,6 +32,7 @@ from computer_helpers import (
 )
 
 from actui.backends.linux.sandbox import Sandbox
+from actui.results.observations import ElementText
 from actui.tools.dispatch import ToolBox
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -93,7 +94,7 @@ async def test_typed_non_ascii_lines_saved_with_ctrl_s_are_the_file_bytes(editor
     read = await call_alive(
         computer, pid, "read_text", {"stateId": state_id_of(typed), "ref": document}
     )
-    assert TEXT in read.text, read.text
+    assert isinstance(read.value, ElementText) and TEXT in read.value.text, read.text
 
     saved = await call_alive(
         computer,
