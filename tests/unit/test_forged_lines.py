@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_transaction import ROOT
+from model_app import ROOT
 
 from actui.backends.base import (
     ActionRequest,
