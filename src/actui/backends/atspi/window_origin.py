@@ -86,13 +86,16 @@ class WindowOrigins:
         self._windows: WindowSource | None = windows
         if windows is None and display:
             self._windows = WatchedWindows(display)
+        self._surface_local = windows is not None
+        """A compositor's windows: there every toolkit's extents are surface-local."""
         self._broken = False
 
     async def placement(
         self, pid: int, title: str, frame: Rect, *, relative: bool = True
     ) -> Placement | None:
         """The X window of an AT-SPI root at (0, 0), and the offset to add to its extents:
-        none unless its toolkit reports window-relative ones (``relative``)."""
+        none unless its toolkit reports window-relative ones (``relative``), as every
+        toolkit does under a compositor's window source (Wayland)."""
         if self._windows is None or self._broken or pid <= 0:
             return None
         try:
@@ -105,7 +108,7 @@ class WindowOrigins:
         win = choose_window(windows, pid, title, frame)
         if win is None:
             return None
-        if frame.x != 0 or frame.y != 0 or not relative:
+        if frame.x != 0 or frame.y != 0 or not (relative or self._surface_local):
             return Placement(win.window_id, (0, 0))
         return Placement(win.window_id, content_offset(win, frame))
 
