@@ -156,6 +156,19 @@ async def _no_desktops(server: Server) -> bool:
     return await server.open_desktops() == 0 and not _descendants(server.process.pid)
 
 
+async def test_the_port_named_in_the_start_up_line_already_accepts_connections(
+    tmp_path: Path,
+) -> None:
+    """A client connects the moment it reads the line (as CI's did): it must not be refused."""
+    async with serving(tmp_path, "--max-desktops", "1") as started:
+        host, port = started.base.removeprefix("http://").rsplit(":", 1)
+        _, writer = await asyncio.open_connection(host, int(port))
+        writer.close()
+        await writer.wait_closed()
+        assert (await started.health())["desktops"]["open"] == 0
+        assert started.process.returncode is None
+
+
 async def test_a_missing_or_wrong_token_is_refused_and_nothing_starts(server: Server) -> None:
     async with httpx2.AsyncClient(timeout=10) as http:
         initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {}}

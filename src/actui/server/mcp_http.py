@@ -46,6 +46,7 @@ log = logging.getLogger(__name__)
 
 TOKEN_VAR = "ACTUI_MCP_TOKEN"
 MCP_PATH = "/mcp"
+BACKLOG = 2048  # uvicorn's default
 HEALTH_PATH = "/health"
 SESSION_HEADER = "mcp-session-id"
 MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -517,6 +518,9 @@ async def serve_http(options: HttpOptions) -> None:
                 f"cannot listen on {options.host} port {options.port} ({error.strerror}); "
                 "choose another --port or --host"
             ) from None
+        # Listening before the start-up line: a client that reads it and connects at once is
+        # queued in the backlog while uvicorn still starts, not refused by a bound, deaf port.
+        listener.listen(BACKLOG)
         print(announce(options, listener.getsockname()[1]), file=sys.stderr, flush=True)
         await server.serve(sockets=[listener])
     finally:
