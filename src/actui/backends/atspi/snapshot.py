@@ -90,6 +90,7 @@ from actui.backends.atspi.toolkits import is_libreoffice
 from actui.backends.atspi.viewport import (
     CellHint,
     Viewed,
+    alike_by_column,
     answers,
     is_document,
     is_windowed,
@@ -393,8 +394,13 @@ class _Plan:
             return None
         if not self.showing_known or visit.unseen:
             return None
-        wants = self.acts_by_role(hint.role, True)
+        wants = self.acts_by_role(hint.role, True) and hint.actions is None
         return ask_ahead(bus, visit.at, hint.interfaces, actions=wants)
+
+    def alike_by_column(self, basics: Basics) -> bool:
+        """Whether a windowed table's cells are read once per column and row
+        (``viewport.alike_by_column``)."""
+        return alike_by_column(basics.role, self.toolkit, self.libreoffice)
 
     def uncalled(self, basics: Basics, shown: bool) -> Details | None:
         """The element's details when reading them needs no call (``reader.uncalled_details``)."""
@@ -776,6 +782,7 @@ class SnapshotReader:
                         showing_known=plan.showing_known,
                         parent_role=_role_of(plan, parent),
                         kept=self._kept,
+                        by_column=plan.alike_by_column(basics),
                     )
                 )
                 basics = replace(basics, child_count=viewed.window.count)
@@ -883,10 +890,11 @@ class SnapshotReader:
         if known is not None and not known.basics.unseen:
             return await self._mirrored_details(visit, known, basics, plan, shown)
         laid = visit.hint.extents if visit.hint is not None else None
+        acts = visit.hint.actions if visit.hint is not None else None
         if laid is not None and shown and "Component" in basics.interfaces:
-            read = await self._read(visit.at, basics, plan, shown, rect=False)
+            read = await self._read(visit.at, basics, plan, shown, rect=False, actions=acts)
             return replace(read, rect=extents_of([laid], plan.origin))
-        return await self._read(visit.at, basics, plan, shown, ahead=ahead)
+        return await self._read(visit.at, basics, plan, shown, ahead=ahead, actions=acts)
 
     async def _read(
         self,
@@ -897,18 +905,23 @@ class SnapshotReader:
         *,
         rect: bool = True,
         ahead: Ahead | None = None,
+        actions: tuple[str, ...] | None = None,
     ) -> Details:
-        return await read_details(
+        """``actions``: the element's action names, already known (``CellHint.actions``)."""
+        wants = plan.wants_actions(basics, shown)
+        known = wants and actions is not None and "Action" in basics.interfaces
+        read = await read_details(
             self._bus,
             at,
             basics,
             plan.origin,
             want_rect=shown and rect,
-            want_actions=plan.wants_actions(basics, shown),
+            want_actions=wants and not known,
             value_is_name=plan.value_is_name(basics),
             text_clamps=plan.text_clamps,
             ahead=ahead,
         )
+        return replace(read, actions=actions) if known else read
 
     async def _mirrored_details(
         self, visit: _Visit, known: NodeRecord, basics: Basics, plan: _Plan, shown: bool
@@ -947,7 +960,12 @@ def _prefetch(
         if is_windowed(basics):
             plan.windows[at] = asyncio.ensure_future(
                 read_window(
-                    bus, at, basics, showing_known=plan.showing_known, parent_role=parent_role
+                    bus,
+                    at,
+                    basics,
+                    showing_known=plan.showing_known,
+                    parent_role=parent_role,
+                    by_column=plan.alike_by_column(basics),
                 )
             )
             continue  # its children are not listed

@@ -29,7 +29,15 @@ from typing import Any, TypeVar
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
 from actui.backends.atspi.kept_cells import KeptCells
-from actui.backends.atspi.reader import ACCESSIBLE, IFACE_PREFIX, Basics, discard, short_interfaces
+from actui.backends.atspi.reader import (
+    ACCESSIBLE,
+    IFACE_PREFIX,
+    MAX_ACTIONS,
+    Basics,
+    discard,
+    request_actions,
+    short_interfaces,
+)
 from actui.backends.atspi.tables import role_name, state_names
 from actui.backends.base import Window, cell_address, cell_name
 from actui.errors import TargetGone
@@ -77,6 +85,9 @@ class CellHint:
     """Screen extents (x, y, width, height)."""
     states: frozenset[str] | None = None
     """Read with the cell (a kept one is asked its state to know it is still there)."""
+    actions: tuple[str, ...] | None = None
+    """The action names of its column's first shown cell, where the table's cells are
+    alike by column (:func:`alike_by_column`); None: the cell's own are read."""
 
 
 @dataclass(frozen=True)
@@ -126,6 +137,24 @@ def is_windowed(basics: Basics, max_children: int = MAX_CHILDREN) -> bool:
     return basics.child_count > max_children or (
         "manages_descendants" in basics.states and basics.child_count != 0
     )
+
+
+def alike_by_column(role: str, toolkit: str, libreoffice: bool = False) -> bool:
+    """Whether a windowed table's shown cells are alike by column: a column's cells have
+    its first cell's action names, x and width, and a row's cells its first cell's y and
+    height, so those are read once per column and per row instead of once per cell.
+
+    GTK 3's tree view makes every cell of a column from that column's renderers, with
+    the same three actions ("Expand or contract", "Edit", "Activate", measured on
+    ``tests/apps/gtk3_big_list.py``), and places it in its column's x and width and
+    its row's y and height. A list only (role ``table``): a tree's (``tree table``)
+    cells of the expander column are indented by their depth. LibreOffice names its
+    GTK 3 plugin as its toolkit, but its own accessibility code answers, so it is left
+    out (its sheets have their own grid: ``CellHint``). A 72-cell look asked 69
+    ``GetActions`` and 46 ``GetExtents`` that said nothing new: over a quarter of its
+    calls.
+    """
+    return role == "table" and not libreoffice and toolkit.lower().startswith("gtk 3")
 
 
 class _Reader:
@@ -202,6 +231,7 @@ async def read_window(
     showing_known: bool = True,
     parent_role: str | None = None,
     kept: KeptCells | None = None,
+    by_column: bool = False,
 ) -> Viewed:
     """The container's size and its shown part (nothing shown when it has no extents, or
     is not ``showing`` where the toolkit says so reliably: GTK 4 never does). A
@@ -211,6 +241,7 @@ async def read_window(
     say -1) is asked ``ChildCount`` with the first calls. ``parent_role``, when the
     caller already read it, tells a spreadsheet without asking its parent: those two
     calls in a row were the first link of the longest chain of a cold GTK 3 look.
+    ``by_column``: its cells are alike by column (:func:`alike_by_column`).
     """
     table = "Table" in basics.interfaces
     placed = "Component" in basics.interfaces
@@ -271,7 +302,7 @@ async def read_window(
         first_column=first[1],
         last_column=first[1] + columns - 1,
     )
-    return await _shown_children(bus, at, window, table, kept)
+    return await _shown_children(bus, at, window, table, kept, by_column)
 
 
 async def _nothing(value: T) -> T:
@@ -317,7 +348,12 @@ def _present(values: list[Any | None]) -> list[Address]:
 
 
 async def _shown_children(
-    bus: AtspiBus, at: Address, window: Window, table: bool, kept: KeptCells | None
+    bus: AtspiBus,
+    at: Address,
+    window: Window,
+    table: bool,
+    kept: KeptCells | None,
+    by_column: bool = False,
 ) -> Viewed:
     """Shown column headers (where the table has them), then shown cells row by row.
 
@@ -328,7 +364,9 @@ async def _shown_children(
     answers null for every column), so none are asked. A spreadsheet's cells
     come from ``kept`` where an earlier look was given them (:func:`cells_at`), and
     the new ones are asked their state with their role and extents (the walk would
-    ask it after them, one round trip later).
+    ask it after them, one round trip later). Where cells are alike by column
+    (``by_column``), the first shown cell of each column is asked its actions with its
+    role, and the cells are placed on the grid as a spreadsheet's are.
     """
     rows = range(window.first_row, window.last_row + 1)
     if not table:
@@ -357,32 +395,81 @@ async def _shown_children(
     once = Counter(cells)
     # a spreadsheet's new cells are asked their state with the rest, not by the walk after
     fresh = [c for c in once if window.cells and not c.is_null and c not in states]
-    found, grid_at, said = await asyncio.gather(
+    by_column = by_column and not window.cells
+    unasked: list[tuple[str, ...] | None] = [None] * len(firsts)
+    found, grid_at, said, acted = await asyncio.gather(
         _identities(bus, firsts + tops),
-        _grid(bus, cells, len(columns), once) if window.cells else _nothing(None),
+        _grid(bus, cells, len(columns), once) if window.cells or by_column else _nothing(None),
         _states(bus, fresh),
+        _actions(bus, firsts) if by_column else _nothing(unasked),
     )
     states.update((c, s) for c, s in zip(fresh, said, strict=True) if s is not None)
     identities = dict(zip(firsts + tops, found, strict=True))
-    alike = next(iter(identities.values()), None) if window.cells else None
     hints: dict[Address, CellHint] = {}
     for header in tops:
         known = identities[header]
         if known is not None:
             hints[header] = CellHint(*known)
-    for index, cell in enumerate(cells):
-        known = alike or identities.get(cells[index % len(columns)])
-        if cell.is_null or known is None:
-            continue
-        row, column = divmod(index, len(columns))
-        if grid_at is None or once[cell] > 1:
-            hints[cell] = CellHint(*known)
-            continue
-        name = cell_name(rows[row], columns[column])
-        extents = grid_at(row, column)
-        hints[cell] = CellHint(*known, name=name, extents=extents, states=states.get(cell))
+    shown = Shown(rows, columns, cells, once)
+    actions = dict(zip(firsts, acted, strict=True))
+    hints.update(
+        cell_hints(shown, identities, grid_at, sheet=window.cells, states=states, actions=actions)
+    )
     children = dict.fromkeys([*shown_headers, *(cell for cell in cells if not cell.is_null)])
     return Viewed(window, tuple(children), hints)
+
+
+@dataclass(frozen=True)
+class Shown:
+    """A table's shown cells, row by row (a null address where there is none), with the
+    rows and columns they stand at and how often each cell was met."""
+
+    rows: range
+    columns: range
+    cells: list[Address]
+    once: Counter[Address]
+
+
+Grid = Callable[[int, int], tuple[int, int, int, int] | None]
+"""The screen extents of the shown cell at (row, column) of the shown range (``_grid``)."""
+
+
+def cell_hints(
+    shown: Shown,
+    identities: Mapping[Address, Identity | None],
+    grid_at: Grid | None,
+    *,
+    sheet: bool,
+    states: Mapping[Address, frozenset[str]],
+    actions: Mapping[Address, tuple[str, ...] | None],
+) -> dict[Address, CellHint]:
+    """What each shown cell's table already told of it.
+
+    Its role and interfaces are its column's first shown cell's (``identities``;
+    a spreadsheet's cells are all alike: the first one's), and so are its actions
+    where they were read (``actions``, by that first cell). With a grid, a cell met
+    at one position only is placed on it; a spreadsheet's cell is also named after
+    its address and given the states read with it.
+    """
+    width = len(shown.columns)
+    alike = next(iter(identities.values()), None) if sheet else None
+    hints: dict[Address, CellHint] = {}
+    for index, cell in enumerate(shown.cells):
+        first = shown.cells[index % width]
+        known = alike or identities.get(first)
+        if cell.is_null or known is None:
+            continue
+        row, column = divmod(index, width)
+        acts = actions.get(first)
+        if grid_at is None or shown.once[cell] > 1:
+            hints[cell] = CellHint(*known, actions=acts)
+        elif sheet:
+            name = cell_name(shown.rows[row], shown.columns[column])
+            extents = grid_at(row, column)
+            hints[cell] = CellHint(*known, name=name, extents=extents, states=states.get(cell))
+        else:
+            hints[cell] = CellHint(*known, extents=grid_at(row, column), actions=acts)
+    return hints
 
 
 async def cells_at(
@@ -433,7 +520,7 @@ async def _states(bus: AtspiBus, cells: list[Address]) -> list[frozenset[str] | 
 
 async def _grid(
     bus: AtspiBus, cells: list[Address], width: int, once: Counter[Address]
-) -> Callable[[int, int], tuple[int, int, int, int] | None] | None:
+) -> Grid | None:
     """The screen extents of the shown cell at (row, column) of the shown range, from the
     extents of the first shown row's and column's cells: a row and a column of calls
     instead of one a cell (None when either is incomplete or holds a merged cell)."""
@@ -453,6 +540,15 @@ async def _grid(
         return (x, y, w, h) if w > 0 and h > 0 else None
 
     return at
+
+
+async def _actions(bus: AtspiBus, cells: list[Address]) -> list[tuple[str, ...] | None]:
+    """Each cell's action names; None where it was refused (its cells read their own)."""
+    asked = [request_actions(bus, c) for c in cells]
+    return [
+        tuple(str(entry[0]) for entry in value[:MAX_ACTIONS]) if value is not None else None
+        for value in await answers(asked)
+    ]
 
 
 async def _identities(bus: AtspiBus, cells: list[Address]) -> list[Identity | None]:
