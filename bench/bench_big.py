@@ -86,6 +86,10 @@ async def cold_observe(env: dict[str, str], pid: int) -> tuple[float, dict[str, 
 IDLE_TICKS = 2
 """CPU ticks (of 1/100 s) an app may use in :data:`IDLE_S` and count as idle."""
 IDLE_S = 0.3
+QUIET_SAMPLES = 4
+"""Idle samples in a row that make an app settled: on a loaded machine a 100,000-row
+list still measuring its rows used 2 ticks in one 0.3 s sample (starved, not done) and
+10 s more CPU after it, which a look then met as 340 ms of the app's own CPU."""
 
 
 def cpu_ticks(pid: int) -> int:
@@ -98,14 +102,13 @@ async def settled(pid: int, timeout_s: float = 60.0) -> None:
     """Once the process has gone idle. A new GTK 3 list measures its rows' heights in
     idle time after it shows (100,000 of them: seconds on a busy machine), and every
     call waits behind that: a cold look is timed on a settled app, as an agent meets
-    one."""
+    one. Idle for :data:`QUIET_SAMPLES` samples in a row, not one."""
     async with asyncio.timeout(timeout_s):
-        before = cpu_ticks(pid)
-        while True:
+        before, quiet = cpu_ticks(pid), 0
+        while quiet < QUIET_SAMPLES:
             await asyncio.sleep(IDLE_S)
             now = cpu_ticks(pid)
-            if now - before <= IDLE_TICKS:
-                return
+            quiet = quiet + 1 if now - before <= IDLE_TICKS else 0
             before = now
 
 
