@@ -4,12 +4,14 @@ against the same list of 100 rows, in the same run, interleaved.
 ``tests/apps/gtk3_big_list.py`` makes its rows at one of three moments (its ``FILLS``):
 before the model is given to the view, after it is (each row inserted into a shown
 model), or once the window shows. For each, both sizes run side by side on one private
-desktop, settled, and each round looks cold at one then the other (a fresh ``ToolBox``,
-the window found untimed), so the machine's load falls on both alike. Reported per shape:
-the median cold ``observe_ui`` of each size, their ratio (target ≤ 1.5×), the AT-SPI
-calls of a look (the same for both sizes when actui's share does not grow) and the
-application's CPU time during the look (``/proc/PID/stat``), which says whether a
-difference is the app's answers or ours.
+desktop, settled, and each round looks cold at one then the other, in turns first (a
+fresh ``ToolBox``, the window found untimed), so the machine's load falls on both alike.
+Reported per shape: the median cold ``observe_ui`` of each size, their ratio (target
+≤ 1.5×), the median of each round's own ratio (the two looks of a round a moment apart:
+the load drifts less between them than over the run), the AT-SPI calls of a look (the
+same for both sizes when actui's share does not grow) and the application's CPU time
+during the look (``/proc/PID/schedstat``), which says whether a difference is the app's
+answers or ours.
 
 Run: ``.venv/bin/python bench/bench_list_shapes.py [--rounds N] [--fill F]...``.
 """
@@ -20,8 +22,9 @@ import argparse
 import asyncio
 import statistics
 import sys
+from pathlib import Path
 
-from bench_big import counted_calls, cpu_ticks, launched_list
+from bench_big import counted_calls, launched_list
 from bench_desktop import ok, root_ref
 from benchkit import Series, Stopwatch, machine_line, ms, table
 
@@ -30,19 +33,24 @@ from actui.tools.dispatch import ToolBox
 
 FILLS = ("before", "attached", "after")
 SIZES = (100, 100_000)
-TICK_MS = 10
-"""One clock tick of ``/proc/PID/stat`` (USER_HZ 100)."""
 
 
-async def cold_look(env: dict[str, str], pid: int) -> tuple[float, int, int]:
-    """One cold ``observe_ui`` of ``pid``'s window: ms, AT-SPI calls, app CPU ticks."""
+def cpu_ms(pid: int) -> float:
+    """The process's CPU time so far, in ms, summed over its threads (their
+    ``schedstat``: ns, where ``/proc/PID/stat`` counts 10 ms ticks, as coarse as a look)."""
+    threads = Path(f"/proc/{pid}/task").glob("*/schedstat")
+    return sum(int(t.read_text().split()[0]) for t in threads) / 1e6
+
+
+async def cold_look(env: dict[str, str], pid: int) -> tuple[float, int, float]:
+    """One cold ``observe_ui`` of ``pid``'s window: ms, AT-SPI calls, app CPU ms."""
     computer = ToolBox(env=env)
     try:
         ref = await root_ref(computer, pid)
-        before = cpu_ticks(pid)
+        before = cpu_ms(pid)
         with counted_calls() as calls, Stopwatch() as watch:
             ok(await computer.call("observe_ui", {"root": ref, "mode": "semantic"}))
-        return watch.ms, calls[0], cpu_ticks(pid) - before
+        return watch.ms, calls[0], cpu_ms(pid) - before
     finally:
         await computer.close()
 
@@ -52,26 +60,28 @@ async def shape(fill: str, rounds: int) -> list[str]:
         apps = {n: await launched_list(desktop, n, fill) for n in SIZES}
         looks = {n: Series(f"{n:,} rows") for n in SIZES}
         calls: dict[int, list[int]] = {n: [] for n in SIZES}
-        ticks: dict[int, list[int]] = {n: [] for n in SIZES}
+        used: dict[int, list[float]] = {n: [] for n in SIZES}
         try:
-            for _ in range(rounds):
-                for n, process in apps.items():
-                    took, asked, used = await cold_look(desktop.env, process.pid)
+            for round_ in range(rounds):
+                for n in SIZES[:: 1 if round_ % 2 == 0 else -1]:
+                    took, asked, spent = await cold_look(desktop.env, apps[n].pid)
                     looks[n].add(took)
                     calls[n].append(asked)
-                    ticks[n].append(used)
+                    used[n].append(spent)
         finally:
             for process in apps.values():
                 process.kill()
                 await process.wait()
     small, big = (looks[n].median for n in SIZES)
+    paired = statistics.median(b / a for a, b in zip(*(looks[n].ms for n in SIZES), strict=True))
     return [
         fill,
         ms(small),
         ms(big),
         f"{big / small:.2f}×",
+        f"{paired:.2f}×",
         " / ".join(f"{statistics.median(calls[n]):.0f}" for n in SIZES),
-        " / ".join(f"{statistics.median(ticks[n]) * TICK_MS:.0f}" for n in SIZES),
+        " / ".join(f"{statistics.median(used[n]):.1f}" for n in SIZES),
     ]
 
 
@@ -87,6 +97,7 @@ async def main() -> None:
         "100 rows ms",
         "100,000 rows ms",
         "ratio (≤ 1.5×)",
+        "per round",
         "AT-SPI calls",
         "app CPU ms",
     )
