@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.atspi.address import Address
-from actui.backends.atspi.viewport import Identity, Shown, alike_by_column, cell_hints
+from actui.backends.atspi.viewport import Identity, Shown, alike_by_column, cell_hints, gtk3_place
 
 CELL: Identity = ("table cell", frozenset({"Accessible", "Action", "Component"}))
 CHECK: Identity = ("table cell", frozenset({"Accessible", "Action", "Component", "Text"}))
@@ -94,3 +94,16 @@ def test_a_cell_met_at_two_places_is_not_placed_on_the_grid() -> None:
     hints = cell_hints(shown, {merged: CELL}, _grid, sheet=False, states={}, actions={merged: acts})
     assert hints[merged].extents is None and hints[merged].actions == acts
     assert hints[_at(3)].extents == _place(0, 1)
+
+
+@given(rows=st.integers(1, 200_000), columns=st.integers(1, 12), data=st.data())
+def test_a_gtk_3_childs_place_is_counted_from_its_index_as_its_table_answers(
+    rows: int, columns: int, data: st.DataObject
+) -> None:
+    """``Table.GetIndexAt`` of GTK 3's tree view is ``(row + 1) * columns + column`` (its
+    headers are the first children); the place counted back is the one asked."""
+    row = data.draw(st.integers(0, rows - 1))
+    column = data.draw(st.integers(0, columns - 1))
+    assert gtk3_place((row + 1) * columns + column, rows, columns) == (row, column)
+    assert gtk3_place(data.draw(st.integers(0, columns - 1)), rows, columns) is None, "a header"
+    assert gtk3_place((rows + 1) * columns, rows, columns) is None, "past the last row"

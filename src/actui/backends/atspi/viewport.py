@@ -157,9 +157,24 @@ def alike_by_column(role: str, toolkit: str, libreoffice: bool = False) -> bool:
     return role == "table" and not libreoffice and toolkit.lower().startswith("gtk 3")
 
 
+def gtk3_place(index: int, rows: int, columns: int) -> tuple[int, int] | None:
+    """(row, column) of a GTK 3 tree view's child ``index`` (None for a column header or
+    past the table), as its ``Table.GetRowAtIndex`` and ``GetColumnAtIndex`` answer:
+    its children are the ``columns`` headers, then each row's cells
+    (``gtktreeviewaccessible.c``: row ``index / columns - 1``, column
+    ``index % columns``). Two round trips fewer for each corner of its view."""
+    if columns <= 0 or index < columns or index >= (rows + 1) * columns:
+        return None
+    return index // columns - 1, index % columns
+
+
 class _Reader:
-    def __init__(self, bus: AtspiBus, at: Address, table: bool, cells: bool) -> None:
-        self.bus, self.at, self.table, self.cells = bus, at, table, cells
+    def __init__(
+        self, bus: AtspiBus, at: Address, table: bool, cells: bool, size: tuple[int, int] | None
+    ) -> None:
+        """``size``: (rows, columns) of a GTK 3 tree view, whose cells' places are
+        counted from their index (:func:`gtk3_place`); None: the table is asked."""
+        self.bus, self.at, self.table, self.cells, self.size = bus, at, table, cells, size
 
     async def table_index(self, member: str, index: int) -> int:
         """``Table.<member>(index)``: the row or column of a child index (-1 off the table)."""
@@ -180,13 +195,19 @@ class _Reader:
                 return None
             name = await self.bus.get(found.bus, found.path, ACCESSIBLE, "Name")
             return cell_address(str(name))
+        if self.size is not None:
+            return gtk3_place(index, *self.size)
         row, column = await asyncio.gather(
             self.table_index("GetRowAtIndex", index), self.table_index("GetColumnAtIndex", index)
         )
         return (row, column) if row >= 0 and column >= 0 else None
 
     async def first_hit(
-        self, points: Sequence[tuple[int, int]], *, empty_ends: bool = False
+        self,
+        points: Sequence[tuple[int, int]],
+        *,
+        empty_ends: bool = False,
+        together: bool = False,
     ) -> tuple[tuple[int, int], int] | None:
         """The first point's cell that is one, and that point's y.
 
@@ -194,15 +215,19 @@ class _Reader:
         tree view half a millisecond (it looks through its cells), so all eight at
         once cost the application more than the round trips they saved; a list's
         header takes the first few points from the top. The first point is asked
-        alone, as LibreOffice makes an object for every cell asked for. An element
-        met at several points (a column header) is asked its place once.
+        alone, as LibreOffice makes an object for every cell asked for; a GTK 3
+        list's (``size``) with the next three (``together``: its first point falls on
+        its header, so the next three were asked in any case, a round trip later).
+        An element met at several points (a column header) is asked its place once,
+        and the elements a wave met are asked theirs at once.
         ``empty_ends``: a point with nothing under it (no child, or the container
         itself) ends the search, as the data ends before it (probing inwards from
         the bottom or right edge of a list that does not fill its view: eight
         misses there were eight points asked for nothing).
         """
         tried: set[Address] = set()
-        for wave in (points[:1], points[1:4], points[4:]):
+        first = 4 if together and self.size is not None else 1
+        for wave in (points[:first], points[first:4], points[4:]):
             asked = [
                 self.bus.request(
                     self.at.bus, self.at.path, COMPONENT, "GetAccessibleAtPoint", "iiu",
@@ -210,16 +235,27 @@ class _Reader:
                 )
                 for x, y in wave
             ]  # fmt: skip
+            met: list[tuple[Address, int]] = []
+            ended = False
             for (_, y), value in zip(wave, await answers(asked), strict=True):
                 found = Address.of(value) if value is not None else None
                 if found is None or found in tried:
                     continue
                 if empty_ends and (found.is_null or found == self.at):
-                    return None
+                    ended = True
+                    break
                 tried.add(found)
-                cell = await self.cell_of(found)
-                if cell is not None:
-                    return cell, y
+                met.append((found, y))
+            places = await asyncio.gather(
+                *(self.cell_of(found) for found, _ in met), return_exceptions=True
+            )
+            for (_, y), place in zip(met, places, strict=True):
+                if isinstance(place, BaseException):
+                    raise place  # as it was met before any cell: the read fails
+                if place is not None:
+                    return place, y
+            if ended:
+                return None
         return None
 
 
@@ -268,14 +304,18 @@ async def read_window(
     left, top, width, height = (int(v) for v in extents[0])
     if width <= 0 or height <= 0 or window.count == 0:
         return Viewed(window, ())
-    reader = _Reader(bus, at, table, cells)
+    counted_places = None
+    rows, columns = window.rows or 0, window.columns or 0
+    if by_column and table and not cells and rows > 0 and columns > 0:
+        counted_places = (rows, columns)
+    reader = _Reader(bus, at, table, cells, counted_places)
     right, bottom = left + width - 1, top + height - 1
     down = [top + INSET + k * max(4, height // 32) for k in range(PROBES)]
     up = [bottom - INSET - k * max(4, height // 32) for k in range(PROBES)]
     # No cell just inside an edge: the data ends before it (rows or columns that do
     # not fill the view), so the rest of the data is shown, as far as the view holds.
     top_hit, bottom_hit = await asyncio.gather(
-        reader.first_hit([(left + INSET, y) for y in down]),
+        reader.first_hit([(left + INSET, y) for y in down], together=True),
         reader.first_hit([(left + INSET, y) for y in up], empty_ends=True),
     )
     if top_hit is None:
