@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from actui.backends.atspi.address import Address
+from actui.backends.atspi.reader import basics_of
 from actui.backends.atspi.viewport import Identity, Shown, alike_by_column, cell_hints, gtk3_place
 
 CELL: Identity = ("table cell", frozenset({"Accessible", "Action", "Component"}))
@@ -50,7 +51,14 @@ def test_every_cell_of_a_list_takes_its_columns_identity_and_actions_and_its_gri
     firsts = [c for c in cells[:width] if not c.is_null]
     identities = {c: (CELL if n % 2 else CHECK) for n, c in enumerate(firsts)}
     actions = {c: ("Expand or contract", "Edit", f"Activate {n}") for n, c in enumerate(firsts)}
-    hints = cell_hints(shown, identities, _grid, sheet=False, states={}, actions=actions)
+    listed = {
+        c: (frozenset({"showing", "selected" if n % 5 else "focused"}), {"Name": f"Row {n}"})
+        for n, c in enumerate(cells)
+        if not c.is_null and n % 7
+    }
+    hints = cell_hints(
+        shown, identities, _grid, sheet=False, states={}, actions=actions, listed=listed
+    )
     for index, cell in enumerate(cells):
         row, column = divmod(index, width)
         first = cells[column]
@@ -62,6 +70,11 @@ def test_every_cell_of_a_list_takes_its_columns_identity_and_actions_and_its_gri
         assert hint.actions == actions[first]
         assert hint.extents == _place(column, row)
         assert hint.name is None and hint.states is None, "a list's cells read their own"
+        if cell in listed:
+            assert hint.basics == basics_of(identities[first], *listed[cell])
+            assert hint.basics.name == listed[cell][1]["Name"] and hint.basics.child_count == -1
+        else:
+            assert hint.basics is None, "the walk reads a cell whose read failed"
 
 
 def test_without_a_grid_or_actions_a_cell_reads_its_own() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -130,11 +130,26 @@ async def read_basics(
         props, bodies = await _with_properties(bus, at, calls)
     if identity is None:
         identity = (role_name(int(bodies[1][0])), short_interfaces(bodies[2][0]))
+    return basics_of(identity, state_names(bodies[0][0]), props)
+
+
+async def read_listed(bus: AtspiBus, at: Address) -> tuple[frozenset[str], dict[str, object]]:
+    """The two calls :func:`read_basics` makes when the role and interfaces are known:
+    states, and name, description and child count (:func:`basics_of` joins them)."""
+    state_f = bus.request(at.bus, at.path, ACCESSIBLE, "GetState")
+    props, bodies = await _with_properties(bus, at, [state_f])
+    return state_names(bodies[0][0]), props
+
+
+def basics_of(
+    identity: tuple[str, frozenset[str]], states: frozenset[str], props: Mapping[str, object]
+) -> Basics:
+    """An element's basics from its role and interfaces, states, and properties."""
     return Basics(
         role=identity[0],
         name=str(props.get("Name", "")),
         description=str(props.get("Description", "")),
-        states=state_names(bodies[0][0]),
+        states=states,
         interfaces=identity[1],
         child_count=int_of(props, "ChildCount", -1),
     )

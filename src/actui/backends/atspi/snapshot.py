@@ -160,6 +160,8 @@ class _Visit:
     focus, selection or style changes (a Heading 1 applied read as a paragraph still)."""
     hint: CellHint | None = None
     """What the parent's table already told of this cell."""
+    laid: tuple[int, int, int, int] | None = None
+    """Its screen extents, already read: a windowed container's, with its size."""
     settled: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -799,7 +801,7 @@ class SnapshotReader:
                 listed, visit.page = None, True
             if viewed is not None and is_windowed(basics):
                 visit.window, listed = viewed.window, list(viewed.children)
-                visit.cell_hints = viewed.hints
+                visit.cell_hints, visit.laid = viewed.hints, viewed.extents
             if listed is None:
                 early = plan.prefetched.pop(visit.at, None)
                 pending.append(early or request_children(self._bus, visit.at))
@@ -863,6 +865,8 @@ class SnapshotReader:
             return await read_unseen(self._bus, visit.at, role)
         if known is not None and not known.basics.unseen:
             return known.basics
+        if hint is not None and hint.basics is not None:
+            return hint.basics
         if hint is not None:
             laid = (hint.role, hint.interfaces)
             return await read_basics(self._bus, visit.at, laid, name=hint.name, states=hint.states)
@@ -889,7 +893,7 @@ class SnapshotReader:
             return replace(known.details, rect=plan.frame)
         if known is not None and not known.basics.unseen:
             return await self._mirrored_details(visit, known, basics, plan, shown)
-        laid = visit.hint.extents if visit.hint is not None else None
+        laid = visit.hint.extents if visit.hint is not None else visit.laid
         acts = visit.hint.actions if visit.hint is not None else None
         if laid is not None and shown and "Component" in basics.interfaces:
             read = await self._read(visit.at, basics, plan, shown, rect=False, actions=acts)

@@ -34,7 +34,9 @@ from actui.backends.atspi.reader import (
     IFACE_PREFIX,
     MAX_ACTIONS,
     Basics,
+    basics_of,
     discard,
+    read_listed,
     request_actions,
     short_interfaces,
 )
@@ -88,6 +90,9 @@ class CellHint:
     actions: tuple[str, ...] | None = None
     """The action names of its column's first shown cell, where the table's cells are
     alike by column (:func:`alike_by_column`); None: the cell's own are read."""
+    basics: Basics | None = None
+    """Its states, name, description and child count, asked with its column's role
+    where the cells are alike by column (the walk asked them a round trip later)."""
 
 
 @dataclass(frozen=True)
@@ -98,6 +103,8 @@ class Viewed:
     window: Window
     children: tuple[Address, ...]
     hints: Mapping[Address, CellHint] = field(default_factory=dict)
+    extents: tuple[int, int, int, int] | None = None
+    """The container's own screen extents, read with its size (None: not placed)."""
 
 
 DOCUMENT_ROLES = frozenset({"document text", "document presentation", "document frame"})
@@ -302,8 +309,11 @@ async def read_window(
             window, rows=int(size.get("NRows", -1)), columns=int(size.get("NColumns", -1))
         )
     left, top, width, height = (int(v) for v in extents[0])
-    if width <= 0 or height <= 0 or window.count == 0:
+    if width <= 0 or height <= 0:
         return Viewed(window, ())
+    box = (left, top, width, height)
+    if window.count == 0:
+        return Viewed(window, (), extents=box)
     counted_places = None
     rows, columns = window.rows or 0, window.columns or 0
     if by_column and table and not cells and rows > 0 and columns > 0:
@@ -319,7 +329,7 @@ async def read_window(
         reader.first_hit([(left + INSET, y) for y in up], empty_ends=True),
     )
     if top_hit is None:
-        return Viewed(window, ())
+        return Viewed(window, (), extents=box)
     first, row_y = top_hit
     ends = (window.rows if table else window.count) or 0
     last_row = bottom_hit[0][0] if bottom_hit is not None else ends - 1
@@ -342,7 +352,8 @@ async def read_window(
         first_column=first[1],
         last_column=first[1] + columns - 1,
     )
-    return await _shown_children(bus, at, window, table, kept, by_column)
+    viewed = await _shown_children(bus, at, window, table, kept, by_column)
+    return replace(viewed, extents=box)
 
 
 async def _nothing(value: T) -> T:
@@ -436,24 +447,43 @@ async def _shown_children(
     # a spreadsheet's new cells are asked their state with the rest, not by the walk after
     fresh = [c for c in once if window.cells and not c.is_null and c not in states]
     by_column = by_column and not window.cells
-    unasked: list[tuple[str, ...] | None] = [None] * len(firsts)
-    found, grid_at, said, acted = await asyncio.gather(
+    # alike by column, the walk finds every shown cell and header read: it asks nothing
+    heads = tops if by_column else []
+    each = [c for c in once if by_column and not c.is_null] + heads
+    found, grid_at, said, acted, read, placed = await asyncio.gather(
         _identities(bus, firsts + tops),
         _grid(bus, cells, len(columns), once) if window.cells or by_column else _nothing(None),
         _states(bus, fresh),
-        _actions(bus, firsts) if by_column else _nothing(unasked),
+        _actions(bus, firsts + heads if by_column else []),
+        _listed(bus, each),
+        _extents(bus, heads),
     )
     states.update((c, s) for c, s in zip(fresh, said, strict=True) if s is not None)
     identities = dict(zip(firsts + tops, found, strict=True))
+    actions = dict(zip(firsts + heads if by_column else [], acted, strict=True))
+    listed = {c: r for c, r in zip(each, read, strict=True) if r is not None}
     hints: dict[Address, CellHint] = {}
-    for header in tops:
+    for header, box in zip(tops, placed if by_column else [None] * len(tops), strict=True):
         known = identities[header]
+        said_of = listed.get(header)
         if known is not None:
-            hints[header] = CellHint(*known)
+            hints[header] = CellHint(
+                *known,
+                extents=box,
+                actions=actions.get(header),
+                basics=basics_of(known, *said_of) if said_of is not None else None,
+            )
     shown = Shown(rows, columns, cells, once)
-    actions = dict(zip(firsts, acted, strict=True))
     hints.update(
-        cell_hints(shown, identities, grid_at, sheet=window.cells, states=states, actions=actions)
+        cell_hints(
+            shown,
+            identities,
+            grid_at,
+            sheet=window.cells,
+            states=states,
+            actions=actions,
+            listed=listed,
+        )
     )
     children = dict.fromkeys([*shown_headers, *(cell for cell in cells if not cell.is_null)])
     return Viewed(window, tuple(children), hints)
@@ -482,6 +512,7 @@ def cell_hints(
     sheet: bool,
     states: Mapping[Address, frozenset[str]],
     actions: Mapping[Address, tuple[str, ...] | None],
+    listed: Mapping[Address, Listed] | None = None,
 ) -> dict[Address, CellHint]:
     """What each shown cell's table already told of it.
 
@@ -489,8 +520,10 @@ def cell_hints(
     a spreadsheet's cells are all alike: the first one's), and so are its actions
     where they were read (``actions``, by that first cell). With a grid, a cell met
     at one position only is placed on it; a spreadsheet's cell is also named after
-    its address and given the states read with it.
+    its address and given the states read with it. A cell whose states and
+    properties were read with the window (``listed``) is given its basics.
     """
+    listed = listed or {}
     width = len(shown.columns)
     alike = next(iter(identities.values()), None) if sheet else None
     hints: dict[Address, CellHint] = {}
@@ -501,14 +534,17 @@ def cell_hints(
             continue
         row, column = divmod(index, width)
         acts = actions.get(first)
+        said = listed.get(cell)
+        basics = basics_of(known, *said) if said is not None else None
         if grid_at is None or shown.once[cell] > 1:
-            hints[cell] = CellHint(*known, actions=acts)
+            hints[cell] = CellHint(*known, actions=acts, basics=basics)
         elif sheet:
             name = cell_name(shown.rows[row], shown.columns[column])
             extents = grid_at(row, column)
             hints[cell] = CellHint(*known, name=name, extents=extents, states=states.get(cell))
         else:
-            hints[cell] = CellHint(*known, extents=grid_at(row, column), actions=acts)
+            extents = grid_at(row, column)
+            hints[cell] = CellHint(*known, extents=extents, actions=acts, basics=basics)
     return hints
 
 
@@ -580,6 +616,31 @@ async def _grid(
         return (x, y, w, h) if w > 0 and h > 0 else None
 
     return at
+
+
+async def _extents(bus: AtspiBus, at: list[Address]) -> list[tuple[int, int, int, int] | None]:
+    """Each element's screen extents; None where refused or empty."""
+    asked = [bus.request(a.bus, a.path, COMPONENT, "GetExtents", "u", (SCREEN,)) for a in at]
+    boxes = [tuple(int(n) for n in v) if v is not None else None for v in await answers(asked)]
+    return [
+        (b[0], b[1], b[2], b[3]) if b is not None and b[2] > 0 and b[3] > 0 else None for b in boxes
+    ]
+
+
+Listed = tuple[frozenset[str], Mapping[str, object]]
+"""A cell's states and its name, description and child count (``reader.read_listed``)."""
+
+
+async def _listed(bus: AtspiBus, cells: list[Address]) -> list[Listed | None]:
+    """Each cell's states and properties; None where it is gone, defunct or refused (the
+    walk then reads it, as it reads any element)."""
+    read = await asyncio.gather(*(read_listed(bus, c) for c in cells), return_exceptions=True)
+    for one in read:
+        if isinstance(one, AppGone) or (
+            isinstance(one, BaseException) and not isinstance(one, CallFailed | TargetGone)
+        ):
+            raise one
+    return [None if isinstance(one, BaseException) or "defunct" in one[0] else one for one in read]
 
 
 async def _actions(bus: AtspiBus, cells: list[Address]) -> list[tuple[str, ...] | None]:
