@@ -1,5 +1,6 @@
 """A windowed table's shown cells, the pure part (``viewport.cell_hints``): which tables read
-their cells once per column and row, and what each cell is told without a call of its own."""
+their cells once per column and row, what each cell is told without a call of its own, and a
+GTK 3 cell's place counted from its index (``viewport.gtk3_place``)."""
 
 from __future__ import annotations
 
