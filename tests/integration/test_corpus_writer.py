@@ -284,3 +284,37 @@ async def test_with_the_foreground_policy_typing_into_the_page_needs_no_click(
         assert_alive(writer.pid)
         assert done.check == "verified", done.text
         assert [step.delivery for step in done.steps] == ["hid"], done.text
+
+
+async def test_a_key_press_is_worked_when_its_effect_reads_back_at_the_focus(
+    writer: Writer,
+) -> None:
+    """Each key is judged where it went, the focused paragraph: End moves the caret,
+    shift+Home selects, ctrl+b turns the selection's bold over, each read back there (every
+    ``keypress`` used to say ``unknown``, even when its effect showed)."""
+    look = await writer.look("zoomed")
+    look = await writer.run(look, _paragraph(look, FIRST).click())  # the caret at its start
+    was_bold = _bold(await writer.inspect(look, _paragraph(look, FIRST)))
+    for keys, changed in (
+        (("End",), "caret or selection"),
+        (("shift", "Home"), "caret or selection"),
+        (("ctrl", "b"), "formatting"),
+    ):
+        done = await look.act(keypress(*keys))
+        assert_alive(writer.pid)
+        (step,) = done.steps
+        assert step.outcome == "worked" and changed in step.reason, done.text
+        assert done.state is not None, done.text
+        look = done.state
+    assert _bold(await writer.inspect(look, _paragraph(look, FIRST))) is not was_bold
+    # a key whose effect is not at the focus says so: Home where the caret already is
+    look = await writer.run(look, keypress("Home"))
+    done = await look.act(keypress("Home"))
+    assert_alive(writer.pid)
+    assert done.outcome == "unknown" and "reads the same" in done.steps[0].reason, done.text
+
+
+def _bold(shape: TextFormat) -> bool:
+    """Whether the whole text is bold (600 and above, as in CSS)."""
+    weights = [run.attributes.get("weight") for run in shape.runs] or [None]
+    return all(int(w or shape.defaults.get("weight", "400")) >= 600 for w in weights)

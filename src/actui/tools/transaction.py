@@ -253,7 +253,8 @@ class Transaction:
         changes = self.parts.renderer.changes(state, seen.outline)
         if not stopped and seen.snapshot.root.accessibility != "not_answering":
             # an unread tree's diff shows what was not seen, not what changed
-            self.steps = credited(self.steps, changed_refs(changes), check == "verified")
+            focused = frozenset(n.ref for n in state.outline if "focused" in n.states)
+            self.steps = credited(self.steps, changed_refs(changes), check == "verified", focused)
             outcome = aggregate([s.outcome for s in self.steps], stopped)
         return self._result(
             root, reconcile(outcome, check, stopped), verification, deltas, seen, changes
