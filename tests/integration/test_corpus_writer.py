@@ -26,7 +26,7 @@ import pytest_asyncio
 from computer_helpers import assert_alive
 
 from actui import api
-from actui.api import Element, Expect, Observation, keypress
+from actui.api import Element, Expect, Observation, keypress, type_text
 from actui.backends.base import TextFormat
 from actui.backends.linux.sandbox import Sandbox
 from actui.results.observations import Inspected
@@ -318,3 +318,29 @@ def _bold(shape: TextFormat) -> bool:
     """Whether the whole text is bold (600 and above, as in CSS)."""
     weights = [run.attributes.get("weight") for run in shape.runs] or [None]
     return all(int(w or shape.defaults.get("weight", "400")) >= 600 for w in weights)
+
+
+async def test_after_a_menu_command_keys_go_to_the_document_and_the_result_says_so(
+    writer: Writer,
+) -> None:
+    """Format › Text › Italic run from its menu leaves the keyboard focus in the page
+    (LibreOffice announces its root pane taking it, and nothing when the paragraph has it
+    again, so typing used to be judged at the pane); the result names the paragraph, and
+    the text typed at the focus and ctrl+s after it reach the saved file."""
+    look = await writer.look("zoomed")
+    look = await writer.menu(look, "Format", "Text")
+    (italic,) = [e for e in look.search("Italic") if e.name == "Italic" and _runs(e)]
+    done = await look.act(italic.click())
+    assert_alive(writer.pid)
+    assert done.outcome == "worked" and done.execution.focus is not None, done.text
+    assert done.execution.focus.role in ("paragraph", "heading"), done.text
+    assert f"focus: {done.execution.focus.ref} {done.execution.focus.role}" in done.text
+    assert done.state is not None, done.text
+    typed = "Typed after Italic"  # autocorrect leaves it as it is
+    look = await writer.run(done.state, type_text(typed), expect=Expect(text=typed))
+    done = await look.act(keypress("ctrl", "s"))
+    assert_alive(writer.pid)
+    assert done.outcome != "didnt", done.text
+    saved = writer.folder / "zoomed.fodt"
+    await _written(lambda: typed in saved.read_text())
+    await writer.look("zoomed")

@@ -100,7 +100,7 @@ class KeyEffects:
         return replace(sent, outcome=outcome, reason=reason, evidence=evidence)
 
     async def _at_focus(self, root: RootInfo) -> AtFocus:
-        element = self.atspi.focused_field(root)
+        element = await self.atspi.focused_element(root)
         if element is None:
             return AtFocus(None)
         try:

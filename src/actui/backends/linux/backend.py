@@ -342,6 +342,12 @@ class LinuxBackend(Backend):
     async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
         return await self.atspi.find_in_rows(root, query)
 
+    async def keyboard_focus(self, root: RootInfo) -> str | None:
+        if is_window_only(root):
+            return None
+        with self._on_display():
+            return await self.atspi.focused_element(root)
+
     async def read_below(self, root: RootInfo, node_id: str, budget_s: float) -> RawNode:
         return await self.atspi.read_below(root, node_id, budget_s)
 
