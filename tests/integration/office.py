@@ -89,6 +89,17 @@ class Office:
             dialog = await self.run(dialog, cell.select() if last else cell.expand())
         return await self.look(f"{title} - {path[0]} - {path[-1]}")
 
+    async def clear_option(self, branch: str, page: str, box: str) -> None:
+        """Tools › Options..., its tree switched to ``branch`` › ``page``, the checkbox
+        ``box`` (checked before) cleared, then OK."""
+        await self.menu(await self.look(), "Tools", "Options...")
+        options = await self.tree_page("Options", branch, page)
+        (checkbox,) = options.search(box, role="checkbox")
+        assert "checked" in checkbox.states, options.text
+        options = await self.run(options, checkbox.click())
+        (ok,) = options.search("OK", role="button")
+        await self.last(options, ok.press())
+
 
 def runs(element: Element) -> bool:
     """A menu or menu item that a click runs (the menu bar's copy, not the hidden one)."""

@@ -59,14 +59,7 @@ async def test_a_submenu_commands_spin_field_sets_the_saved_row_height(calc: Off
 
 
 async def test_a_setting_on_a_switched_options_page_is_saved(calc: Office) -> None:
-    look = await calc.look()
-    await calc.menu(look, "Tools", "Options...")
-    page = await calc.tree_page("Options", "LibreOffice Calc", "View")
-    (zero,) = page.search("Zero values", role="checkbox")
-    assert "checked" in zero.states, page.text
-    page = await calc.run(page, zero.click())
-    (ok,) = page.search("OK", role="button")
-    await calc.last(page, ok.press())
+    await calc.clear_option("LibreOffice Calc", "View", "Zero values")
     found = re.compile(r'config:name="ShowZeroValues" config:type="boolean">(\w+)<')
     assert (await _saved(calc, found)).group(1) == "false"
     await calc.look()

@@ -77,14 +77,7 @@ async def test_a_submenu_commands_spin_field_sets_the_saved_zoom(impress: Office
 
 
 async def test_a_setting_on_a_switched_options_page_is_saved(impress: Office) -> None:
-    look = await impress.look()
-    await impress.menu(look, "Tools", "Options...")
-    page = await impress.tree_page("Options", "LibreOffice Impress", "Grid")
-    (snap,) = page.search("Snap to grid", role="checkbox")
-    assert "checked" in snap.states, page.text
-    page = await impress.run(page, snap.click())
-    (ok,) = page.search("OK", role="button")
-    await impress.last(page, ok.press())
+    await impress.clear_option("LibreOffice Impress", "Grid", "Snap to grid")
     snapping, _ = await _saved(impress, "IsSnapToGrid")
     assert snapping == "false"
     await impress.look()
