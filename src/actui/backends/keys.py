@@ -1,8 +1,8 @@
 """A key press judged by its effect at the keyboard focus, read before and after.
 
 A key goes to whatever has the focus, so that element is where its effect is looked
-for: its text, its caret and selection, its formatting (Writer's ctrl+b makes the
-selected run ``weight: 700`` and nothing else), or the focus itself moving (Tab, or
+for: its text, its caret and selection, its formatting (Writer's ctrl+b gives the
+selected run ``weight: 600`` and changes nothing else), or the focus itself moving (Tab, or
 Return closing a dialog). A change there makes the press ``worked``, with what changed
 as its evidence; no change leaves it ``unknown`` (a key may do what no reading of the
 focus shows), never ``didnt``. A change anywhere else is not this press's evidence

@@ -28,12 +28,7 @@ from actui.backends.atspi.hits import at_point, judge
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
 from actui.backends.atspi.pages import caret_paragraph, page_under
-from actui.backends.atspi.reader import (
-    is_disabled,
-    read_basics,
-    read_extents,
-    read_text,
-)
+from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import Listing, RootLister
 from actui.backends.atspi.snapshot import WALK_BUDGET_S, SnapshotReader
 from actui.backends.atspi.toolkits import window_relative

@@ -44,10 +44,10 @@ class FieldText:
 
 
 RECENT = 8
-"""Elements that took the focus kept per application: the newest that still reads
-``focused`` has it (LibreOffice announces its root pane taking the focus when a menu
-command ends, and no event when the page's paragraph has it again: measured, the root
-pane then reads no ``focused`` and the paragraph does, and keys go to the paragraph)."""
+"""Elements that took the focus kept per application, so that the one that has it can be
+told from them (``AtspiBackend.focused_element``): LibreOffice announces its root pane
+taking the focus when a menu command ends, and nothing when the page's paragraph has it
+again, where the keys typed next go (``atspi.pages``)."""
 
 
 class FocusTracker:
