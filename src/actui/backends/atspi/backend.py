@@ -31,7 +31,7 @@ from actui.backends.atspi.pages import caret_paragraph, page_under
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import Listing, RootLister
 from actui.backends.atspi.snapshot import WALK_BUDGET_S, SnapshotReader
-from actui.backends.atspi.toolkits import window_relative
+from actui.backends.atspi.toolkits import is_libreoffice, window_relative
 from actui.backends.atspi.unread import accepted_cells, read_cells
 from actui.backends.atspi.viewport import in_spreadsheet
 from actui.backends.atspi.window_origin import WindowOrigins, WindowSource
@@ -250,15 +250,16 @@ class AtspiBackend(Backend):
 
     async def focused_element(self, root: RootInfo) -> str | None:
         """The element of ``root``'s application that has the keyboard focus: the newest
-        that took it and still reads ``focused`` (``fields.RECENT``), a root pane's page's
-        paragraph holding the caret for the pane, else the newest."""
+        that took it and still reads ``focused`` (``fields.RECENT``), for LibreOffice's root
+        pane its page's paragraph holding the caret (``pages``), else the newest."""
         recent = self._focus.recent(Address.parse(root.native_id).bus)
         for element in recent:
             at = Address.parse(element)
             with contextlib.suppress(ActuiError):
                 basics = await read_basics(self._bus, at)
                 focused = "focused" in basics.states
-                if basics.role == "root pane" and (focused or element == recent[0]):
+                pane = basics.role == "root pane" and is_libreoffice(root.app_name)
+                if pane and (focused or element == recent[0]):
                     # the newest pane to take the focus stands for its page (``pages``)
                     page = await page_under(self._bus, at)
                     held = await caret_paragraph(self._bus, page) if page else None
