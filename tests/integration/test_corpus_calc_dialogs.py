@@ -1,12 +1,12 @@
 """LibreOffice Calc's dialogs set what the saved spreadsheet keeps.
 
 Format › Rows › Height... (a submenu's command) opens "Row Height", whose spin field takes
-0.75″: the saved file's row style says ``style:row-height="0.75in"`` (Calc's default row
-is 0.178in). Tools › Options... switches its tree to LibreOffice Calc › View, where
-"Zero values" is cleared: the saved file's view settings say ``ShowZeroValues`` false
-(true before). The book is a flat ODF spreadsheet, saved in place by ctrl+s with no
-question; its XML is the oracle. Calc starts once for the module; every call is followed
-by the check that it still runs.
+0.75″ and Return closes it (a key judged by the focus it moved): the saved file's row
+style says ``style:row-height="0.75in"`` (Calc's default row is 0.178in). Tools ›
+Options... switches its tree to LibreOffice Calc › View, where "Zero values" is cleared:
+the saved file's view settings say ``ShowZeroValues`` false (true before). The book is a
+flat ODF spreadsheet, saved in place by ctrl+s with no question; its XML is the oracle.
+Calc starts once for the module; every call is followed by the check that it still runs.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 import pytest_asyncio
+from computer_helpers import assert_alive
 from office import Office, start, written
 from test_corpus_libreoffice import EMPTY_BOOK
 
@@ -53,8 +54,12 @@ async def test_a_submenu_commands_spin_field_sets_the_saved_row_height(calc: Off
     (height,) = dialog.search("Height:", role="spinbutton")
     assert height.value != "0.75″", dialog.text
     dialog = await calc.run(dialog, height.set_text("0.75″"))
-    (ok,) = dialog.search("OK", role="button")
-    await calc.last(dialog, ok.press())
+    # Return takes the dialog's default button (OK): the key is judged where it went,
+    # the focused field, which left with its dialog
+    done = await dialog.act(keypress("Return"))
+    assert_alive(calc.pid)
+    (key,) = done.steps
+    assert done.outcome == "worked" and "focus" in key.reason, done.text
     await _saved(calc, re.compile(r'style:row-height="0\.75in"'))
 
 
