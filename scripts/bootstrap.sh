@@ -14,7 +14,7 @@ SYSTEM_PACKAGES=(
   featherpad designer-qt6 thunar galculator gnome-text-editor firefox-esr x11-apps xterm geany
   libreoffice-calc libreoffice-gtk3
   # Documents: Writer's page and menus, Evince's pages; pdftotext/pdfinfo read the PDFs back.
-  libreoffice-writer evince poppler-utils
+  libreoffice-writer libreoffice-impress evince poppler-utils
   # Wayland: a headless sway (its swaymsg too), grim to capture it, Qt 5's Wayland plugin.
   sway grim qtwayland5
   # Toolkits whose bridge loads only when asked: GTK 2 (gmrun) and Java Swing (the ATK wrapper).

@@ -17,19 +17,18 @@ import asyncio
 import re
 import subprocess
 import zipfile
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 import pytest_asyncio
 from computer_helpers import assert_alive
+from office import Office, runs, start, written
 
 from actui import api
-from actui.api import Element, Expect, Observation, keypress
+from actui.api import Element, Expect, Observation, keypress, type_text
 from actui.backends.base import TextFormat
 from actui.backends.linux.sandbox import Sandbox
-from actui.results.observations import Inspected
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -45,85 +44,14 @@ EMPTY_TEXT = """<?xml version="1.0" encoding="UTF-8"?>
 """A flat ODF text with one empty paragraph."""
 
 
-@dataclass
-class Writer:
-    computer: api.Computer
-    pid: int
-    folder: Path
-
-    async def look(self, title: str = "letter.fodt") -> Observation:
-        """A fresh state of the window titled ``title`` (the app still runs after it)."""
-        observed = await self.computer.observe(await _window(self.computer, title, 30))
-        assert_alive(self.pid)
-        return observed
-
-    async def run(
-        self, look: Observation, *steps: api.Step, expect: Expect | None = None
-    ) -> Observation:
-        """Steps that must work; the successor state."""
-        done = await look.act(*steps, expect=expect)
-        assert_alive(self.pid)
-        assert done.outcome != "didnt", done.text
-        if expect is not None:
-            assert done.check == "verified", done.text
-        assert done.state is not None, done.text
-        return done.state
-
-    async def inspect(self, look: Observation, element: Element) -> TextFormat:
-        """The element's live text format, as ``inspect_ui`` reads it."""
-        found = await self.computer.call(
-            "inspect_ui", {"stateId": look.state_id, "ref": element.ref}
-        )
-        assert_alive(self.pid)
-        assert isinstance(found.value, Inspected) and found.value.text_format, found.text
-        assert "text format: " in found.text, found.text
-        return found.value.text_format
-
-    async def menu(self, look: Observation, *path: str) -> Observation:
-        """Open the menu bar's menu ``path[0]``, then each submenu, then run the last item,
-        each with a click on its ref found in the state the click before left."""
-        for name in path:
-            found = await look.find(name)
-            exact = sorted(
-                (e for e in found if e.name == name and _runs(e)),
-                key=lambda e: "press" not in e.capabilities,  # the menu bar's, not its copy
-            )
-            assert exact, f"{name!r} not found: {found}"
-            look = await self.run(found.state, exact[0].click())
-        return look
-
-
-def _runs(element: Element) -> bool:
-    """A menu or menu item that a click runs (the menu bar's copy, not the hidden one)."""
-    return element.role in ("menu", "menuitem", "checkbox", "radio") and bool(
-        element.capabilities & {"press", "select"}
-    )
-
-
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
 async def writer(
     module_sandbox: Sandbox, tmp_path_factory: pytest.TempPathFactory
-) -> AsyncIterator[Writer]:
-    folder = tmp_path_factory.mktemp("writer")
-    letter = folder / "letter.fodt"
+) -> AsyncIterator[Office]:
+    letter = tmp_path_factory.mktemp("writer") / "letter.fodt"
     letter.write_text(EMPTY_TEXT)
-    await module_sandbox.launch(["soffice", "--writer", "--norestore", "--nologo", str(letter)])
-    computer = api.Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "0"})
-    try:
-        window = await _window(computer, letter.name, 90)  # a cold LibreOffice takes seconds
-        yield Writer(computer, window.root.pid, folder)
-    finally:
-        await computer.close()
-
-
-async def _window(computer: api.Computer, title: str, timeout_s: float) -> api.Root:
-    """The window titled ``title`` once it has its X window."""
-    async with asyncio.timeout(timeout_s):
-        while True:
-            found = [r for r in await computer.find_roots(title) if title in r.title]
-            if found and found[0].root.window_id:
-                return found[0]
-            await asyncio.sleep(0.2)
+    async with start(module_sandbox, "writer", letter) as office:
+        yield office
 
 
 def _paragraph(look: Observation, text: str) -> Element:
@@ -132,7 +60,7 @@ def _paragraph(look: Observation, text: str) -> Element:
 
 
 async def test_typed_paragraphs_formatted_by_menus_are_saved_as_docx_and_pdf(
-    writer: Writer,
+    writer: Office,
 ) -> None:
     for _ in range(150):  # the window shows before the document is loaded
         look = await writer.look()
@@ -177,7 +105,7 @@ async def test_typed_paragraphs_formatted_by_menus_are_saved_as_docx_and_pdf(
     (keep,) = [e for e in question.search(role="button") if "Word" in e.name]
     await question.act(keep.press())
     assert_alive(writer.pid)
-    await _written(lambda: docx.exists() and docx.stat().st_size > 0)
+    await written(lambda: docx.exists() and docx.stat().st_size > 0)
     body = _docx_body(docx)
     assert FIRST in body and SECOND in body, body
     assert re.search(r"<w:b/>.*?" + re.escape(FIRST), body), "the first paragraph is bold"
@@ -194,19 +122,10 @@ async def test_typed_paragraphs_formatted_by_menus_are_saved_as_docx_and_pdf(
     chooser = await writer.run(chooser, name.set_text(str(pdf)))
     (save,) = [e for e in chooser.search("Export", role="button") if "is_default" in e.states]
     await chooser.act(save.press())
-    await _written(lambda: pdf.exists() and bool(_pdf_text(pdf)))
+    await written(lambda: pdf.exists() and bool(_pdf_text(pdf)))
     text = _pdf_text(pdf)
     assert FIRST in text and SECOND in text, text
     await writer.look("letter.docx")
-
-
-async def _written(done: Callable[[], bool]) -> None:
-    """Until ``done`` (a file LibreOffice writes after the dialog closed), 30 s at most."""
-    for _ in range(150):
-        if done():
-            return
-        await asyncio.sleep(0.2)
-    raise AssertionError("the file was not written within 30 s")
 
 
 def _docx_body(path: Path) -> str:
@@ -220,7 +139,7 @@ def _pdf_text(path: Path) -> str:
 
 
 async def test_a_submenu_dialogs_spin_field_keeps_what_was_set_and_is_saved(
-    writer: Writer,
+    writer: Office,
 ) -> None:
     """View › Zoom › Zoom... opens "Zoom & View Layout"; its spin field, set to 200 %,
     is taken by LibreOffice (which commits a field only on its default action: before,
@@ -247,13 +166,13 @@ async def test_a_submenu_dialogs_spin_field_keeps_what_was_set_and_is_saved(
     chooser = await writer.run(chooser, name.set_text(str(saved)))
     (save,) = chooser.search("Save", role="button")
     await chooser.act(save.press())
-    await _written(lambda: saved.exists() and "ZoomFactor" in saved.read_text())
+    await written(lambda: saved.exists() and "ZoomFactor" in saved.read_text())
     zoom = re.search(r'config:name="ZoomFactor" config:type="short">(\d+)<', saved.read_text())
     assert zoom and zoom.group(1) == "200", zoom
     await writer.look("zoomed")
 
 
-async def test_selecting_a_page_in_the_options_tree_switches_the_page(writer: Writer) -> None:
+async def test_selecting_a_page_in_the_options_tree_switches_the_page(writer: Office) -> None:
     """Tools › Options...: its pages are cells of a tree; select on one used to mark it
     selected while the page stayed (LibreOffice switches when the focus moves to it)."""
     look = await writer.look("zoomed")
@@ -270,7 +189,7 @@ async def test_selecting_a_page_in_the_options_tree_switches_the_page(writer: Wr
 
 
 async def test_with_the_foreground_policy_typing_into_the_page_needs_no_click(
-    writer: Writer, module_sandbox: Sandbox
+    writer: Office, module_sandbox: Sandbox
 ) -> None:
     """Physical typing on the page's ref first focuses it: the paragraph that holds the
     caret takes the keys (it used to be refused: "the target could not be focused ...
@@ -284,3 +203,63 @@ async def test_with_the_foreground_policy_typing_into_the_page_needs_no_click(
         assert_alive(writer.pid)
         assert done.check == "verified", done.text
         assert [step.delivery for step in done.steps] == ["hid"], done.text
+
+
+async def test_a_key_press_is_worked_when_its_effect_reads_back_at_the_focus(
+    writer: Office,
+) -> None:
+    """Each key is judged where it went, the focused paragraph: End moves the caret,
+    shift+Home selects, ctrl+b turns the selection's bold over, each read back there (every
+    ``keypress`` used to say ``unknown``, even when its effect showed)."""
+    look = await writer.look("zoomed")
+    look = await writer.run(look, _paragraph(look, FIRST).click())  # the caret at its start
+    was_bold = _bold(await writer.inspect(look, _paragraph(look, FIRST)))
+    for keys, changed in (
+        (("End",), "caret or selection"),
+        (("shift", "Home"), "caret or selection"),
+        (("ctrl", "b"), "formatting"),
+    ):
+        done = await look.act(keypress(*keys))
+        assert_alive(writer.pid)
+        (step,) = done.steps
+        assert step.outcome == "worked" and changed in step.reason, done.text
+        assert done.state is not None, done.text
+        look = done.state
+    assert _bold(await writer.inspect(look, _paragraph(look, FIRST))) is not was_bold
+    # a key whose effect is not at the focus says so: Home where the caret already is
+    look = await writer.run(look, keypress("Home"))
+    done = await look.act(keypress("Home"))
+    assert_alive(writer.pid)
+    assert done.outcome == "unknown" and "reads the same" in done.steps[0].reason, done.text
+
+
+def _bold(shape: TextFormat) -> bool:
+    """Whether the whole text is bold (600 and above, as in CSS)."""
+    weights = [run.attributes.get("weight") for run in shape.runs] or [None]
+    return all(int(w or shape.defaults.get("weight", "400")) >= 600 for w in weights)
+
+
+async def test_after_a_menu_command_keys_go_to_the_document_and_the_result_says_so(
+    writer: Office,
+) -> None:
+    """Format › Text › Italic run from its menu leaves the keyboard focus in the page
+    (LibreOffice announces its root pane taking it, and nothing when the paragraph has it
+    again, so typing used to be judged at the pane); the result names the paragraph, and
+    the text typed at the focus and ctrl+s after it reach the saved file."""
+    look = await writer.look("zoomed")
+    look = await writer.menu(look, "Format", "Text")
+    (italic,) = [e for e in look.search("Italic") if e.name == "Italic" and runs(e)]
+    done = await look.act(italic.click())
+    assert_alive(writer.pid)
+    assert done.outcome == "worked" and done.execution.focus is not None, done.text
+    assert done.execution.focus.role in ("paragraph", "heading"), done.text
+    assert f"focus: {done.execution.focus.ref} {done.execution.focus.role}" in done.text
+    assert done.state is not None, done.text
+    typed = "Typed after Italic"  # autocorrect leaves it as it is
+    look = await writer.run(done.state, type_text(typed), expect=Expect(text=typed))
+    done = await look.act(keypress("ctrl", "s"))
+    assert_alive(writer.pid)
+    assert done.outcome != "didnt", done.text
+    saved = writer.folder / "zoomed.fodt"
+    await written(lambda: typed in saved.read_text())
+    await writer.look("zoomed")

@@ -323,6 +323,9 @@ def test_transaction_outcomes_and_postcondition_reconciliation() -> None:
     assert reconcile("didnt", "verified", stopped=True) == "didnt"
 
 
+NONE: frozenset[str] = frozenset()
+
+
 def _trace(action: str, outcome: Outcome, ref: str) -> StepTrace:
     return StepTrace(action=action, outcome=outcome, ref=ref, reason="nothing observable changed")
 
@@ -330,7 +333,7 @@ def _trace(action: str, outcome: Outcome, ref: str) -> StepTrace:
 def test_an_unknown_press_whose_effect_is_in_the_diff_of_another_element_worked() -> None:
     # the Swing form: the press on Register leaves the button as it was, relabels the status
     steps = [_trace("typeText", "worked", "@e8"), _trace("press", "unknown", "@e9")]
-    typed, pressed = credited(steps, frozenset({"@e8", "@e10"}), verified=False)
+    typed, pressed = credited(steps, frozenset({"@e8", "@e10"}), verified=False, focused=NONE)
     assert typed == steps[0]
     assert pressed.outcome == "worked" and "@e10 changed" in pressed.reason
     assert aggregate([typed.outcome, pressed.outcome], stopped=False) == "worked"
@@ -338,25 +341,38 @@ def test_an_unknown_press_whose_effect_is_in_the_diff_of_another_element_worked(
 
 def test_a_change_only_to_what_other_steps_aimed_at_credits_nothing() -> None:
     steps = [_trace("typeText", "worked", "@e8"), _trace("press", "unknown", "@e9")]
-    assert credited(steps, frozenset({"@e8"}), verified=False) == steps
-    assert credited(steps, frozenset(), verified=False) == steps
+    assert credited(steps, frozenset({"@e8"}), verified=False, focused=NONE) == steps
+    assert credited(steps, frozenset(), verified=False, focused=NONE) == steps
 
 
 def test_a_verified_condition_credits_the_one_unknown_step() -> None:
     steps = [_trace("keypress", "unknown", "@e2")]
-    (step,) = credited(steps, frozenset(), verified=True)
+    (step,) = credited(steps, frozenset(), verified=True, focused=NONE)
     assert step.outcome == "worked" and "expected change" in step.reason
+
+
+def test_a_key_is_credited_only_by_a_change_where_it_went() -> None:
+    # the focus (or the key's ref) is where a key's effect is; a status line elsewhere
+    # changing is no evidence of it
+    at_focus, focus = [_trace("keypress", "unknown", "")], frozenset({"@e4"})
+    assert credited(at_focus, frozenset({"@e30"}), verified=False, focused=focus) == at_focus
+    (step,) = credited(at_focus, frozenset({"@e4", "@e30"}), verified=False, focused=focus)
+    assert step.outcome == "worked" and "@e4 changed" in step.reason and "@e30" not in step.reason
+    aimed = [_trace("keypress", "unknown", "@e2")]
+    assert credited(aimed, frozenset({"@e4"}), verified=False, focused=focus) == aimed
+    (step,) = credited(aimed, frozenset({"@e2"}), verified=False, focused=focus)
+    assert step.outcome == "worked"
 
 
 def test_beside_another_press_a_change_is_not_credited_to_the_unknown_one() -> None:
     # a press on a disabled button, then a submit that relabels the status: the submit's
     steps = [_trace("press", "unknown", "@e21"), _trace("press", "worked", "@e22")]
-    assert credited(steps, frozenset({"@e30"}), verified=True) == steps
+    assert credited(steps, frozenset({"@e30"}), verified=True, focused=NONE) == steps
 
 
 def test_two_unknown_steps_cannot_be_told_apart_and_stay_unknown() -> None:
     steps = [_trace("press", "unknown", "@e2"), _trace("press", "unknown", "@e3")]
-    assert credited(steps, frozenset({"@e7"}), verified=True) == steps
+    assert credited(steps, frozenset({"@e7"}), verified=True, focused=NONE) == steps
 
 
 def test_a_browser_ref_click_stays_a_real_click_on_its_element() -> None:

@@ -6,7 +6,7 @@ from dbus_fast import Message, MessageType, Variant
 from hypothesis import given
 from hypothesis import strategies as st
 
-from actui.backends.atspi.fields import BULLET, FieldText, FocusTracker
+from actui.backends.atspi.fields import BULLET, RECENT, FieldText, FocusTracker
 
 EVENT = "org.a11y.atspi.Event.Object"
 
@@ -49,15 +49,29 @@ def test_the_focus_follows_each_applications_own_events() -> None:
     tracker.on_signal(_focus_event(":1.9", "/b/1", True))
     tracker.on_signal(_focus_event(":1.5", "/a/2", True))
     tracker.on_signal(_focus_event(":1.5", "/a/1", False))  # the old one's loss comes late
-    assert tracker.focused(":1.5") == ":1.5/a/2"
-    assert tracker.focused(":1.9") == ":1.9/b/1"
+    assert tracker.recent(":1.5") == (":1.5/a/2",)
+    assert tracker.recent(":1.9") == (":1.9/b/1",)
     tracker.on_signal(_focus_event(":1.9", "/b/1", False))
-    assert tracker.focused(":1.9") is None
+    assert tracker.recent(":1.9") == ()
+
+
+def test_the_elements_that_took_the_focus_are_kept_newest_first() -> None:
+    # LibreOffice's root pane takes the focus as a menu command ends, while the page's
+    # paragraph, which announced nothing, has it again: both are kept, newest first
+    tracker = FocusTracker()
+    tracker.on_signal(_focus_event(":1.5", "/p/1", True))
+    tracker.on_signal(_focus_event(":1.5", "/pane", True))
+    assert tracker.recent(":1.5") == (":1.5/pane", ":1.5/p/1")
+    tracker.note(":1.5/p/1")  # taking it again moves it to the front, once
+    assert tracker.recent(":1.5") == (":1.5/p/1", ":1.5/pane")
+    for n in range(2 * RECENT):
+        tracker.on_signal(_focus_event(":1.5", f"/x/{n}", True))
+    assert len(tracker.recent(":1.5")) == RECENT
 
 
 def test_an_element_actui_focused_counts_even_without_an_event() -> None:
     tracker = FocusTracker()
     tracker.note(":1.5/a/7")
-    assert tracker.focused(":1.5") == ":1.5/a/7"
+    assert tracker.recent(":1.5") == (":1.5/a/7",)
     tracker.note("not an element")  # ignored, not raised
-    assert tracker.focused(":1.5") == ":1.5/a/7"
+    assert tracker.recent(":1.5") == (":1.5/a/7",)

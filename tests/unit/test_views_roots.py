@@ -1,12 +1,13 @@
-"""Root lines tell an agent how far a window can be read."""
+"""Root lines tell an agent how far a window can be read; the focus line where keys go."""
 
 from __future__ import annotations
 
 from dataclasses import replace
 
 from actui.backends.base import Rect, RootInfo
-from actui.results.typed import RootView
-from actui.results.views import reach_note, root_line
+from actui.outline.model import Node, Outline
+from actui.results.typed import KeyboardFocus, RootView
+from actui.results.views import focus_line, reach_note, root_line
 
 ROOT = RootInfo(
     native_id="x11:0x31",
@@ -37,3 +38,24 @@ def test_only_a_non_visual_look_at_a_bare_window_is_pointed_to_visual_mode() -> 
     assert "'visual'" in (reach_note(ROOT, "semantic") or "")
     assert reach_note(ROOT, "visual") is None
     assert reach_note(replace(ROOT, accessibility="full"), "semantic") is None
+
+
+def _before(*nodes: Node) -> Outline:
+    return Outline("@e1", {node.ref: node for node in nodes})
+
+
+PARAGRAPH = Node("@e4", ":1.4/p/4", "paragraph", "paragraph", value="Hello world")
+
+
+def test_after_a_menu_command_the_result_says_the_document_has_the_focus() -> None:
+    focus = KeyboardFocus("@e4", "paragraph", "Hello world")
+    before = _before(replace(PARAGRAPH, states=frozenset({"focused"})))
+    assert focus_line(focus, before, menu_command=True) == ['focus: @e4 paragraph "Hello world"']
+    # the same focus after any other step is no news
+    assert focus_line(focus, before, menu_command=False) == []
+
+
+def test_a_focus_that_moved_is_said_and_an_unknown_one_is_not() -> None:
+    field = KeyboardFocus("@e9", "textbox", "")
+    assert focus_line(field, _before(PARAGRAPH), menu_command=False) == ["focus: @e9 textbox"]
+    assert focus_line(None, _before(PARAGRAPH), menu_command=True) == []

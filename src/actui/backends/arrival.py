@@ -57,7 +57,7 @@ class ArrivingText:
         nothing (or under the foreground policy), so only text typed at the
         focus tries the semantic insert first.
         """
-        field = aimed or self.atspi.focused_field(request.root)
+        field = aimed or await self.atspi.focused_element(request.root)
         before = await self._field(field)
         if before is not None and request.kind == "setText":  # X11 selects it all first
             before = replace(before, start=0, end=len(before.text))

@@ -464,6 +464,11 @@ class Backend(abc.ABC):
         cannot read them (or the element has no text)."""
         return None
 
+    async def keyboard_focus(self, root: RootInfo) -> str | None:
+        """The id of the element of ``root``'s application that has the keyboard focus
+        (where typed keys go next); None where this backend cannot tell."""
+        return None
+
     async def capture(self, root: RootInfo, *, max_dimension: int) -> Image | None:
         """The root's current pixels, or None when this backend cannot capture."""
         return None

@@ -227,6 +227,18 @@ class Where:
 
 
 @dataclass(frozen=True)
+class KeyboardFocus:
+    """The element that has the keyboard focus after a transaction: where the next keys go."""
+
+    ref: str
+    role: str
+    name: str
+
+    def to_wire(self) -> Wire:
+        return {"ref": self.ref, "role": self.role, "name": self.name}
+
+
+@dataclass(frozen=True)
 class StepError:
     code: str
     message: str
@@ -376,6 +388,8 @@ class Execution:
     """Other windows' changes since the last result, reported with the successor."""
     error: StepError | None = None
     """``postcondition_failed`` with what the UI shows instead, or why there is no successor."""
+    focus: KeyboardFocus | None = None
+    """The element of the successor with the keyboard focus, when the backend can tell."""
 
     @property
     def observation(self) -> StateSummary | None:
@@ -440,6 +454,8 @@ class Execution:
         if escalated is not None and escalated.background_attempt is not None:
             out["escalationReason"] = escalated.escalation_reason
             out["backgroundAttempt"] = escalated.background_attempt.to_wire()
+        if self.focus is not None:
+            out["focus"] = self.focus.to_wire()
         last = self.last_delivered
         if last is not None:
             out["delivery"] = last.delivery

@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 
 from actui.backends.base import RootInfo, TextFormat
 from actui.outline.fold import INSPECT_LABEL_CAP
-from actui.outline.model import Node
+from actui.outline.model import Node, Outline
 from actui.outline.windows import window_json
 from actui.quoting import clip, inline, quote
-from actui.results.typed import TITLE_CAP, URL_CAP, Execution, StepTrace, Wire
+from actui.results.typed import TITLE_CAP, URL_CAP, Execution, KeyboardFocus, StepTrace, Wire
 from actui.runtime.deltas import RootDelta
 
 NODE_VALUE_CAP = 200
@@ -131,6 +131,19 @@ def root_delta_lines(deltas: Sequence[RootDelta]) -> list[str]:
     return [
         f"{ROOT_CHANGES[d.change]}: {d.kind} {quote(d.title, TITLE_CAP)} {d.ref}" for d in deltas
     ]
+
+
+def focus_line(focus: KeyboardFocus | None, before: Outline, menu_command: bool) -> list[str]:
+    """Where the keyboard focus is, said when it matters for the next step: after a menu
+    command (the document has it again, or the dialog it opened), or when it moved to an
+    element that was not focused before the steps (a dialog's field took it)."""
+    if focus is None:
+        return []
+    was = before.get(focus.ref)
+    if not menu_command and was is not None and "focused" in was.states:
+        return []
+    named = f" {quote(focus.name, TITLE_CAP)}" if focus.name else ""
+    return [f"focus: {focus.ref} {focus.role}{named}"]
 
 
 def node_json(node: Node) -> Wire:

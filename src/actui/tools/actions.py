@@ -361,12 +361,16 @@ FIELD_EDITS = frozenset({"typeText", "setText"})
 """Steps whose effect is their own field's text: they explain a change there, and only there."""
 
 
-def credited(steps: list[StepTrace], changed: frozenset[str], verified: bool) -> list[StepTrace]:
+def credited(
+    steps: list[StepTrace], changed: frozenset[str], verified: bool, focused: frozenset[str]
+) -> list[StepTrace]:
     """``steps`` with the one ``unknown`` step among them made ``worked`` when the whole
     result shows its effect: the condition it was sent for holds (``verified``), or the diff
     changed an element no other step aimed at. A backend judges a step by its own element
     (a Swing button reads the same after a press that relabels the status line), so a
     press whose change is in the result read ``unknown … nothing observable changed``.
+    A key is tied to where it went: its ref, else the elements ``focused`` when the steps
+    began; a change anywhere else is not its evidence.
     Only text typed into fields (:data:`FIELD_EDITS`) and waits may stand beside it: with
     another press, click or key, or a second unknown step, the change cannot be told
     apart, and nothing is credited."""
@@ -378,6 +382,8 @@ def credited(steps: list[StepTrace], changed: frozenset[str], verified: bool) ->
     if any(step.action not in FIELD_EDITS for step in others):
         return steps  # another press, click or key may have made the change
     edited = {step.ref for step in others if step.ref}
+    if steps[at].action == "keypress":
+        changed &= {steps[at].ref} if steps[at].ref else focused
     elsewhere = sorted(changed - edited, key=lambda ref: int(ref[2:]) if ref[2:].isdigit() else 0)
     if verified:
         reason = "the expected change shows in the result"

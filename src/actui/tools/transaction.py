@@ -41,6 +41,7 @@ from actui.results.typed import (
     TITLE_CAP,
     Ended,
     Execution,
+    KeyboardFocus,
     NoSuccessor,
     RootView,
     StepError,
@@ -50,7 +51,7 @@ from actui.results.typed import (
     Where,
     as_outcome,
 )
-from actui.results.views import root_delta_lines, trace_summary
+from actui.results.views import focus_line, root_delta_lines, trace_summary
 from actui.runtime.deltas import SETTLE_WINDOW_S, RootDelta, SettledBy, root_deltas, settle
 from actui.runtime.imaging import scale_of
 from actui.runtime.observer import Observer
@@ -251,13 +252,40 @@ class Transaction:
             return await self._terminal(outcome, exc, "post_action_observation_failed")
         check = verification.status if verification else None
         changes = self.parts.renderer.changes(state, seen.outline)
+        focus = None
         if not stopped and seen.snapshot.root.accessibility != "not_answering":
             # an unread tree's diff shows what was not seen, not what changed
-            self.steps = credited(self.steps, changed_refs(changes), check == "verified")
+            focused = frozenset(n.ref for n in state.outline if "focused" in n.states)
+            self.steps = credited(self.steps, changed_refs(changes), check == "verified", focused)
             outcome = aggregate([s.outcome for s in self.steps], stopped)
+            focus = await self._focus(root, seen.outline)
         return self._result(
-            root, reconcile(outcome, check, stopped), verification, deltas, seen, changes
+            root, reconcile(outcome, check, stopped), verification, deltas, seen, changes, focus
         )
+
+    def _menu_command(self) -> bool:
+        """Whether a step ran an item of a menu (its end gives the focus back)."""
+        outline = self.state.outline
+        for step in self.steps:
+            node = outline.get(step.ref) if step.ref else None
+            if node is None or node.role == "menu" or step.action not in ("click", "press"):
+                continue  # a submenu opens, it runs nothing
+            up = outline.get(node.parent) if node.parent else None
+            if node.role == "menuitem" or (up is not None and up.role == "menu"):
+                return True
+        return False
+
+    async def _focus(self, root: RootInfo, outline: Outline) -> KeyboardFocus | None:
+        """The successor's element with the keyboard focus, if the backend can tell and
+        the successor holds it (a menu command leaves it in the document, not the menu)."""
+        try:
+            element = await self.observer.backend_for(root).keyboard_focus(root)
+        except ActuiError:
+            return None
+        node = next((n for n in outline if element and n.wire == element), None)
+        if node is None:
+            return None
+        return KeyboardFocus(node.ref, node.role, node.name if node.secure else node.label)
 
     async def _closing(self, root: RootInfo) -> bool:
         """Whether a read failed because the window was being destroyed under it.
@@ -429,9 +457,10 @@ class Transaction:
         deltas: list[RootDelta],
         seen: Seen,
         changes: Changes,
+        focus: KeyboardFocus | None,
     ) -> ToolResult:
         state, renderer, ref_for = self.state, self.parts.renderer, self.parts.ref_for
-        execution = self._execution(outcome, verification, deltas)
+        execution = replace(self._execution(outcome, verification, deltas), focus=focus)
         successor = self.observer.save(seen.snapshot, seen.outline, seen.epoch, base=state)
         check = f"; check {verification.status}" if verification else ""
         met = verification.where if verification else None
@@ -444,6 +473,7 @@ class Transaction:
             *trace_summary(execution),
             *news,
             *root_delta_lines(deltas),
+            *focus_line(focus, state.outline, self._menu_command()),
         ]
         # the deltas told the agent about these processes' windows
         told = {root.pid} | {d.pid for d in deltas}

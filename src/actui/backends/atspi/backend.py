@@ -27,10 +27,11 @@ from actui.backends.atspi.formatting import read_format
 from actui.backends.atspi.hits import at_point, judge
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
+from actui.backends.atspi.pages import caret_paragraph, page_under
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import Listing, RootLister
 from actui.backends.atspi.snapshot import WALK_BUDGET_S, SnapshotReader
-from actui.backends.atspi.toolkits import window_relative
+from actui.backends.atspi.toolkits import is_libreoffice, window_relative
 from actui.backends.atspi.unread import accepted_cells, read_cells
 from actui.backends.atspi.viewport import in_spreadsheet
 from actui.backends.atspi.window_origin import WindowOrigins, WindowSource
@@ -247,9 +248,26 @@ class AtspiBackend(Backend):
         finally:
             self.note_input(request.root)
 
-    def focused_field(self, root: RootInfo) -> str | None:
-        """The element of ``root``'s application that last took the keyboard focus."""
-        return self._focus.focused(Address.parse(root.native_id).bus)
+    async def focused_element(self, root: RootInfo) -> str | None:
+        """The element of ``root``'s application that has the keyboard focus: the newest
+        that took it and still reads ``focused`` (``fields.RECENT``), for LibreOffice's root
+        pane its page's paragraph holding the caret (``pages``), else the newest."""
+        recent = self._focus.recent(Address.parse(root.native_id).bus)
+        for element in recent:
+            at = Address.parse(element)
+            with contextlib.suppress(ActuiError):
+                basics = await read_basics(self._bus, at)
+                focused = "focused" in basics.states
+                pane = basics.role == "root pane" and is_libreoffice(root.app_name)
+                if pane and (focused or element == recent[0]):
+                    # the newest pane to take the focus stands for its page (``pages``)
+                    page = await page_under(self._bus, at)
+                    held = await caret_paragraph(self._bus, page) if page else None
+                    if held is not None:
+                        return held.native_id
+                if focused:
+                    return element
+        return recent[0] if recent else None
 
     def note_focused(self, native_id: str) -> None:
         """actui focused ``native_id`` (an element already focused announces nothing)."""

@@ -43,30 +43,43 @@ class FieldText:
         return self.text[: self.start] + shown + self.text[self.end :]
 
 
+RECENT = 8
+"""Elements that took the focus kept per application, so that the one that has it can be
+told from them (``AtspiBackend.focused_element``): LibreOffice announces its root pane
+taking the focus when a menu command ends, and nothing when the page's paragraph has it
+again, where the keys typed next go (``atspi.pages``)."""
+
+
 class FocusTracker:
-    """The focused element of each application, as its events (and actui's focusing) said."""
+    """The elements of each application that last took the keyboard focus, as its events
+    (and actui's focusing) said, newest first."""
 
     def __init__(self) -> None:
-        self._focused: dict[str, str] = {}
+        self._recent: dict[str, list[str]] = {}
 
     def on_signal(self, message: Message) -> None:
         if message.member != "StateChanged" or not message.body or message.body[0] != "focused":
             return
         sender, path = str(message.sender or ""), str(message.path or "")
         if int(message.body[1]):
-            self._focused[sender] = path
-        elif self._focused.get(sender) == path:
-            del self._focused[sender]
+            self._took(sender, path)
+        elif path in self._recent.get(sender, ()):
+            self._recent[sender].remove(path)
+
+    def _took(self, app_bus: str, path: str) -> None:
+        recent = [p for p in self._recent.get(app_bus, ()) if p != path]
+        self._recent[app_bus] = [*recent[-(RECENT - 1) :], path]
 
     def note(self, native_id: str) -> None:
         """actui just focused ``native_id`` (it may have been focused already, silently)."""
         with contextlib.suppress(ActuiError):
             at = Address.parse(native_id)
-            self._focused[at.bus] = at.path
+            self._took(at.bus, at.path)
 
-    def focused(self, app_bus: str) -> str | None:
-        path = self._focused.get(app_bus)
-        return None if path is None else Address(app_bus, path).native_id
+    def recent(self, app_bus: str) -> tuple[str, ...]:
+        """The elements that took the focus and have not announced losing it, newest first."""
+        paths = reversed(self._recent.get(app_bus, ()))
+        return tuple(Address(app_bus, path).native_id for path in paths)
 
 
 async def read_length(bus: AtspiBus, native_id: str) -> int:

@@ -53,6 +53,7 @@ from actui.backends.base import (
 )
 from actui.backends.exit_records import RECORDS_VAR
 from actui.backends.exits import process_exit
+from actui.backends.keys import KeyEffects
 from actui.backends.linux.physical import Screen, open_desktop
 from actui.backends.procfs import started_by
 from actui.backends.x11.ewmh import XWindow
@@ -96,6 +97,7 @@ class LinuxBackend(Backend):
         self._screen = self.desktop.screen
         self._input = self.desktop.input
         self._typing = ArrivingText(self.atspi, self._input) if self._input else None
+        self._keys = KeyEffects(self.atspi)
         if self._screen is not None:
             self._screen.lifeline.when_gone(self.atspi.end_waits)
         self._screen_started = False
@@ -301,6 +303,9 @@ class LinuxBackend(Backend):
             return refusal
         if request.kind in ("typeText", "setText") and self._typing is not None:
             result = await self._typing.type(request, window_id, aimed.target)
+        elif request.kind == "keypress":
+            physical = self._input
+            result = await self._keys.press(request, lambda: physical.deliver(request, window_id))
         else:
             await self._lands(request)
             result = await self._input.deliver(request, window_id)
@@ -336,6 +341,12 @@ class LinuxBackend(Backend):
 
     async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
         return await self.atspi.find_in_rows(root, query)
+
+    async def keyboard_focus(self, root: RootInfo) -> str | None:
+        if is_window_only(root):
+            return None
+        with self._on_display():
+            return await self.atspi.focused_element(root)
 
     async def read_below(self, root: RootInfo, node_id: str, budget_s: float) -> RawNode:
         return await self.atspi.read_below(root, node_id, budget_s)
