@@ -10,6 +10,7 @@ agent-readable text, never tracebacks.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Mapping
 
@@ -59,6 +60,14 @@ class ToolBox:
     def recorder(self) -> Recorder | None:
         """What records this session's acts, if anything does."""
         return self._recorder
+
+    def recorded_by(self, recorder: Recorder) -> ToolBox:
+        """This session's tools with ``recorder`` writing their acts: one desktop served to
+        several MCP sessions at once (``actui mcp --http --record``) keeps each one's
+        workflow apart. The session stays this one's to close."""
+        view = copy.copy(self)
+        view._recorder = recorder
+        return view
 
     @property
     def backends(self) -> Backends:
