@@ -82,6 +82,12 @@ class ToolBox:
         """A state this session saved: its root, outline and image geometry."""
         return self._session.observer.state(state_id)
 
+    async def look(self, root_ref: str) -> State:
+        """A fresh look at the window ``root_ref`` (a ``find_roots`` ref), saved as a state
+        and not rendered: for code that reads the outline, not the text (a replay)."""
+        session = self._session
+        return await session.looker.look(await session.observer.pick(root_ref))
+
     async def close(self) -> None:
         await self._session.close()
 

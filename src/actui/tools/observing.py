@@ -17,7 +17,7 @@ from actui.results.tool_result import ToolResult
 from actui.results.views import observation_header, reach_note
 from actui.runtime.imaging import IMAGE_MAX, IMAGE_NOTES, Ocr, image_geometry, image_reason
 from actui.runtime.observer import Observer
-from actui.runtime.store import ObserveMode
+from actui.runtime.store import ObserveMode, State
 from actui.runtime.waiting import observed_outline
 
 
@@ -29,11 +29,18 @@ class Looker:
     renderer: Renderer
     ocr: Ocr
 
+    async def look(self, root: RootInfo) -> State:
+        """A fresh semantic look at ``root``, saved but neither captured nor rendered: what
+        a replay resolves its selectors against, where no one reads the text (rendering a
+        dialog of 300 elements costs about 50 ms)."""
+        snapshot, epoch = await self.observer.snapshot_at_epoch(root, _key(root))
+        outline = observed_outline(snapshot, None, image_geometry(snapshot.root, "semantic")[0])
+        return self.observer.save(snapshot, outline, epoch, mode="semantic")
+
     async def observe(self, root: RootInfo, mode: ObserveMode, tool: str) -> ToolResult:
         """A fresh observation of ``root``, saved as a new state and rendered in full."""
         observer, renderer = self.observer, self.renderer
-        key = root.resource_key or f"desktop-pid:{root.pid}"
-        snapshot, epoch = await observer.snapshot_at_epoch(root, key)
+        snapshot, epoch = await observer.snapshot_at_epoch(root, _key(root))
         scale, _ = image_geometry(snapshot.root, mode)
         outline = observed_outline(snapshot, None, scale)
         reason = image_reason(outline, mode)
@@ -77,3 +84,8 @@ class Looker:
             ocr=ocr,
         )
         return ToolResult(text, observed, images)
+
+
+def _key(root: RootInfo) -> str:
+    """The resource whose lane a look at ``root`` runs in."""
+    return root.resource_key or f"desktop-pid:{root.pid}"
