@@ -11,8 +11,6 @@ be alive and answering.
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -21,6 +19,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from computer_helpers import assert_alive
+from replay_run import replayed_whole
 from test_corpus_libreoffice import EMPTY_BOOK
 
 from actui.api import Computer, Expect, keypress
@@ -147,18 +146,7 @@ async def test_the_entry_and_save_replay_with_new_numbers_and_file_name(
     async with Computer(env=_env(module_sandbox)) as computer:
         await _book_window(computer, module_sandbox, recording.folder)
         given = ["--var", "a1=77", "--var", "a2=0.5", "--var", f"{file_var}={target}"]
-        command = [sys.executable, "-m", "actui.server.cli", "replay", str(recording.path), *given]
-        done = await asyncio.to_thread(
-            subprocess.run,
-            command,
-            env=_env(module_sandbox),
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert "4 of 4 steps verified" in done.stdout, done.stdout
+        await replayed_whole(_env(module_sandbox), recording.path, *given, steps=4)
         assert await _saved(target) == ["77", "0.5"]
         assert_alive(recording.pid)
         titles = [r.title for r in await computer.find_roots(app="soffice")]

@@ -6,8 +6,6 @@ the test made are the oracle; Thunar must still be alive and answering after eac
 from __future__ import annotations
 
 import asyncio
-import subprocess
-import sys
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +13,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from computer_helpers import assert_alive
+from replay_run import replayed_whole
 from test_corpus_thunar import TITLE, Thunar, thunar  # noqa: F401 (the module's Thunar)
 
 from actui.api import Computer, Expect, keypress
@@ -86,19 +85,8 @@ async def test_the_rename_replays_from_a_fresh_process_to_the_name_given_by_var(
     (name,) = [v.name for v in workflow.variables if v.default == "renamed.txt"]
     assert workflow.steps[1].expect is not None and workflow.steps[1].expect.until == "absent"
     (thunar.folder / "todo.txt").write_text("todo.txt\n")  # the file to rename, again
-    command = [sys.executable, "-m", "actui.server.cli", "replay", str(recording.path),
-               "--var", f"{name}=minutes.txt"]  # fmt: skip
-    done = await asyncio.to_thread(
-        subprocess.run,
-        command,
-        env=_env(module_sandbox),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "2 of 2 steps verified" in done.stdout, done.stdout
+    given = ("--var", f"{name}=minutes.txt")
+    await replayed_whole(_env(module_sandbox), recording.path, *given, steps=2)
     await _only(thunar.folder, "minutes.txt")
     assert (thunar.folder / "renamed.txt").read_text() == "todo.txt\n", "the other is untouched"
     assert_alive(thunar.pid)
