@@ -27,7 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,6 +101,20 @@ class Agent:
         if result.details.get("outcome") != "worked":
             raise RuntimeError(f"act_ui did not work: {result.text}")
         return str(result.details.get("stateId", ""))
+
+
+class Timed(ToolBox):
+    """The tools, adding up the time of their ``act_ui`` calls: what a replay spends
+    besides those is what it adds to the recorded run (finding windows, looking)."""
+
+    acts_ms = 0.0
+
+    async def run(self, tool: str, arguments: Mapping[str, object] | None = None) -> ToolResult:
+        with Stopwatch() as took:
+            result = await super().run(tool, arguments)
+        if tool == "act_ui":
+            self.acts_ms += took.ms
+        return result
 
 
 async def _zenity_app(desktop: Sandbox) -> asyncio.subprocess.Process:
@@ -227,14 +241,15 @@ class App:
         app.terminate()
         await app.wait()
 
-    async def replay(self, workflow: Workflow, tag: str, warm: bool) -> float:
-        """One replay on a fresh app and a fresh ``ToolBox``, its oracle checked; its ms."""
+    async def replay(self, workflow: Workflow, tag: str, warm: bool) -> tuple[float, float]:
+        """One replay on a fresh app and a fresh ``ToolBox``, its oracle checked: its ms, and
+        what it spent besides its act_ui calls."""
         given = {"secret": tag}
         if self.name != "zenity":
             path = next(v.name for v in workflow.variables if v.default and "/" in v.default)
             given = {path: str(self.home / tag)}
         app = await self.start()
-        computer = ToolBox(env=self.env)
+        computer = Timed(env=self.env)
         try:
             if warm:  # connections up, as in a server that already served a call
                 await computer.call("find_roots", {})
@@ -244,7 +259,7 @@ class App:
         if not replayed.ok:
             raise RuntimeError(replayed.text())
         await self.done(app, tag, self.home / tag)
-        return float(replayed.ms)
+        return float(replayed.ms), replayed.ms - computer.acts_ms
 
 
 async def _bench(name: str, desktop: Sandbox, rounds: int) -> list[list[str]]:
@@ -255,6 +270,7 @@ async def _bench(name: str, desktop: Sandbox, rounds: int) -> list[list[str]]:
     episodes, acts = Series("episode"), Series("acts")
     replays = {"cold": Series(f"{name} cold"), "warm": Series(f"{name} warm")}
     ratios = {"cold": Series("cold / acts"), "warm": Series("warm / acts")}
+    added = {"cold": Series("cold added"), "warm": Series("warm added")}
     tokens = 0
     for index in range(rounds):
         episode = await app.record(app.home / f"minutes{index}.txt")
@@ -262,8 +278,9 @@ async def _bench(name: str, desktop: Sandbox, rounds: int) -> list[list[str]]:
         acts.add(episode.workflow.recorded_ms)
         tokens = episode.tokens
         for way in ("cold", "warm") if index % 2 else ("warm", "cold"):
-            took = await app.replay(episode.workflow, f"r{index}{way}.txt", way == "warm")
+            took, besides = await app.replay(episode.workflow, f"r{index}{way}.txt", way == "warm")
             replays[way].add(took)
+            added[way].add(besides)
             ratios[way].add(took / episode.workflow.recorded_ms)
     return [
         [
@@ -272,6 +289,7 @@ async def _bench(name: str, desktop: Sandbox, rounds: int) -> list[list[str]]:
             ms(acts.median),
             f"{ms(series.min)} / {ms(series.median)} / {ms(series.max)}",
             f"{ratios[way].min:.2f} / {ratios[way].median:.2f} / {ratios[way].max:.2f}",
+            f"{ms(added[way].min)} / {ms(added[way].median)} / {ms(added[way].max)}",
             f"{series.median / episodes.median:.2f}×",
             str(tokens),
             "0",
@@ -293,6 +311,7 @@ async def main() -> None:
     headers = (
         "workflow", "recorded episode ms", "its act_ui calls ms",
         "replay min / median / max ms", "replay / its round's acts min / median / max",
+        "replay besides its act_ui calls min / median / max ms",
         "replay / episode", "episode tokens", "replay tokens",
     )  # fmt: skip
     print(table(headers, rows))
