@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from computer_helpers import assert_alive
-from replay_run import replayed_whole
+from replay_run import replayed_whole, script_ran
 from test_corpus_libreoffice import EMPTY_BOOK
 
 from actui.api import Computer, Expect, keypress
@@ -151,3 +151,18 @@ async def test_the_entry_and_save_replay_with_new_numbers_and_file_name(
         assert_alive(recording.pid)
         titles = [r.title for r in await computer.find_roots(app="soffice")]
         assert "replayed.fods - LibreOffice Calc" in titles, titles
+
+
+async def test_the_python_script_of_the_recording_enters_and_saves_what_it_is_given(
+    module_sandbox: Sandbox, recording: Recording, tmp_path: Path
+) -> None:
+    (file_var,) = [v.name for v in recording.workflow.variables if str(v.default).endswith(".fods")]
+    target = recording.folder / "scripted.fods"
+    async with Computer(env=_env(module_sandbox)) as computer:
+        await _book_window(computer, module_sandbox, recording.folder)
+        given = ("a1=64", "a2=1000", f"{file_var}={target}")
+        await script_ran(_env(module_sandbox), recording.path, tmp_path / "entry.py", *given)
+        assert await _saved(target) == ["64", "1000"]
+        assert_alive(recording.pid)
+        titles = [r.title for r in await computer.find_roots(app="soffice")]
+        assert "scripted.fods - LibreOffice Calc" in titles, titles

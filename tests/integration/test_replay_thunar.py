@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 from computer_helpers import assert_alive
-from replay_run import replayed_whole
+from replay_run import replayed_whole, script_ran
 from test_corpus_thunar import TITLE, Thunar, thunar  # noqa: F401 (the module's Thunar)
 
 from actui.api import Computer, Expect, keypress
@@ -89,5 +89,20 @@ async def test_the_rename_replays_from_a_fresh_process_to_the_name_given_by_var(
     await replayed_whole(_env(module_sandbox), recording.path, *given, steps=2)
     await _only(thunar.folder, "minutes.txt")
     assert (thunar.folder / "renamed.txt").read_text() == "todo.txt\n", "the other is untouched"
+    assert_alive(thunar.pid)
+    assert await thunar.windows() == [TITLE], "Thunar answers, its rename dialog closed"
+
+
+async def test_the_python_script_of_the_recording_renames_to_the_name_it_is_given(
+    thunar: Thunar,  # noqa: F811
+    module_sandbox: Sandbox,
+    recording: Recording,
+    tmp_path: Path,
+) -> None:
+    (name,) = [v.name for v in recording.workflow.variables if v.default == "renamed.txt"]
+    (thunar.folder / "todo.txt").write_text("todo.txt\n")
+    script = tmp_path / "rename.py"
+    await script_ran(_env(module_sandbox), recording.path, script, f"{name}=agenda.txt")
+    await _only(thunar.folder, "agenda.txt")
     assert_alive(thunar.pid)
     assert await thunar.windows() == [TITLE], "Thunar answers, its rename dialog closed"
