@@ -62,6 +62,9 @@ class Recorded:
     directory: Path
     workflows: dict[str, Workflow]
     """By the name typed in the form."""
+    app: str
+    """The ``--app`` of each desktop: the form, printing to ``printed``."""
+    printed: Path
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -88,7 +91,7 @@ async def recorded() -> AsyncIterator[Recorded]:
         assert not any(s in p.read_text() for p in paths for s, _ in VALUES.values())
         workflows = [load(path) for path in paths]
         by_name = {str({v.name: v.default for v in w.variables}["name"]): w for w in workflows}
-        yield Recorded(directory, by_name)
+        yield Recorded(directory, by_name, app, printed)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -137,3 +140,28 @@ async def test_every_http_session_replays_a_recorded_workflow_as_one_tool_call(
         assert typed == [f"{given} again" for given in sorted(flows)]
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+async def test_every_private_desktop_session_runs_the_workflows_as_tools(
+    recorded: Recorded,
+) -> None:
+    """Under ``--desktop-per-session`` the tools are in every session, each replaying on
+    its own desktop's form."""
+    tmp = recorded.printed.parent
+    flags = ("--max-desktops", "2", "--app", recorded.app, "--workflows", str(recorded.directory))
+    recorded.printed.write_text("")
+    async with (
+        serving(tmp, *flags) as server,
+        http_session(server.url, TOKEN) as one,
+        http_session(server.url, TOKEN) as two,
+    ):
+        for session, (given, workflow) in zip((one, two), recorded.workflows.items(), strict=True):
+            values = {"name": f"{given} alone", "secret": "desk-secret", "city": "Lima"}
+            result = await session.call_tool(
+                f"run_{workflow.name}", values, read_timeout_seconds=90
+            )
+            assert not result.is_error, result.content
+            assert result.structured_content is not None and result.structured_content["ok"]
+        assert server.process.returncode is None
+    lines = sorted(recorded.printed.read_text().splitlines())
+    assert lines == [f"{given} alone|desk-secret|Lima" for given in sorted(recorded.workflows)]
