@@ -9,44 +9,34 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+REPLAY = (sys.executable, "-m", "actui.server.cli", "replay")
 
-async def replayed_whole(env: Mapping[str, str], path: Path, *args: str, steps: int) -> str:
-    """``actui replay PATH ARGS…`` in its own process; it must exit 0 with every one of
-    ``steps`` verified. Its summary."""
-    command = [sys.executable, "-m", "actui.server.cli", "replay", str(path), *args]
+
+async def _ran(argv: list[str], env: Mapping[str, str] | None = None) -> str:
+    """``argv`` in its own process, which must exit 0; what it printed."""
     done = await asyncio.to_thread(
         subprocess.run,
-        command,
-        env=dict(env),
+        argv,
+        env=None if env is None else dict(env),
         capture_output=True,
         text=True,
         timeout=180,
         check=False,
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert f"{steps} of {steps} steps verified" in done.stdout, done.stdout
     return done.stdout
+
+
+async def replayed_whole(env: Mapping[str, str], path: Path, *args: str, steps: int) -> str:
+    """``actui replay PATH ARGS…``: it must exit 0 with every one of ``steps`` verified.
+    Its summary."""
+    printed = await _ran([*REPLAY, str(path), *args], env)
+    assert f"{steps} of {steps} steps verified" in printed, printed
+    return printed
 
 
 async def script_ran(env: Mapping[str, str], path: Path, script: Path, *given: str) -> None:
     """``actui replay PATH --to-python SCRIPT``, then ``python SCRIPT name=value…``: both
     must exit 0."""
-    made = await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, "-m", "actui.server.cli", "replay", str(path), "--to-python", str(script)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert made.returncode == 0, made.stdout + made.stderr
-    ran = await asyncio.to_thread(
-        subprocess.run,
-        [sys.executable, str(script), *given],
-        env=dict(env),
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
-    assert ran.returncode == 0, ran.stdout + ran.stderr
+    await _ran([*REPLAY, str(path), "--to-python", str(script)])
+    await _ran([sys.executable, str(script), *given], env)
