@@ -7,7 +7,9 @@ In one private desktop (``Sandbox``), per workflow:
   recorder on (``ToolBox(record=…)``): the whole episode's time, the time of its
   ``act_ui`` calls alone (what the workflow file keeps as each step's ``recorded.ms``),
   and the tokens of every result the agent read;
-- the **replay**, ``--rounds`` times each way, alternating, on a fresh app each round:
+- the **replay** of that round's workflow, once each way (in alternating order), on a
+  fresh app each time; ``--rounds`` rounds, each replay's ratio to its own round's act_ui
+  calls (the two share that moment's load, and an app slows as a session goes on):
   ``cold``, a fresh ``ToolBox`` whose connections start inside the replay (as
   ``actui replay`` in its own process), and ``warm``, a fresh ``ToolBox`` that has
   listed the windows once (as a server's workflow tool); ``tools.replaying.replay``,
@@ -25,7 +27,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import tempfile
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,6 +103,20 @@ class Agent:
         return str(result.details.get("stateId", ""))
 
 
+class Timed(ToolBox):
+    """The tools, adding up the time of their ``act_ui`` calls: what a replay spends
+    besides those is what it adds to the recorded run (finding windows, looking)."""
+
+    acts_ms = 0.0
+
+    async def run(self, tool: str, arguments: Mapping[str, object] | None = None) -> ToolResult:
+        with Stopwatch() as took:
+            result = await super().run(tool, arguments)
+        if tool == "act_ui":
+            self.acts_ms += took.ms
+        return result
+
+
 async def _zenity_app(desktop: Sandbox) -> asyncio.subprocess.Process:
     argv = ["zenity", "--forms", "--title=Contact", "--add-entry=Name"]
     argv += ["--add-password=Secret", "--add-entry=City"]
@@ -135,7 +151,7 @@ async def _mousepad_app(desktop: Sandbox) -> asyncio.subprocess.Process:
     return editor
 
 
-async def _mousepad_agent(agent: Agent, editor: asyncio.subprocess.Process, home: Path) -> None:
+async def _mousepad_agent(agent: Agent, editor: asyncio.subprocess.Process, path: Path) -> None:
     state = await agent.look(editor.pid, "Mousepad")
     document = await agent.shown(state, "textbox")
     typed = [
@@ -149,7 +165,7 @@ async def _mousepad_agent(agent: Agent, editor: asyncio.subprocess.Process, home
     name = await agent.shown(state, "textbox")
     (save,) = await agent.refs(state, text="Save", role="button")
     saved = [
-        {"action": "setText", "ref": name, "text": str(home / "minutes.txt")},
+        {"action": "setText", "ref": name, "text": str(path)},
         {"action": "press", "ref": save},
     ]
     await agent.act({"stateId": state, "actions": saved})
@@ -183,58 +199,102 @@ async def _record(
         return Episode(episode.ms, agent.tokens, load(recorder.path))
 
 
-async def _bench(name: str, desktop: Sandbox, rounds: int) -> list[list[str]]:
-    home = Path(desktop.env["HOME"])
-    headless = "1" if name == "zenity" else "0"
-    env = {**desktop.env, "ACTUI_HEADLESS": headless}
-    app = await (_zenity_app(desktop) if name == "zenity" else _mousepad_app(desktop))
-    if name == "zenity":
-        episode = await _record(desktop, env, lambda agent: _zenity_agent(agent, app))
-        await _zenity_done(app, SECRET)
-    else:
-        episode = await _record(desktop, env, lambda agent: _mousepad_agent(agent, app, home))
-        await _file_holds(home / "minutes.txt")
+@dataclass
+class App:
+    """One workflow's app: started fresh, its agent, its oracle."""
+
+    name: str
+    desktop: Sandbox
+
+    @property
+    def home(self) -> Path:
+        return Path(self.desktop.env["HOME"])
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {**self.desktop.env, "ACTUI_HEADLESS": "1" if self.name == "zenity" else "0"}
+
+    async def start(self) -> asyncio.subprocess.Process:
+        zenity = self.name == "zenity"
+        return await (_zenity_app(self.desktop) if zenity else _mousepad_app(self.desktop))
+
+    async def record(self, path: Path) -> Episode:
+        """An agent's episode; mousepad saves to ``path`` (a new name: no overwrite dialog)."""
+        app = await self.start()
+
+        async def work(agent: Agent) -> None:
+            if self.name == "zenity":
+                await _zenity_agent(agent, app)
+            else:
+                await _mousepad_agent(agent, app, path)
+
+        episode = await _record(self.desktop, self.env, work)
+        await self.done(app, SECRET, path)
+        return episode
+
+    async def done(self, app: asyncio.subprocess.Process, secret: str, path: Path) -> None:
+        """The oracle: the form printed what was entered, or the file holds the text."""
+        if self.name == "zenity":
+            await _zenity_done(app, secret)
+            return
+        await _file_holds(path)
         app.terminate()
         await app.wait()
-    workflow = episode.workflow
-    path_var = next((v.name for v in workflow.variables if v.default and "/" in v.default), "")
-    cold, warm = Series(f"{name} cold"), Series(f"{name} warm")
-    for index in range(2 * rounds):
-        app = await (_zenity_app(desktop) if name == "zenity" else _mousepad_app(desktop))
-        given = (
-            {"secret": f"r{index}"} if name == "zenity" else {path_var: str(home / f"r{index}.txt")}
-        )
-        computer = ToolBox(env=env)
-        series = warm if index % 2 else cold
+
+    async def replay(self, workflow: Workflow, tag: str, warm: bool) -> tuple[float, float]:
+        """One replay on a fresh app and a fresh ``ToolBox``, its oracle checked: its ms, and
+        what it spent besides its act_ui calls."""
+        given = {"secret": tag}
+        if self.name != "zenity":
+            path = next(v.name for v in workflow.variables if v.default and "/" in v.default)
+            given = {path: str(self.home / tag)}
+        app = await self.start()
+        computer = Timed(env=self.env)
         try:
-            if series is warm:  # connections up, as in a server that already served a call
+            if warm:  # connections up, as in a server that already served a call
                 await computer.call("find_roots", {})
             replayed = await replay(computer, workflow, given)
         finally:
             await computer.close()
         if not replayed.ok:
             raise RuntimeError(replayed.text())
-        series.add(replayed.ms)
-        if name == "zenity":
-            await _zenity_done(app, f"r{index}")
-        else:
-            await _file_holds(home / f"r{index}.txt")
-            app.terminate()
-            await app.wait()
-    acts = workflow.recorded_ms
+        await self.done(app, tag, self.home / tag)
+        return float(replayed.ms), replayed.ms - computer.acts_ms
+
+
+async def _bench(name: str, desktop: Sandbox, rounds: int) -> list[list[str]]:
+    """Per round: a recorded episode, then its workflow replayed cold and warm; each
+    replay's ratio is to its own round's recorded act_ui calls, so the two sides share
+    the machine's load of that moment (an app slows as a session goes on, too)."""
+    app = App(name, desktop)
+    episodes, acts = Series("episode"), Series("acts")
+    replays = {"cold": Series(f"{name} cold"), "warm": Series(f"{name} warm")}
+    ratios = {"cold": Series("cold / acts"), "warm": Series("warm / acts")}
+    added = {"cold": Series("cold added"), "warm": Series("warm added")}
+    tokens = 0
+    for index in range(rounds):
+        episode = await app.record(app.home / f"minutes{index}.txt")
+        episodes.add(episode.ms)
+        acts.add(episode.workflow.recorded_ms)
+        tokens = episode.tokens
+        for way in ("cold", "warm") if index % 2 else ("warm", "cold"):
+            took, besides = await app.replay(episode.workflow, f"r{index}{way}.txt", way == "warm")
+            replays[way].add(took)
+            added[way].add(besides)
+            ratios[way].add(took / episode.workflow.recorded_ms)
     return [
         [
             series.name,
-            str(len(workflow.steps)),
-            ms(episode.ms),
-            ms(acts),
+            ms(episodes.median),
+            ms(acts.median),
             f"{ms(series.min)} / {ms(series.median)} / {ms(series.max)}",
-            f"{series.median / acts:.2f}×",
-            f"{series.median / episode.ms:.2f}×",
-            str(episode.tokens),
+            f"{ratios[way].min:.2f} / {ratios[way].median:.2f} / {ratios[way].max:.2f}",
+            f"{ms(added[way].min)} / {ms(added[way].median)} / {ms(added[way].max)}",
+            f"{series.median / episodes.median:.2f}×",
+            str(tokens),
             "0",
         ]
-        for series in (cold, warm)
+        for way, series in replays.items()
     ]
 
 
@@ -249,9 +309,10 @@ async def main() -> None:
         for name in args.only or ("zenity", "mousepad"):
             rows += await _bench(name, desktop, args.rounds)
     headers = (
-        "workflow", "steps", "recorded episode ms", "its act_ui calls ms",
-        "replay min / median / max ms", "replay / acts", "replay / episode",
-        "episode tokens", "replay tokens",
+        "workflow", "recorded episode ms", "its act_ui calls ms",
+        "replay min / median / max ms", "replay / its round's acts min / median / max",
+        "replay besides its act_ui calls min / median / max ms",
+        "replay / episode", "episode tokens", "replay tokens",
     )  # fmt: skip
     print(table(headers, rows))
     print(machine_line())

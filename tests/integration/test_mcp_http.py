@@ -14,7 +14,7 @@ import shutil
 import sys
 import tempfile
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,13 +79,17 @@ def _descendants(pid: int) -> set[int]:
 
 
 @asynccontextmanager
-async def serving(tmp: Path, *flags: str) -> AsyncIterator[Server]:
+async def serving(
+    tmp: Path, *flags: str, desktop: Mapping[str, str] | None = None
+) -> AsyncIterator[Server]:
     """``actui mcp --http --desktop-per-session FLAGS…`` started as a user would, on any port,
-    its desktops' run dirs in ``tmp``; terminated at the end."""
-    env = {**os.environ, "ACTUI_MCP_TOKEN": TOKEN, "TMPDIR": str(tmp)}
+    its desktops' run dirs in ``tmp``; terminated at the end. Given the environment of a
+    ``desktop``, it serves that one desktop to every session instead."""
+    env = {**(desktop or os.environ), "ACTUI_MCP_TOKEN": TOKEN, "TMPDIR": str(tmp)}
+    per_session = [] if desktop else ["--desktop-per-session"]
     process = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "actui.server.cli", "mcp", "--http", "--port", "0",
-        "--desktop-per-session", *flags, env=env, stderr=asyncio.subprocess.PIPE,
+        *per_session, *flags, env=env, stderr=asyncio.subprocess.PIPE,
     )  # fmt: skip
     assert process.stderr is not None
     async with asyncio.timeout(30):

@@ -3,6 +3,7 @@ no model calls: kept and left-out transactions, derived checks, and where a repl
 
 from __future__ import annotations
 
+from datetime import datetime, tzinfo
 from pathlib import Path
 from typing import NoReturn
 
@@ -55,6 +56,28 @@ async def test_a_session_records_its_kept_acts_as_portable_steps(tmp_path: Path)
     assert typed.expect is not None and typed.expect.value == "{{name}}!"
     assert typed.recorded.check == "verified" and not typed.recorded.derivedExpect
     assert "@e" not in tmp_path.joinpath(workflow.name + ".workflow.json").read_text()
+
+
+async def test_sessions_recording_to_one_directory_in_one_second_each_keep_a_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two sessions of an HTTP server, say, started at the same second."""
+
+    class Frozen(datetime):
+        @classmethod
+        def now(cls, tz: tzinfo | None = None) -> Frozen:
+            return cls(2026, 12, 3, 20, 0, 0, tzinfo=tz)
+
+    monkeypatch.setattr(recording, "datetime", Frozen)
+    paths = [await _record(tmp_path) for _ in range(2)]
+    assert [p.name for p in paths] == [
+        "model_20261203t200000z.workflow.json",
+        "model_20261203t200000z_2.workflow.json",
+    ]
+    assert [(w.name, len(w.steps)) for w in map(load, paths)] == [
+        ("model_20261203t200000z", 2),
+        ("model_20261203t200000z_2", 2),
+    ]
 
 
 async def test_the_file_replays_on_a_fresh_app_with_new_values(tmp_path: Path) -> None:

@@ -58,6 +58,8 @@ class ArrivingText:
         focus tries the semantic insert first.
         """
         field = aimed or await self.atspi.focused_element(request.root)
+        if field is not None and await self.atspi.edits_in_own_editor(field):
+            return await self._into_editor(request, window_id)
         before = await self._field(field)
         if before is not None and request.kind == "setText":  # X11 selects it all first
             before = replace(before, start=0, end=len(before.text))
@@ -79,17 +81,18 @@ class ArrivingText:
         if field is None or before is None:
             return typed
         after = await self._field(field)
-        wanted = before.after_typing(request.text)
-        shown = {"length": len(after.text) if after else None, "expectedLength": len(wanted)}
-        evidence = {**typed.evidence, "readBack": shown}
-        shown_text = after.text if after is not None else before.text
-        outcome = judge(before.text, shown_text, wanted.__eq__, readable=after is not None)
-        reason = explain(
-            outcome,
-            didnt="the field's text did not change",
-            unknown="the field's text changed but does not show exactly the typed text",
-        )
-        return replace(typed, outcome=outcome, evidence=evidence, reason=reason)
+        return _judged(typed, before.text, after, before.after_typing(request.text))
+
+    async def _into_editor(self, request: ActionRequest, window_id: int) -> ActionResult:
+        """Typed at a spreadsheet cell: the first key opens the cell's editor
+        (``atspi.cell_editor``), which then holds the keyboard focus and the entry, the
+        typed text replacing what the cell held. Judged by that editor's read-back once
+        the application is quiet."""
+        deadline = Deadline(request.timeout_s)
+        arrived = self._arrival(request.root, None, None, request.text, deadline)
+        typed = await self._input.deliver(request, window_id, arrived)
+        editor = await self._field(await self.atspi.focused_element(request.root))
+        return _judged(typed, "", editor, request.text)
 
     async def _field(self, field: str | None) -> FieldText | None:
         if field is None:
@@ -145,3 +148,17 @@ class ArrivingText:
                 return
             if woke == mark:
                 return
+
+
+def _judged(typed: ActionResult, before: str, after: FieldText | None, wanted: str) -> ActionResult:
+    """``typed`` judged by the field's read-back: ``worked`` when it shows ``wanted``."""
+    shown = {"length": len(after.text) if after else None, "expectedLength": len(wanted)}
+    evidence = {**typed.evidence, "readBack": shown}
+    shown_text = after.text if after is not None else before
+    outcome = judge(before, shown_text, wanted.__eq__, readable=after is not None)
+    reason = explain(
+        outcome,
+        didnt="the field's text did not change",
+        unknown="the field's text changed but does not show exactly the typed text",
+    )
+    return replace(typed, outcome=outcome, evidence=evidence, reason=reason)

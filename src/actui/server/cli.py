@@ -99,11 +99,11 @@ def workflow_dirs(args: list[str]) -> tuple[list[str], dict[str, str]]:
     return rest, dirs
 
 
-def _mcp(dirs: dict[str, str]) -> int:
+def _mcp(http: list[str], dirs: dict[str, str]) -> int:
+    """``actui mcp`` with a workflow flag: on stdio, or over HTTP given ``http``'s flags."""
     from pathlib import Path
 
     from actui.errors import InvalidParams
-    from actui.server.mcp_stdio import main as mcp_main
     from actui.server.mcp_workflows import load_workflows
 
     missing = [flag for flag, value in dirs.items() if not value]
@@ -116,7 +116,14 @@ def _mcp(dirs: dict[str, str]) -> int:
     except InvalidParams as exc:
         print(f"actui mcp: {exc.message}", file=sys.stderr)
         return 2
-    mcp_main(record=Path(record).expanduser() if record else None, workflows=workflows)
+    recording = Path(record).expanduser() if record else None
+    if http:
+        from actui.server.mcp_http import http_main
+
+        return http_main(http, record=recording, workflows=workflows)
+    from actui.server.mcp_stdio import main as mcp_main
+
+    mcp_main(record=recording, workflows=workflows)
     return 0
 
 
@@ -124,11 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     args = without_structured_content(args, os.environ)
     args, dirs = workflow_dirs(args)
-    if args == ["mcp"] and dirs:
-        return _mcp(dirs)
-    if args[:1] == ["mcp"] and args[1:] and dirs:
-        print("actui mcp: --record and --workflows serve stdio; leave out the HTTP flags")
-        return 2
+    if args[:1] == ["mcp"] and dirs:
+        return _mcp(args[1:], dirs)
     if args[:1] == ["replay"]:
         from actui.server.replay_cli import replay_main
 

@@ -6,6 +6,9 @@ private desktop per MCP session, started when the session is initialized and
 torn down when it ends, idles past the limit, or the server stops. The MCP
 protocol itself, request-body bounds and session bookkeeping are the official
 SDK's (``Server.streamable_http_app``); the tools are :mod:`actui.server.mcp_stdio`'s.
+With ``--record DIR`` each MCP session's acts go to a workflow file of its own, and
+with ``--workflows DIR`` every session gets the recorded workflows as tools
+(``docs/replay.md``).
 
 It listens on loopback unless told otherwise, always wants the token, and
 refuses a non-loopback address without a token given explicitly, so nothing
@@ -26,6 +29,7 @@ import signal
 import socket
 import sys
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,6 +45,8 @@ from actui.backends.registry import PrivateDesktop as Sandbox
 from actui.server.mcp_stdio import build_server
 from actui.server.request_bounds import too_many_steps
 from actui.tools.dispatch import ToolBox
+from actui.tools.recording import Recorder
+from actui.tools.workflow import Workflow
 
 log = logging.getLogger(__name__)
 
@@ -258,10 +264,17 @@ class SessionDesktops:
     """
 
     def __init__(
-        self, apps: Sequence[str], cap: int, idle_s: float, *, wayland: bool = False
+        self,
+        apps: Sequence[str],
+        cap: int,
+        idle_s: float,
+        *,
+        wayland: bool = False,
+        record: Path | None = None,
     ) -> None:
         self.apps = tuple(apps)
         self.wayland = wayland
+        self.record = record
         self.cap = cap
         self.idle_s = idle_s
         self._desktops: dict[str, asyncio.Task[_Desktop]] = {}
@@ -319,7 +332,8 @@ class SessionDesktops:
         except BaseException:
             await sandbox.__aexit__(None, None, None)
             raise
-        return _Desktop(sandbox, ToolBox(env=sandbox.env))
+        recorder = Recorder(self.record) if self.record is not None else None
+        return _Desktop(sandbox, ToolBox(env=sandbox.env, record=recorder))
 
     @staticmethod
     async def _stop(task: asyncio.Task[_Desktop]) -> None:
@@ -401,29 +415,48 @@ async def _health(desktops: SessionDesktops | None) -> Response:
     return JSONResponse(body)
 
 
-def build_app(options: HttpOptions) -> tuple[ASGIApp, Callable[[], Awaitable[None]]]:
-    """The ASGI app and its shutdown.
+def build_app(
+    options: HttpOptions,
+    *,
+    record: Path | None = None,
+    workflows: Mapping[str, Workflow] | None = None,
+) -> tuple[ASGIApp, Callable[[], Awaitable[None]]]:
+    """The ASGI app and its shutdown; ``record`` the directory each session's workflow
+    file goes to, ``workflows`` the recorded workflows every session gets as tools.
 
     Without desktops per session, every session shares one ``ToolBox`` on
     this process's desktop, as stdio clients do, so its scheduler still orders
-    every write to that desktop.
+    every write to that desktop; a recording session gets a view of it with a
+    recorder of its own, dropped with its MCP session.
     """
     desktops = (
-        SessionDesktops(options.apps, options.max_desktops, options.idle_s, wayland=options.wayland)
+        SessionDesktops(
+            options.apps,
+            options.max_desktops,
+            options.idle_s,
+            wayland=options.wayland,
+            record=record,
+        )
         if options.desktop_per_session
         else None
     )
     computer = None if desktops else ToolBox()
+    recorded: weakref.WeakKeyDictionary[object, ToolBox] = weakref.WeakKeyDictionary()
 
     async def computer_for(ctx: object) -> ToolBox:
         if desktops is None:
             assert computer is not None
-            return computer
+            session = getattr(ctx, "session", None)
+            if record is None or session is None:
+                return computer
+            if session not in recorded:
+                recorded[session] = computer.recorded_by(Recorder(record))
+            return recorded[session]
         request = getattr(ctx, "request", None)
         session_id = request.headers.get(SESSION_HEADER) if isinstance(request, Request) else None
         return await desktops.computer(session_id)
 
-    server = build_server(computer_for)
+    server = build_server(computer_for, workflows)
 
     async def health(_request: Request) -> Response:
         return await _health(desktops)
@@ -503,8 +536,13 @@ def announce(options: HttpOptions, port: int) -> str:
     return "\n".join(lines)
 
 
-async def serve_http(options: HttpOptions) -> None:
-    app, shutdown = build_app(options)
+async def serve_http(
+    options: HttpOptions,
+    *,
+    record: Path | None = None,
+    workflows: Mapping[str, Workflow] | None = None,
+) -> None:
+    app, shutdown = build_app(options, record=record, workflows=workflows)
     server = _Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     # Bound here rather than by uvicorn, so the start-up line can name the port (for --port 0).
     family = socket.AF_INET6 if ":" in options.host else socket.AF_INET
@@ -528,8 +566,15 @@ async def serve_http(options: HttpOptions) -> None:
         await shutdown()
 
 
-def http_main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
-    """``actui mcp --http ...``; returns the exit code."""
+def http_main(
+    argv: Sequence[str],
+    env: Mapping[str, str] | None = None,
+    *,
+    record: Path | None = None,
+    workflows: Mapping[str, Workflow] | None = None,
+) -> int:
+    """``actui mcp --http ...`` (``record`` and ``workflows`` as ``build_app`` takes them,
+    from ``--record`` and ``--workflows``); returns the exit code."""
     import argparse
 
     parser = argparse.ArgumentParser(
@@ -583,7 +628,7 @@ def http_main(argv: Sequence[str], env: Mapping[str, str] | None = None) -> int:
         os.environ.pop(TOKEN_VAR, None)
     try:
         with contextlib.suppress(KeyboardInterrupt):
-            asyncio.run(serve_http(options))
+            asyncio.run(serve_http(options, record=record, workflows=workflows))
     except HttpUsageError as error:
         print(f"actui mcp: {error}", file=sys.stderr)
         return 2

@@ -10,6 +10,7 @@ agent-readable text, never tracebacks.
 
 from __future__ import annotations
 
+import copy
 import logging
 from collections.abc import Mapping
 
@@ -60,6 +61,14 @@ class ToolBox:
         """What records this session's acts, if anything does."""
         return self._recorder
 
+    def recorded_by(self, recorder: Recorder) -> ToolBox:
+        """This session's tools with ``recorder`` writing their acts: one desktop served to
+        several MCP sessions at once (``actui mcp --http --record``) keeps each one's
+        workflow apart. The session stays this one's to close."""
+        view = copy.copy(self)
+        view._recorder = recorder
+        return view
+
     @property
     def backends(self) -> Backends:
         """The backends this session drives (started on first use)."""
@@ -72,6 +81,12 @@ class ToolBox:
     def state(self, state_id: str) -> State:
         """A state this session saved: its root, outline and image geometry."""
         return self._session.observer.state(state_id)
+
+    async def look(self, root_ref: str) -> State:
+        """A fresh look at the window ``root_ref`` (a ``find_roots`` ref), saved as a state
+        and not rendered: for code that reads the outline, not the text (a replay)."""
+        session = self._session
+        return await session.looker.look(await session.observer.pick(root_ref))
 
     async def close(self) -> None:
         await self._session.close()

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from actui.backends.base import RootInfo
+from actui.backends.base import RootInfo, Snapshot
+from actui.outline.model import Outline
 from actui.results.observations import AttachedImage, Observed
 from actui.results.rendering import FIRST_VIEW, Renderer, observation
 from actui.results.tool_result import ToolResult
 from actui.results.views import observation_header, reach_note
 from actui.runtime.imaging import IMAGE_MAX, IMAGE_NOTES, Ocr, image_geometry, image_reason
 from actui.runtime.observer import Observer
-from actui.runtime.store import ObserveMode
+from actui.runtime.store import ObserveMode, State
 from actui.runtime.waiting import observed_outline
 
 
@@ -29,13 +30,24 @@ class Looker:
     renderer: Renderer
     ocr: Ocr
 
+    async def look(self, root: RootInfo) -> State:
+        """A fresh semantic look at ``root``, saved but neither captured nor rendered: what
+        a replay resolves its selectors against, where no one reads the text (docs/replay.md,
+        "Speed")."""
+        snapshot, epoch, outline = await self._taken(root, "semantic")
+        return self.observer.save(snapshot, outline, epoch, mode="semantic")
+
+    async def _taken(self, root: RootInfo, mode: ObserveMode) -> tuple[Snapshot, int, Outline]:
+        """A snapshot of ``root`` taken in its lane, its epoch, and its outline."""
+        key = root.resource_key or f"desktop-pid:{root.pid}"
+        snapshot, epoch = await self.observer.snapshot_at_epoch(root, key)
+        scale, _ = image_geometry(snapshot.root, mode)
+        return snapshot, epoch, observed_outline(snapshot, None, scale)
+
     async def observe(self, root: RootInfo, mode: ObserveMode, tool: str) -> ToolResult:
         """A fresh observation of ``root``, saved as a new state and rendered in full."""
         observer, renderer = self.observer, self.renderer
-        key = root.resource_key or f"desktop-pid:{root.pid}"
-        snapshot, epoch = await observer.snapshot_at_epoch(root, key)
-        scale, _ = image_geometry(snapshot.root, mode)
-        outline = observed_outline(snapshot, None, scale)
+        snapshot, epoch, outline = await self._taken(root, mode)
         reason = image_reason(outline, mode)
         image = None
         if reason is not None:

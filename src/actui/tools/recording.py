@@ -112,12 +112,27 @@ class Recorder:
         )
 
     def _write(self, state: State | None) -> None:
-        if self.name is None:
+        if self.path is None:
             app = state.root.app_name if state is not None else "session"
             stamp = self._started.replace("-", "").replace(":", "").lower()
-            self.name = f"{_slug(app) or 'session'}_{stamp}"
-        self.path = self.directory / f"{self.name}.workflow.json"
+            self.path = self._claim(self.name or f"{_slug(app) or 'session'}_{stamp}")
         save(self.workflow, self.path)
+
+    def _claim(self, name: str) -> Path:
+        """A file of its own for this session: ``name``, or ``name_2`` … when another
+        session (an MCP server over HTTP records each of its sessions) took it first."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        taken, n = name, 1
+        while True:
+            path = self.directory / f"{taken}.workflow.json"
+            try:
+                path.open("x").close()
+            except FileExistsError:
+                n += 1
+                taken = f"{name}_{n}"
+                continue
+            self.name = taken
+            return path
 
     def _leave(self, state: State | None, why: str) -> None:
         title = state.root.title if state is not None else ""

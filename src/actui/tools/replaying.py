@@ -26,7 +26,6 @@ from actui.errors import ActuiError, InvalidParams
 from actui.outline.conditions import condition_of, describe
 from actui.outline.selectors import resolve
 from actui.quoting import inline
-from actui.results.observations import Observed
 from actui.results.typed import Execution, RootsFound, RootView, StepTrace, Wire
 from actui.runtime.store import State
 from actui.tools import contract
@@ -291,13 +290,7 @@ class _Run:
                     sent=False,
                 )
             )
-        return await self._observe(root)
-
-    async def _observe(self, root: RootView) -> State:
-        observed = await self.computer.run("observe_ui", {"root": root.ref, "mode": "semantic"})
-        if not isinstance(observed.value, Observed):
-            raise TypeError(f"observe_ui returned {observed.value!r}")
-        return self.computer.state(observed.value.observation.state_id)
+        return await self.computer.look(root.ref)
 
     def _resolved(self, index: int, step: Step, state: State) -> dict[int, str]:
         """Each selector's ref in ``state``, by ``id()``; the first that is not exactly one

@@ -21,6 +21,7 @@ from actui import sentences
 from actui.backends.atspi.actions import ENABLE_WAIT_S, REACH, ActionDelivery
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import DEFAULT_CALL_TIMEOUT_S, AtspiBus
+from actui.backends.atspi.cell_editor import is_sheet_cell
 from actui.backends.atspi.changes import ChangeCounters
 from actui.backends.atspi.fields import FieldText, FocusTracker, read_field, read_length
 from actui.backends.atspi.formatting import read_format
@@ -276,6 +277,11 @@ class AtspiBackend(Backend):
     async def read_field(self, native_id: str) -> FieldText | None:
         """The focused text field's content and typing position (None if it is none)."""
         return await read_field(self._bus, native_id)
+
+    async def edits_in_own_editor(self, native_id: str) -> bool:
+        """Whether text typed at ``native_id`` goes to an editor of its own (a spreadsheet
+        cell's, ``atspi.cell_editor``) rather than into its text."""
+        return await is_sheet_cell(self._bus, native_id)
 
     async def field_length(self, native_id: str) -> int:
         return await read_length(self._bus, native_id)
