@@ -29,6 +29,7 @@ from PIL import Image as PilImage
 
 from actui.api import Computer, Expect, Observation, click_at, keypress, type_text
 from actui.backends import arrival
+from actui.backends.base import SEMANTIC_ONLY, RootCapabilities
 from actui.backends.linux.backend import LinuxBackend
 from actui.backends.linux.sandbox import Sandbox
 from actui.backends.linux.sandbox_reaper import tagged_pids
@@ -132,6 +133,7 @@ async def test_the_gtk4_calculator_computes_by_presses_and_by_a_coordinate_click
 ) -> None:
     calc = await start(desktop, "gnome-calculator")
     state = await window(computer, calc.pid)
+    assert state.root.root.capabilities == RootCapabilities("full", "full", "exact")
     keys = [state.search(k, role="button").first for k in ("7", "×", "6", "=")]
     done = await state.act(*(k.press() for k in keys), expect=Expect(text="42", role="textbox"))
     assert done.raise_for_outcome().check == "verified"
@@ -281,12 +283,19 @@ async def test_a_session_whose_compositor_offers_nothing_keeps_the_semantic_path
         roots = await plain.find_roots(pid=entry.pid)
         assert "input: none" in roots.text and "capture: none" in roots.text, roots.text
         assert roots.first.root.frame is None and not roots.first.root.window_id
+        assert roots.first.root.capabilities == SEMANTIC_ONLY
+        assert roots.first.to_wire()["capabilities"] == {
+            "input": "none",
+            "capture": "none",
+            "geometry": "none",
+        }
         state = await plain.observe(roots.first)
         field = state.search(role="textbox").first
         done = await state.act(field.set_text("kept"), type_text("never sent"))
         assert done.steps[0].outcome == "worked" and done.steps[0].delivery == "ax"
         refused = done.steps[1].error
-        assert refused is not None and "input: none" in refused.message, done.text
+        assert refused is not None and "root has input: none" in refused.message, done.text
+        assert refused.code == "coordinate_blocked", done.text
         assert seat_devices(desktop) == devices
         ok = state.search("OK", role="button").first
         assert done.state is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from actui.backends.base import Rect, RootInfo
+from actui.backends.base import Rect, RootCapabilities, RootInfo, semantic_only
 from actui.results.typed import RootView
 from actui.results.views import reach_note, root_line
 
@@ -37,3 +37,34 @@ def test_only_a_non_visual_look_at_a_bare_window_is_pointed_to_visual_mode() -> 
     assert "'visual'" in (reach_note(ROOT, "semantic") or "")
     assert reach_note(ROOT, "visual") is None
     assert reach_note(replace(ROOT, accessibility="full"), "semantic") is None
+
+
+def test_what_the_display_cannot_do_for_a_root_is_typed_and_named_in_its_line() -> None:
+    plain = replace(ROOT, accessibility="full", frame=None, window_id=None)
+    semantic = semantic_only(plain)
+    assert semantic.capabilities.missing() == ("input: none", "capture: none", "geometry: none")
+    assert root_line("@r1", semantic).endswith("[input: none, capture: none, geometry: none]")
+    assert RootView("@r1", semantic).to_wire()["capabilities"] == {
+        "input": "none",
+        "capture": "none",
+        "geometry": "none",
+    }
+    assert RootView("@r1", plain).to_wire()["capabilities"] == {
+        "input": "full",
+        "capture": "full",
+        "geometry": "exact",
+    }
+    assert not root_line("@r1", replace(ROOT, accessibility="full")).endswith("]")
+
+
+def test_a_root_placed_by_an_estimate_says_its_coordinates_are_approximate() -> None:
+    guessed = replace(
+        ROOT, accessibility="full", capabilities=RootCapabilities(geometry="approximate")
+    )
+    assert root_line("@r1", guessed).endswith("[coordinates approximate]")
+    assert guessed.capabilities.missing() == ()
+    assert RootView("@r1", guessed).to_wire()["capabilities"] == {
+        "input": "full",
+        "capture": "full",
+        "geometry": "approximate",
+    }

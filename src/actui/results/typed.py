@@ -89,6 +89,11 @@ class RootView:
             "zOrder": root.z_order,
             "toolkit": root.toolkit,
             "accessibility": root.accessibility,
+            "capabilities": {
+                "input": root.capabilities.input,
+                "capture": root.capabilities.capture,
+                "geometry": root.capabilities.geometry,
+            },
         }
         if root.url:
             out["url"] = clip(root.url, URL_CAP)

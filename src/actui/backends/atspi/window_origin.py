@@ -9,17 +9,20 @@ and the windows are the compositor's (a :class:`WindowSource` given to it). The 
 :class:`~actui.backends.x11.window_watch.WatchedWindows` (an X connection of
 its own, kept current by events), so asking costs one round trip. It never
 moves, focuses or sends input. Without a display it answers None and
-coordinates are left as the toolkit gave them.
+coordinates are left as the toolkit gave them. A surface larger than its
+compositor window is a self-decorated one: its shadow inset is measured once
+per window (``insets``); where it cannot be, or a surface matches no window in
+size (a popup the compositor does not list), the placement is approximate.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from actui.backends.base import Rect
+from actui.backends.base import Geometry, Rect
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.pairing import title_cost
 from actui.backends.x11.window_watch import WatchedWindows
@@ -30,10 +33,16 @@ X_TIMEOUT_S = 2.0
 
 @dataclass(frozen=True)
 class Placement:
-    """The paired X window and the offset to add to the root's extents."""
+    """The paired X window, the offset to add to the root's extents, and whether that
+    puts them exactly where they are on the screen."""
 
     window_id: int
     offset: tuple[int, int]
+    geometry: Geometry = "exact"
+
+
+Measure = Callable[[tuple[int, int]], Awaitable[tuple[int, int] | None]]
+"""Measures a self-decorated surface's inset for a window of the given size (``insets``)."""
 
 
 def choose_window(windows: list[XWindow], pid: int, title: str, frame: Rect) -> XWindow | None:
@@ -66,6 +75,14 @@ def content_offset(win: XWindow, frame: Rect) -> tuple[int, int]:
     )
 
 
+def _certainty(win: XWindow, frame: Rect) -> Geometry:
+    """Exact when the content's position is known: the frame extents are set, or the root
+    is the window's size (no border to guess); approximate when the border is guessed."""
+    if win.gtk_frame_extents is not None or (win.frame.w, win.frame.h) == (frame.w, frame.h):
+        return "exact"
+    return "approximate"
+
+
 class WindowSource(Protocol):
     """A window listing kept by someone else (sway's tree on Wayland)."""
 
@@ -89,13 +106,22 @@ class WindowOrigins:
         self._surface_local = windows is not None
         """A compositor's windows: there every toolkit's extents are surface-local."""
         self._broken = False
+        self._insets: dict[tuple[int, int, int], tuple[int, int] | None] = {}
+        """Measured shadow insets by (window, surface width, height): once per window."""
 
     async def placement(
-        self, pid: int, title: str, frame: Rect, *, relative: bool = True
+        self,
+        pid: int,
+        title: str,
+        frame: Rect,
+        *,
+        relative: bool = True,
+        measure: Measure | None = None,
     ) -> Placement | None:
         """The X window of an AT-SPI root at (0, 0), and the offset to add to its extents:
         none unless its toolkit reports window-relative ones (``relative``), as every
-        toolkit does under a compositor's window source (Wayland)."""
+        toolkit does under a compositor's window source (Wayland), where ``measure``
+        finds a self-decorated surface's shadow inset."""
         if self._windows is None or self._broken or pid <= 0:
             return None
         try:
@@ -110,7 +136,18 @@ class WindowOrigins:
             return None
         if frame.x != 0 or frame.y != 0 or not (relative or self._surface_local):
             return Placement(win.window_id, (0, 0))
-        return Placement(win.window_id, content_offset(win, frame))
+        guess = Placement(win.window_id, content_offset(win, frame), _certainty(win, frame))
+        if not self._surface_local or guess.geometry == "exact":
+            return guess
+        if frame.w < win.frame.w or frame.h < win.frame.h or measure is None:
+            return guess  # not this window's surface: a popup, or a hidden helper window
+        key = (win.window_id, frame.w, frame.h)
+        if key not in self._insets:
+            self._insets[key] = await measure((win.frame.w, win.frame.h))
+        inset = self._insets[key]
+        if inset is None:
+            return guess
+        return Placement(win.window_id, (win.frame.x - inset[0], win.frame.y - inset[1]))
 
     async def close(self) -> None:
         if self._windows is not None:
