@@ -38,6 +38,7 @@ from actui.backends.wayland.wire import WaylandError
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+HEADER_BAR_APP = Path(__file__).resolve().parents[1] / "apps" / "gtk3_headerbar.py"
 UNICODE = "Ωmega – 42 ✓ é ß 中 😀"
 BMP = "Ωmega – 42 ✓ é ß 中"
 """Qt 5's accessible text counts a character outside the BMP twice and reads one too many."""
@@ -198,6 +199,29 @@ async def test_a_screenshot_is_read_by_ocr_and_a_click_at_its_pixels_answers_yes
     done = await visual.act(click_at(*yes.node.rect.center))
     assert done.steps[0].delivery == "hid", done.text
     await ended_with(question, 0)  # zenity --question exits 0 for Yes only
+
+
+async def test_a_gtk3_window_with_its_own_frame_is_clicked_inside_its_shadow_inset(
+    computer: Computer, desktop: Sandbox
+) -> None:
+    """A header bar makes GTK 3 draw its frame and shadow itself: the surface is 52×52 px
+    larger than the window sway places, and the inset (26, 23) is measured from the tree."""
+    app = await start(desktop, "/usr/bin/python3", str(HEADER_BAR_APP), stdout=-1)
+    state = await window(computer, app.pid)
+    assert state.root.root.capabilities == RootCapabilities("full", "full", "exact")
+    visual = await computer.observe(state.root, mode="visual")
+    tap = visual.search("Tap", role="button").first
+    assert tap.node.rect is not None
+    done = await visual.act(click_at(*tap.node.rect.center))
+    assert done.steps[0].delivery == "hid", done.text
+    assert done.state is not None
+    labels = [match.node.name for match in done.state.search("taps", role="label")]
+    assert "taps: 1" in labels, done.text
+    assert app.stdout is not None
+    assert await asyncio.wait_for(app.stdout.readline(), 5) == b"taps=1\n"
+    await survived(computer, app.pid)
+    app.terminate()
+    await app.wait()
 
 
 async def test_where_screencopy_cannot_serve_grim_reads_the_window(
