@@ -224,6 +224,34 @@ async def test_a_gtk3_window_with_its_own_frame_is_clicked_inside_its_shadow_ins
     await app.wait()
 
 
+async def test_an_open_menu_makes_a_gtk3_windows_coordinates_approximate_until_it_closes(
+    computer: Computer, desktop: Sandbox
+) -> None:
+    """GTK 3 places a popup menu's items by its own estimate of where sway put the popup (6
+    px right of and 5 px below where they are drawn): said, not hidden."""
+    path = Path(desktop.env["TMPDIR"]) / "menu.txt"
+    path.write_text("")
+    # its own instance: another test's mousepad would take the file and this one exit
+    editor = await start(desktop, "mousepad", "--disable-server", str(path))
+    state = await window(computer, editor.pid)
+    assert state.root.root.capabilities.geometry == "exact"
+    menu = state.search("File", role="menu").first
+    opened = await state.act(menu.click())
+    assert opened.state is not None
+    assert opened.state.search("Save As", role="menuitem").first.node.rect is not None
+    shown = await computer.observe(state.root, mode="semantic")
+    assert shown.state.root.capabilities.geometry == "approximate"
+    assert "coordinates approximate" in shown.text
+    closed = await shown.act(keypress("Escape"))
+    assert closed.state is not None
+    again = await computer.observe(state.root, mode="semantic")
+    assert again.search("Save As", role="menuitem").first.node.rect is None  # closed
+    assert again.state.root.capabilities.geometry == "exact"
+    await survived(computer, editor.pid)
+    editor.terminate()
+    await editor.wait()
+
+
 async def test_where_screencopy_cannot_serve_grim_reads_the_window(
     desktop: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:

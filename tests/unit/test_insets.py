@@ -8,9 +8,9 @@ import asyncio
 from hypothesis import given
 from hypothesis import strategies as st
 
-from actui.backends.atspi.insets import inset_of
+from actui.backends.atspi.insets import inset_of, shows_popup
 from actui.backends.atspi.window_origin import Placement, WindowOrigins
-from actui.backends.base import Rect
+from actui.backends.base import RawNode, Rect
 from actui.backends.x11.ewmh import XWindow
 
 CHROMIUM_SURFACE = Rect(0, 0, 1050, 780)
@@ -130,3 +130,19 @@ def test_a_surface_of_the_window_size_is_exact_without_measuring() -> None:
     placed = asyncio.run(origins.placement(42, "Probe", Rect(0, 0, 640, 480), measure=measure))
     assert placed is not None and placed.offset == (320, 160) and placed.geometry == "exact"
     assert measure.asked == []
+
+
+def test_a_tree_shows_a_popup_only_while_a_menu_has_a_shown_child() -> None:
+    def item(name: str, *states: str) -> RawNode:
+        return RawNode(native_id=name, raw_role="menu item", name=name, states=frozenset(states))
+
+    def window_with(*items: RawNode) -> RawNode:
+        file_menu = RawNode(native_id="file", raw_role="menu", name="File", children=items)
+        bar = RawNode(native_id="bar", raw_role="menu bar", children=(file_menu,))
+        return RawNode(native_id="w", raw_role="frame", children=(bar,))
+
+    assert not shows_popup(window_with(item("New"), item("Quit")))
+    assert shows_popup(window_with(item("New", "showing"), item("Quit", "showing")))
+    # a menu bar's own items are on the window, not on a popup
+    bar = RawNode(native_id="bar", raw_role="menu bar", children=(item("File", "showing"),))
+    assert not shows_popup(RawNode(native_id="w", raw_role="frame", children=(bar,)))

@@ -56,6 +56,12 @@ class Looker:
                 "no screenshot: this root has capture: none (its pixels cannot be read "
                 "here), so its tree is all there is to read."
             )
+        if snapshot.root.capabilities.geometry == "approximate":
+            news.append(
+                "coordinates approximate: where this window's content (or its open menu) "
+                "is on the screen was estimated, so x/y may land a few pixels off; act "
+                "by @e ref where you can."
+            )
         note = reach_note(snapshot.root, mode)
         if note is not None:
             news.append(note)

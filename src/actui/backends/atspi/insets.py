@@ -9,8 +9,14 @@ one box exactly as wide as the window (Chromium's frame view, 1018×738 at
 (16, 10) of a 1050×780 surface; GTK's header bar, 320 wide at (26, 23) of a
 372×299 surface), and the topmost such box that leaves room for the window's
 height below it starts where the window does. Where no box fits, the inset is
-not known and the caller says its coordinates are approximate. It reads
-extents only; it never moves, focuses or sends input.
+not known and the caller says its coordinates are approximate.
+
+A menu open in a window is a popup surface the compositor does not list: GTK 3
+gives its items in the window's coordinates by its own estimate of where the
+popup went, which misses the popup's shadow (mousepad's File menu on sway:
+items 6 px right of and 5 px below where they are drawn), so a tree showing an
+open menu is placed approximately (:func:`shows_popup`). It reads extents
+only; it never moves, focuses or sends input.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ from collections.abc import Iterable
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.atspi.reader import read_children, read_extents
-from actui.backends.base import Rect
+from actui.backends.base import RawNode, Rect
 from actui.errors import ActuiError
 
 DEPTH = 3
@@ -29,6 +35,8 @@ DEPTH = 3
 BOXES = 48
 """Elements read at most for one measurement (it runs once per window)."""
 CALL_TIMEOUT_S = 1.0
+MENUS = frozenset({"menu", "popup menu"})
+"""AT-SPI roles whose shown children are on a popup surface."""
 
 
 def inset_of(boxes: Iterable[Rect], surface: Rect, size: tuple[int, int]) -> tuple[int, int] | None:
@@ -76,3 +84,14 @@ async def _boxes(bus: AtspiBus, root: Address) -> list[Rect]:
             break
         level = below
     return found
+
+
+def shows_popup(tree: RawNode) -> bool:
+    """Whether ``tree`` shows an open menu: a shown child of a menu (its items, on a popup)."""
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        if node.raw_role in MENUS and any("showing" in c.states for c in node.children):
+            return True
+        pending.extend(node.children)
+    return False

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from actui.backends.arrival import ArrivingText
 from actui.backends.atspi.backend import AtspiBackend
+from actui.backends.atspi.insets import shows_popup
 from actui.backends.base import (
     NO_PHYSICAL_INPUT,
     ActionRequest,
@@ -208,7 +209,10 @@ class LinuxBackend(Backend):
                 raise
             return await self._window_snapshot(root)  # its pixels can still be seen
         if snapshot.root.accessibility != "full":  # it answered after all
-            return replace(snapshot, root=replace(snapshot.root, accessibility="full"))
+            snapshot = replace(snapshot, root=replace(snapshot.root, accessibility="full"))
+        if self.desktop.kind == "sway" and shows_popup(snapshot.tree):
+            capabilities = replace(snapshot.root.capabilities, geometry="approximate")
+            snapshot = replace(snapshot, root=replace(snapshot.root, capabilities=capabilities))
         return snapshot
 
     async def _window_snapshot(self, root: RootInfo) -> Snapshot:
