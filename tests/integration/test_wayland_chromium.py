@@ -32,8 +32,8 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 TAPS_URL = (Path(__file__).resolve().parents[1] / "apps" / "web" / "taps.html").as_uri()
 TITLE = "actui taps"
 BMP = "Ωmega – 42 ✓ é ß 中"
-"""Chromium reads a keysym outside the BMP truncated (😀 arrives as U+F600), so Unicode
-typing into it is checked on the BMP."""
+"""Chromium reads a keysym outside the BMP truncated (😀 arrives as U+F600): such a
+character is refused before any key is sent, and Unicode typing is checked on the BMP."""
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")
@@ -149,13 +149,19 @@ async def test_a_coordinate_click_lands_on_a_small_button_inside_the_page(
     await survived(computer, page, window.pid)
 
 
-async def test_unicode_typed_into_a_web_field_arrives_exactly(
+async def test_unicode_typed_into_a_web_field_arrives_exactly_and_an_emoji_is_refused(
     computer: Computer, page: Observation
 ) -> None:
     window = await browser_window(computer)
     state = await computer.observe(window, mode="semantic")
     note = state.search("Note", role="textbox").first
-    done = await state.act(note.type_text(BMP))
+    refused = await state.act(note.type_text("ab😀"))
+    error = refused.steps[0].error
+    assert error is not None and error.code == "unsupported_action", refused.text
+    assert "U+F600" in error.message and "browser_page" in error.message, error.message
+    assert await page_value(computer, page, "document.getElementById('note').value") == ""
+    assert refused.state is not None
+    done = await refused.state.act(note.type_text(BMP))
     (step,) = done.steps
     assert step.outcome == "worked" and step.delivery == "hid", done.text
     typed = await page_value(computer, page, "document.getElementById('note').value")

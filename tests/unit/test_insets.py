@@ -122,6 +122,9 @@ def test_an_unmeasurable_inset_or_a_surface_of_another_size_is_approximate() -> 
     assert unknown is not None and unknown.geometry == "approximate"
     popup = asyncio.run(origins.placement(42, "", Rect(0, 0, 856, 88), measure=Measures((1, 1))))
     assert popup is not None and popup.geometry == "approximate"
+    # Chromium's helper surfaces read at (115, 35) of who knows which surface
+    helper = asyncio.run(origins.placement(42, "", Rect(115, 35, 856, 88)))
+    assert helper is not None and helper.geometry == "approximate"
 
 
 def test_a_surface_of_the_window_size_is_exact_without_measuring() -> None:

@@ -135,7 +135,11 @@ class WindowOrigins:
         if win is None:
             return None
         if frame.x != 0 or frame.y != 0 or not (relative or self._surface_local):
-            return Placement(win.window_id, (0, 0))
+            # a compositor's surface-local root reads (0, 0); one elsewhere is a popup or
+            # helper surface whose position the compositor does not say
+            return Placement(
+                win.window_id, (0, 0), "approximate" if self._surface_local else "exact"
+            )
         guess = Placement(win.window_id, content_offset(win, frame), _certainty(win, frame))
         if not self._surface_local or guess.geometry == "exact":
             return guess
