@@ -166,4 +166,10 @@ async def test_unicode_typed_into_a_web_field_arrives_exactly_and_an_emoji_is_re
     assert step.outcome == "worked" and step.delivery == "hid", done.text
     typed = await page_value(computer, page, "document.getElementById('note').value")
     assert typed == BMP
+    # the page's own root inserts the emoji whole (CDP), as the refusal said
+    web = await computer.observe(page.root, mode="semantic")
+    field = web.search("Note", role="textbox").first
+    inserted = await web.act(field.type_text(" 😀"))
+    assert inserted.steps[0].outcome == "worked", inserted.text
+    assert await page_value(computer, page, "document.getElementById('note').value") == BMP + " 😀"
     await survived(computer, page, window.pid)
