@@ -118,7 +118,7 @@ async def test_launch_browser_on_sway_is_a_native_wayland_window_read_over_cdp_a
     assert view["app_id"] == "chromium", view  # a Wayland client: sway runs no XWayland
     assert "--ozone-platform=wayland" in command_line(window.pid)
     # the shadow inset was measured from the tree, so its coordinates are exact
-    assert window.root.capabilities == RootCapabilities("full", "full", "exact")
+    assert window.capabilities == RootCapabilities("full", "full", "exact")
     frame = window.root.frame
     assert frame is not None
     rect = view["rect"]

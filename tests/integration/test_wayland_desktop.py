@@ -134,7 +134,7 @@ async def test_the_gtk4_calculator_computes_by_presses_and_by_a_coordinate_click
 ) -> None:
     calc = await start(desktop, "gnome-calculator")
     state = await window(computer, calc.pid)
-    assert state.root.root.capabilities == RootCapabilities("full", "full", "exact")
+    assert state.root.capabilities == RootCapabilities("full", "full", "exact")
     keys = [state.search(k, role="button").first for k in ("7", "×", "6", "=")]
     done = await state.act(*(k.press() for k in keys), expect=Expect(text="42", role="textbox"))
     assert done.raise_for_outcome().check == "verified"
@@ -208,7 +208,7 @@ async def test_a_gtk3_window_with_its_own_frame_is_clicked_inside_its_shadow_ins
     larger than the window sway places, and the inset (26, 23) is measured from the tree."""
     app = await start(desktop, "/usr/bin/python3", str(HEADER_BAR_APP), stdout=-1)
     state = await window(computer, app.pid)
-    assert state.root.root.capabilities == RootCapabilities("full", "full", "exact")
+    assert state.root.capabilities == RootCapabilities("full", "full", "exact")
     visual = await computer.observe(state.root, mode="visual")
     tap = visual.search("Tap", role="button").first
     assert tap.node.rect is not None
@@ -234,19 +234,19 @@ async def test_an_open_menu_makes_a_gtk3_windows_coordinates_approximate_until_i
     # its own instance: another test's mousepad would take the file and this one exit
     editor = await start(desktop, "mousepad", "--disable-server", str(path))
     state = await window(computer, editor.pid)
-    assert state.root.root.capabilities.geometry == "exact"
+    assert state.root.capabilities.geometry == "exact"
     menu = state.search("File", role="menu").first
     opened = await state.act(menu.click())
     assert opened.state is not None
     assert opened.state.search("Save As", role="menuitem").first.node.rect is not None
     shown = await computer.observe(state.root, mode="semantic")
-    assert shown.state.root.capabilities.geometry == "approximate"
+    assert shown.root.capabilities.geometry == "approximate"
     assert "coordinates approximate" in shown.text
     closed = await shown.act(keypress("Escape"))
     assert closed.state is not None
     again = await computer.observe(state.root, mode="semantic")
     assert again.search("Save As", role="menuitem").first.node.rect is None  # closed
-    assert again.state.root.capabilities.geometry == "exact"
+    assert again.root.capabilities.geometry == "exact"
     await survived(computer, editor.pid)
     editor.terminate()
     await editor.wait()
@@ -335,7 +335,7 @@ async def test_a_session_whose_compositor_offers_nothing_keeps_the_semantic_path
         roots = await plain.find_roots(pid=entry.pid)
         assert "input: none" in roots.text and "capture: none" in roots.text, roots.text
         assert roots.first.root.frame is None and not roots.first.root.window_id
-        assert roots.first.root.capabilities == SEMANTIC_ONLY
+        assert roots.first.capabilities == SEMANTIC_ONLY
         assert roots.first.to_wire()["capabilities"] == {
             "input": "none",
             "capture": "none",
