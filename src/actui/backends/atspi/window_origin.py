@@ -9,10 +9,12 @@ and the windows are the compositor's (a :class:`WindowSource` given to it). The 
 :class:`~actui.backends.x11.window_watch.WatchedWindows` (an X connection of
 its own, kept current by events), so asking costs one round trip. It never
 moves, focuses or sends input. Without a display it answers None and
-coordinates are left as the toolkit gave them. A surface larger than its
-compositor window is a self-decorated one: its shadow inset is measured once
-per window (``insets``); where it cannot be, or a surface matches no window in
-size (a popup the compositor does not list), the placement is approximate.
+coordinates are left as the toolkit gave them. On a compositor, a surface
+larger than its window is a self-decorated one: its shadow inset is measured
+once per window (``insets``); where it cannot be, or a surface matches no
+window in size (a popup the compositor does not list), the placement is
+approximate. X11 placements are as they always were (``_GTK_FRAME_EXTENTS``, or
+the border measured symmetric).
 """
 
 from __future__ import annotations
@@ -75,14 +77,6 @@ def content_offset(win: XWindow, frame: Rect) -> tuple[int, int]:
     )
 
 
-def _certainty(win: XWindow, frame: Rect) -> Geometry:
-    """Exact when the content's position is known: the frame extents are set, or the root
-    is the window's size (no border to guess); approximate when the border is guessed."""
-    if win.gtk_frame_extents is not None or (win.frame.w, win.frame.h) == (frame.w, frame.h):
-        return "exact"
-    return "approximate"
-
-
 class WindowSource(Protocol):
     """A window listing kept by someone else (sway's tree on Wayland)."""
 
@@ -140,9 +134,10 @@ class WindowOrigins:
             return Placement(
                 win.window_id, (0, 0), "approximate" if self._surface_local else "exact"
             )
-        guess = Placement(win.window_id, content_offset(win, frame), _certainty(win, frame))
-        if not self._surface_local or guess.geometry == "exact":
-            return guess
+        offset = content_offset(win, frame)
+        if not self._surface_local or (win.frame.w, win.frame.h) == (frame.w, frame.h):
+            return Placement(win.window_id, offset)
+        guess = Placement(win.window_id, offset, "approximate")
         if frame.w < win.frame.w or frame.h < win.frame.h or measure is None:
             return guess  # not this window's surface: a popup, or a hidden helper window
         key = (win.window_id, frame.w, frame.h)
