@@ -35,6 +35,7 @@ from actui.backends.linux.sandbox import Sandbox
 from actui.backends.linux.sandbox_reaper import tagged_pids
 from actui.backends.wayland import screen
 from actui.backends.wayland.wire import WaylandError
+from actui.errors import InvalidParams
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -341,7 +342,11 @@ async def test_a_session_whose_compositor_offers_nothing_keeps_the_semantic_path
             "capture": "none",
             "geometry": "none",
         }
+        pictured = await plain.observe(roots.first, mode="visual")
+        assert not pictured.images and "capture: none" in pictured.text, pictured.text
         state = await plain.observe(roots.first)
+        with pytest.raises(InvalidParams, match="geometry: none"):
+            await state.act(click_at(5, 5))
         field = state.search(role="textbox").first
         done = await state.act(field.set_text("kept"), type_text("never sent"))
         assert done.steps[0].outcome == "worked" and done.steps[0].delivery == "ax"
