@@ -31,6 +31,8 @@ from actui.backends.x11.window_watch import WatchedWindows
 from actui.errors import ActuiError
 
 X_TIMEOUT_S = 2.0
+INSETS_KEPT = 256
+"""Measured insets remembered (the oldest are forgotten first, and measured again if asked)."""
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,8 @@ class WindowOrigins:
         key = (win.window_id, frame.w, frame.h)
         if key not in self._insets:
             self._insets[key] = await measure((win.frame.w, win.frame.h))
+            while len(self._insets) > INSETS_KEPT:
+                del self._insets[next(iter(self._insets))]
         inset = self._insets[key]
         if inset is None:
             return guess
