@@ -137,6 +137,7 @@ async def test_a_coordinate_click_lands_on_a_small_button_inside_the_page(
     window = await browser_window(computer)
     state = await computer.observe(window, mode="fused")
     assert state.images, "a look at Chromium's window comes with a screenshot"
+    assert state.root.capabilities.geometry == "exact", state.text
     tap = state.search("Tap", role="button").first
     assert tap.node.rect is not None
     x, y = tap.node.rect.center
