@@ -19,7 +19,7 @@ Then = Literal["", "find_roots", "observe_ui", "launch_browser"]
 """The tool whose call brings an agent back to something that exists."""
 Instead = Literal[
     "", "ref", "keys", "text_field", "visual", "parent", "click_dialog", "click_first",
-    "look_again",
+    "look_again", "page",
 ]  # fmt: skip
 """What to do instead of an unsupported step."""
 Lacks = Literal["target", "point"]
@@ -30,6 +30,8 @@ _INSTEAD: dict[Instead, str] = {
     "ref": "use a semantic ref instead",
     "keys": "use keys",
     "text_field": "type it through an accessible text field instead",
+    "page": "act on the page through its browser_page root (find_roots), where text is "
+    "inserted whole, or leave that character out",
     "visual": "observe it with mode 'visual' to read its text from the picture",
     "parent": "act on its parent or use coordinates",
     "click_dialog": "close the dialog with a click first",

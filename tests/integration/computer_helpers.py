@@ -51,6 +51,9 @@ async def paired_root(
             listed = found.value.roots if isinstance(found.value, RootsFound) else ()
             for window in listed:
                 if window.view.root.window_id and title in window.view.title:
+                    # a window of the display: input reaches it and its pixels can be read
+                    assert window.view.capabilities.input == "full", found.text
+                    assert window.view.capabilities.capture == "full", found.text
                     return window.view
             await asyncio.sleep(0.05)
 

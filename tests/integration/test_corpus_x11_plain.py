@@ -86,6 +86,12 @@ async def test_find_roots_lists_the_window_with_no_accessibility(desk: Desk) -> 
     assert window.root.accessibility == "none"
     assert window.kind == "window" and window.title == "xmessage"
     assert window.app == "xmessage" and window.root.window_id
+    # no tree, but X11 gives it all the rest: input, pixels and where it is
+    assert window.to_wire()["capabilities"] == {
+        "input": "full",
+        "capture": "full",
+        "geometry": "exact",
+    }
     line = next(line for line in found.text.splitlines() if line.startswith(window.ref))
     assert f"pid={desk.app.pid}" in line and "accessibility: none" in line
     assert process_alive(desk.app.pid)

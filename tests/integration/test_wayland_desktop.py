@@ -29,14 +29,17 @@ from PIL import Image as PilImage
 
 from actui.api import Computer, Expect, Observation, click_at, keypress, type_text
 from actui.backends import arrival
+from actui.backends.base import SEMANTIC_ONLY, RootCapabilities
 from actui.backends.linux.backend import LinuxBackend
 from actui.backends.linux.sandbox import Sandbox
 from actui.backends.linux.sandbox_reaper import tagged_pids
 from actui.backends.wayland import screen
 from actui.backends.wayland.wire import WaylandError
+from actui.errors import InvalidParams
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
+HEADER_BAR_APP = Path(__file__).resolve().parents[1] / "apps" / "gtk3_headerbar.py"
 UNICODE = "Ωmega – 42 ✓ é ß 中 😀"
 BMP = "Ωmega – 42 ✓ é ß 中"
 """Qt 5's accessible text counts a character outside the BMP twice and reads one too many."""
@@ -132,6 +135,7 @@ async def test_the_gtk4_calculator_computes_by_presses_and_by_a_coordinate_click
 ) -> None:
     calc = await start(desktop, "gnome-calculator")
     state = await window(computer, calc.pid)
+    assert state.root.capabilities == RootCapabilities("full", "full", "exact")
     keys = [state.search(k, role="button").first for k in ("7", "×", "6", "=")]
     done = await state.act(*(k.press() for k in keys), expect=Expect(text="42", role="textbox"))
     assert done.raise_for_outcome().check == "verified"
@@ -196,6 +200,57 @@ async def test_a_screenshot_is_read_by_ocr_and_a_click_at_its_pixels_answers_yes
     done = await visual.act(click_at(*yes.node.rect.center))
     assert done.steps[0].delivery == "hid", done.text
     await ended_with(question, 0)  # zenity --question exits 0 for Yes only
+
+
+async def test_a_gtk3_window_with_its_own_frame_is_clicked_inside_its_shadow_inset(
+    computer: Computer, desktop: Sandbox
+) -> None:
+    """A header bar makes GTK 3 draw its frame and shadow itself: the surface is 52×52 px
+    larger than the window sway places, and the inset (26, 23) is measured from the tree."""
+    app = await start(desktop, "/usr/bin/python3", str(HEADER_BAR_APP), stdout=-1)
+    state = await window(computer, app.pid)
+    assert state.root.capabilities == RootCapabilities("full", "full", "exact")
+    visual = await computer.observe(state.root, mode="visual")
+    tap = visual.search("Tap", role="button").first
+    assert tap.node.rect is not None
+    done = await visual.act(click_at(*tap.node.rect.center))
+    assert done.steps[0].delivery == "hid", done.text
+    assert done.state is not None
+    labels = [match.node.name for match in done.state.search("taps", role="label")]
+    assert "taps: 1" in labels, done.text
+    assert app.stdout is not None
+    assert await asyncio.wait_for(app.stdout.readline(), 5) == b"taps=1\n"
+    await survived(computer, app.pid)
+    app.terminate()
+    await app.wait()
+
+
+async def test_an_open_menu_makes_a_gtk3_windows_coordinates_approximate_until_it_closes(
+    computer: Computer, desktop: Sandbox
+) -> None:
+    """GTK 3 places a popup menu's items by its own estimate of where sway put the popup (6
+    px right of and 5 px below where they are drawn): said, not hidden."""
+    path = Path(desktop.env["TMPDIR"]) / "menu.txt"
+    path.write_text("")
+    # its own instance: another test's mousepad would take the file and this one exit
+    editor = await start(desktop, "mousepad", "--disable-server", str(path))
+    state = await window(computer, editor.pid)
+    assert state.root.capabilities.geometry == "exact"
+    menu = state.search("File", role="menu").first
+    opened = await state.act(menu.click())
+    assert opened.state is not None
+    assert opened.state.search("Save As", role="menuitem").first.node.rect is not None
+    shown = await computer.observe(state.root, mode="semantic")
+    assert shown.root.capabilities.geometry == "approximate"
+    assert "coordinates approximate" in shown.text
+    closed = await shown.act(keypress("Escape"))
+    assert closed.state is not None
+    again = await computer.observe(state.root, mode="semantic")
+    assert again.search("Save As", role="menuitem").first.node.rect is None  # closed
+    assert again.root.capabilities.geometry == "exact"
+    await survived(computer, editor.pid)
+    editor.terminate()
+    await editor.wait()
 
 
 async def test_where_screencopy_cannot_serve_grim_reads_the_window(
@@ -281,12 +336,23 @@ async def test_a_session_whose_compositor_offers_nothing_keeps_the_semantic_path
         roots = await plain.find_roots(pid=entry.pid)
         assert "input: none" in roots.text and "capture: none" in roots.text, roots.text
         assert roots.first.root.frame is None and not roots.first.root.window_id
+        assert roots.first.capabilities == SEMANTIC_ONLY
+        assert roots.first.to_wire()["capabilities"] == {
+            "input": "none",
+            "capture": "none",
+            "geometry": "none",
+        }
+        pictured = await plain.observe(roots.first, mode="visual")
+        assert not pictured.images and "capture: none" in pictured.text, pictured.text
         state = await plain.observe(roots.first)
+        with pytest.raises(InvalidParams, match="geometry: none"):
+            await state.act(click_at(5, 5))
         field = state.search(role="textbox").first
         done = await state.act(field.set_text("kept"), type_text("never sent"))
         assert done.steps[0].outcome == "worked" and done.steps[0].delivery == "ax"
         refused = done.steps[1].error
-        assert refused is not None and "input: none" in refused.message, done.text
+        assert refused is not None and "root has input: none" in refused.message, done.text
+        assert refused.code == "coordinate_blocked", done.text
         assert seat_devices(desktop) == devices
         ok = state.search("OK", role="button").first
         assert done.state is not None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from actui.backends.base import Rect, RootInfo
+from actui.backends.base import Rect, RootCapabilities, RootInfo, semantic_only
 from actui.outline.model import Node, Outline
 from actui.results.typed import KeyboardFocus, RootView
 from actui.results.views import focus_line, reach_note, root_line
@@ -59,3 +59,34 @@ def test_a_focus_that_moved_is_said_and_an_unknown_one_is_not() -> None:
     field = KeyboardFocus("@e9", "textbox", "")
     assert focus_line(field, _before(PARAGRAPH), menu_command=False) == ["focus: @e9 textbox"]
     assert focus_line(None, _before(PARAGRAPH), menu_command=True) == []
+
+
+def test_what_the_display_cannot_do_for_a_root_is_typed_and_named_in_its_line() -> None:
+    plain = replace(ROOT, accessibility="full", frame=None, window_id=None)
+    semantic = semantic_only(plain)
+    assert semantic.capabilities.missing() == ("input: none", "capture: none", "geometry: none")
+    assert root_line("@r1", semantic).endswith("[input: none, capture: none, geometry: none]")
+    assert RootView("@r1", semantic).to_wire()["capabilities"] == {
+        "input": "none",
+        "capture": "none",
+        "geometry": "none",
+    }
+    assert RootView("@r1", plain).to_wire()["capabilities"] == {
+        "input": "full",
+        "capture": "full",
+        "geometry": "exact",
+    }
+    assert not root_line("@r1", replace(ROOT, accessibility="full")).endswith("]")
+
+
+def test_a_root_placed_by_an_estimate_says_its_coordinates_are_approximate() -> None:
+    guessed = replace(
+        ROOT, accessibility="full", capabilities=RootCapabilities(geometry="approximate")
+    )
+    assert root_line("@r1", guessed).endswith("[coordinates approximate]")
+    assert guessed.capabilities.missing() == ()
+    assert RootView("@r1", guessed).to_wire()["capabilities"] == {
+        "input": "full",
+        "capture": "full",
+        "geometry": "approximate",
+    }

@@ -16,6 +16,7 @@ from actui.backends.wayland.keymap import (
     SPACE,
     US_POSITION,
     keymap_text,
+    lost_by_keys,
     modifier_mask,
     plan_chord,
     plan_text,
@@ -105,3 +106,9 @@ def test_the_keymap_names_characters_as_unicode_keysyms_and_maps_modifiers() -> 
     assert "key <K10> { [ U03A9 ] };" in text and "key <K11> { [ U0061 ] };" in text
     assert "modifier_map Control { <K37> };" in text
     assert "modifier_map Shift { <K50> };" in text
+
+
+def test_only_a_truncating_toolkit_loses_characters_outside_the_bmp() -> None:
+    assert lost_by_keys("ab😀c😀🎉", "Chromium 120") == "😀🎉"
+    assert lost_by_keys("Ωmega – 42 ✓ é ß 中", "Chromium 120") == ""
+    assert lost_by_keys("ab😀", "GTK 3.24.38") == ""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -51,6 +52,11 @@ Accessibility = Literal["full", "none", "not_answering"]
 """How far a root's tree can be read: ``full``; ``none``, a window no accessibility
 tree describes (pixels and coordinates only); ``not_answering``, its application
 did not answer in time (the root is its last listing, or its bare window)."""
+Reach = Literal["full", "none"]
+Geometry = Literal["exact", "approximate", "none"]
+"""Whether a root's coordinates are where it is on the screen: ``exact``; ``approximate``,
+placed by an estimate (a window that draws its own frame, whose shadow inset could not be
+measured, or a surface the compositor does not list); ``none``, not placed at all."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +75,32 @@ class Rect:
     @property
     def empty(self) -> bool:
         return self.w <= 0 or self.h <= 0
+
+
+@dataclass(frozen=True)
+class RootCapabilities:
+    """What the display lets actui do to a root beyond its accessibility tree.
+
+    ``input``: pointer and keyboard input can reach it; ``capture``: its pixels can be
+    read (``visual`` mode, screenshots); ``geometry``: its coordinates are on the screen
+    (see :data:`Geometry`). A compositor that offers none of these to an ordinary client
+    (GNOME Shell, KWin) leaves only the semantic path, and a step needing one is refused
+    before anything is sent, naming it.
+    """
+
+    input: Reach = "full"
+    capture: Reach = "full"
+    geometry: Geometry = "exact"
+
+    def missing(self) -> tuple[str, ...]:
+        """``input: none``-style names of what this root cannot have, in a fixed order."""
+        facts = (("input", self.input), ("capture", self.capture), ("geometry", self.geometry))
+        return tuple(f"{name}: none" for name, value in facts if value == "none")
+
+
+SEMANTIC_ONLY = RootCapabilities("none", "none", "none")
+"""A root only its accessibility tree reaches (no display, or a compositor that lets no
+ordinary client list windows, inject input or read the screen)."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +128,12 @@ class RootInfo:
     url: str = ""
     resource_key: str = ""
     accessibility: Accessibility = "full"
+    capabilities: RootCapabilities = RootCapabilities()
+
+
+def semantic_only(root: RootInfo) -> RootInfo:
+    """``root`` as only its accessibility tree reaches it: no frame, no input, no pixels."""
+    return dataclasses.replace(root, frame=None, capabilities=SEMANTIC_ONLY)
 
 
 _CELL_NAME = re.compile(r"^([A-Z]{1,3})([1-9][0-9]{0,6})$")

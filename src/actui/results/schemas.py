@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import get_args
 
-from actui.backends.base import JsonObject, Outcome
+from actui.backends.base import Geometry, JsonObject, Outcome, Reach
 from actui.results.typed import VerificationStatus
 
 Schema = JsonObject
@@ -68,6 +68,14 @@ EXECUTION = shape(
     verification=nullable(shape(("status",), status=one_of(*get_args(VerificationStatus)))),
     rootDelta=array(ROOT_DELTA),
 )
+
+ROOT_CAPABILITIES = shape(
+    ("input", "capture", "geometry"),
+    input=one_of(*get_args(Reach)),
+    capture=one_of(*get_args(Reach)),
+    geometry=one_of(*get_args(Geometry)),
+)
+"""What the display lets actui do to a root: ``none`` is refused before anything is sent."""
 
 OBSERVATION: Mapping[str, Schema] = {
     "stateId": STRING,

@@ -17,7 +17,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, cast, get_args
 
-from actui.backends.base import JsonObject, Outcome, ProcessExit, RootInfo, RootKind
+from actui.backends.base import (
+    JsonObject,
+    Outcome,
+    ProcessExit,
+    RootCapabilities,
+    RootInfo,
+    RootKind,
+)
 from actui.outline.conditions import UiCondition, condition_json
 from actui.outline.search import Match, SearchResult
 from actui.outline.windows import Windowed
@@ -73,6 +80,11 @@ class RootView:
     def pid(self) -> int:
         return self.root.pid
 
+    @property
+    def capabilities(self) -> RootCapabilities:
+        """What the display lets actui do to this root (input, capture, geometry)."""
+        return self.root.capabilities
+
     def to_wire(self) -> Wire:
         root, frame = self.root, self.root.frame
         out: Wire = {
@@ -89,6 +101,11 @@ class RootView:
             "zOrder": root.z_order,
             "toolkit": root.toolkit,
             "accessibility": root.accessibility,
+            "capabilities": {
+                "input": self.capabilities.input,
+                "capture": self.capabilities.capture,
+                "geometry": self.capabilities.geometry,
+            },
         }
         if root.url:
             out["url"] = clip(root.url, URL_CAP)

@@ -66,6 +66,8 @@ def root_line(ref: str, root: RootInfo) -> str:
             ("minimized", root.is_minimized),
             ("accessibility: none", root.accessibility == "none"),
             ("not answering", root.accessibility == "not_answering"),
+            *((missing, True) for missing in root.capabilities.missing()),
+            ("coordinates approximate", root.capabilities.geometry == "approximate"),
         )
         if on
     ]

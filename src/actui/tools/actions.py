@@ -96,6 +96,13 @@ def _screen_point(state: State, x: float, y: float, field: str) -> tuple[int, in
     point = _on_screen(state, x, y)
     if point is not None:
         return point
+    if state.root.capabilities.geometry == "none":
+        raise InvalidParams(
+            field,
+            "this root has geometry: none (where it is on the screen is not known), so "
+            "coordinates cannot be used.",
+            "Use an @e ref: it acts semantically.",
+        )
     if state.image_size is None or state.root.frame is None or state.root.frame.empty:
         raise InvalidParams(
             field,

@@ -18,7 +18,16 @@ from actui.config import Config
 from actui.errors import ActuiError
 from actui.outline.search import rank_text
 from actui.quoting import inline
-from actui.results.schemas import BOOLEAN, INTEGER, OBSERVATION, STATE, STRING, array, shape
+from actui.results.schemas import (
+    BOOLEAN,
+    INTEGER,
+    OBSERVATION,
+    ROOT_CAPABILITIES,
+    STATE,
+    STRING,
+    array,
+    shape,
+)
 from actui.results.tool_result import ToolResult
 from actui.results.typed import FoundRoot, RootsFound, RootView
 from actui.results.views import root_line
@@ -134,7 +143,14 @@ FIND_ROOTS = Tool(
     lambda s, p: find_roots(s.backends, s.roots, s.announced, p),
     shape(
         ("windows",),
-        windows=array(shape(("windowRef", "pid"), windowRef=STRING, pid=INTEGER)),
+        windows=array(
+            shape(
+                ("windowRef", "pid", "capabilities"),
+                windowRef=STRING,
+                pid=INTEGER,
+                capabilities=ROOT_CAPABILITIES,
+            )
+        ),
         hasMore=BOOLEAN,
     ),
 )

@@ -63,6 +63,17 @@ class Looker:
                 f"partial: {snapshot.partial}. What was read is shown; elements marked "
                 "truncated were not read further. Observe again to read more."
             )
+        if reason is not None and image is None and snapshot.root.capabilities.capture == "none":
+            news.append(
+                "no screenshot: this root has capture: none (its pixels cannot be read "
+                "here), so its tree is all there is to read."
+            )
+        if snapshot.root.capabilities.geometry == "approximate":
+            news.append(
+                "coordinates approximate: where this window's content (or its open menu) "
+                "is on the screen was estimated, so x/y may land a few pixels off; act "
+                "by @e ref where you can."
+            )
         note = reach_note(snapshot.root, mode)
         if note is not None:
             news.append(note)

@@ -26,6 +26,7 @@ from actui.backends.atspi.changes import ChangeCounters
 from actui.backends.atspi.fields import FieldText, FocusTracker, read_field, read_length
 from actui.backends.atspi.formatting import read_format
 from actui.backends.atspi.hits import at_point, judge
+from actui.backends.atspi.insets import measure_inset
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
 from actui.backends.atspi.pages import caret_paragraph, page_under
@@ -171,7 +172,11 @@ class AtspiBackend(Backend):
         if frame is None or (frame.x, frame.y) != (0, 0):
             return (0, 0), frame
         placement = await self._origins.placement(
-            root.pid, root.title, frame, relative=window_relative(root.toolkit)
+            root.pid,
+            root.title,
+            frame,
+            relative=window_relative(root.toolkit),
+            measure=lambda size: measure_inset(self._bus, at, frame, size),
         )
         dx, dy = placement.offset if placement is not None else (0, 0)
         return (dx, dy), Rect(frame.x + dx, frame.y + dy, frame.w, frame.h)

@@ -40,6 +40,7 @@ from dbus_fast import Message
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import REGISTRY, REGISTRY_ROOT, AppGone, AtspiBus
 from actui.backends.atspi.changes import WINDOW_EVENTS
+from actui.backends.atspi.insets import measure_inset
 from actui.backends.atspi.names import clean_name
 from actui.backends.atspi.reader import (
     Basics,
@@ -54,7 +55,7 @@ from actui.backends.atspi.reader import (
 )
 from actui.backends.atspi.toolkits import FIRST_CONTACT, Toolkit, window_relative
 from actui.backends.atspi.window_origin import WindowOrigins
-from actui.backends.base import Rect, RootInfo, RootKind
+from actui.backends.base import Geometry, Rect, RootCapabilities, RootInfo, RootKind
 from actui.errors import ActuiError, CallTimeout
 
 APPLICATION = "org.a11y.atspi.Application"
@@ -378,16 +379,27 @@ class RootLister:
             return None
         if (now.x, now.y) != (0, 0):
             return replace(root, frame=now)  # screen extents: no X offset to find
-        return replace(root, frame=(await self._placed(app, root.title, now))[1])
+        _, frame, geometry = await self._placed(app, Address.parse(root.native_id), root.title, now)
+        return replace(
+            root, frame=frame, capabilities=replace(root.capabilities, geometry=geometry)
+        )
 
-    async def _placed(self, app: AppInfo, title: str, raw: Rect) -> tuple[int | None, Rect]:
-        """The root's X window and screen frame (window-relative extents are offset)."""
-        relative = window_relative(app.toolkit_label)
-        placement = await self._origins.placement(app.pid, title, raw, relative=relative)
+    async def _placed(
+        self, app: AppInfo, at: Address, title: str, raw: Rect
+    ) -> tuple[int | None, Rect, Geometry]:
+        """The root's X window, screen frame (window-relative extents are offset) and how
+        sure that frame is."""
+        placement = await self._origins.placement(
+            app.pid,
+            title,
+            raw,
+            relative=window_relative(app.toolkit_label),
+            measure=lambda size: measure_inset(self._bus, at, raw, size),
+        )
         if placement is None:
-            return None, raw
+            return None, raw, "exact"
         dx, dy = placement.offset
-        return placement.window_id, Rect(raw.x + dx, raw.y + dy, raw.w, raw.h)
+        return placement.window_id, Rect(raw.x + dx, raw.y + dy, raw.w, raw.h), placement.geometry
 
     async def _root(self, app: AppInfo, at: Address) -> tuple[RootInfo, Rect | None] | None:
         try:
@@ -401,7 +413,11 @@ class RootLister:
         except ActuiError:
             return None
         title = clean_name(basics.name, app.toolkit_label) or app.name
-        window_id, frame = await self._placed(app, title, raw) if raw else (None, None)
+        window_id: int | None = None
+        frame: Rect | None = None
+        geometry: Geometry = "exact"
+        if raw is not None:
+            window_id, frame, geometry = await self._placed(app, at, title, raw)
         info = RootInfo(
             native_id=at.native_id,
             pid=app.pid,
@@ -417,6 +433,7 @@ class RootLister:
             is_onscreen="showing" in basics.states,
             toolkit=app.toolkit_label,
             resource_key=f"desktop-pid:{app.pid}",
+            capabilities=RootCapabilities(geometry=geometry),
         )
         return info, raw
 

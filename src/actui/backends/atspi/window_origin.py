@@ -9,31 +9,44 @@ and the windows are the compositor's (a :class:`WindowSource` given to it). The 
 :class:`~actui.backends.x11.window_watch.WatchedWindows` (an X connection of
 its own, kept current by events), so asking costs one round trip. It never
 moves, focuses or sends input. Without a display it answers None and
-coordinates are left as the toolkit gave them.
+coordinates are left as the toolkit gave them. On a compositor, a surface
+larger than its window is a self-decorated one: its shadow inset is measured
+once per window (``insets``); where it cannot be, or a surface matches no
+window in size (a popup the compositor does not list), the placement is
+approximate. X11 placements are as they always were (``_GTK_FRAME_EXTENTS``, or
+the border measured symmetric).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
-from actui.backends.base import Rect
+from actui.backends.base import Geometry, Rect
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.pairing import title_cost
 from actui.backends.x11.window_watch import WatchedWindows
 from actui.errors import ActuiError
 
 X_TIMEOUT_S = 2.0
+INSETS_KEPT = 256
+"""Measured insets remembered (the oldest are forgotten first, and measured again if asked)."""
 
 
 @dataclass(frozen=True)
 class Placement:
-    """The paired X window and the offset to add to the root's extents."""
+    """The paired X window, the offset to add to the root's extents, and whether that
+    puts them exactly where they are on the screen."""
 
     window_id: int
     offset: tuple[int, int]
+    geometry: Geometry = "exact"
+
+
+Measure = Callable[[tuple[int, int]], Awaitable[tuple[int, int] | None]]
+"""Measures a self-decorated surface's inset for a window of the given size (``insets``)."""
 
 
 def choose_window(windows: list[XWindow], pid: int, title: str, frame: Rect) -> XWindow | None:
@@ -89,13 +102,22 @@ class WindowOrigins:
         self._surface_local = windows is not None
         """A compositor's windows: there every toolkit's extents are surface-local."""
         self._broken = False
+        self._insets: dict[tuple[int, int, int], tuple[int, int] | None] = {}
+        """Measured shadow insets by (window, surface width, height): once per window."""
 
     async def placement(
-        self, pid: int, title: str, frame: Rect, *, relative: bool = True
+        self,
+        pid: int,
+        title: str,
+        frame: Rect,
+        *,
+        relative: bool = True,
+        measure: Measure | None = None,
     ) -> Placement | None:
         """The X window of an AT-SPI root at (0, 0), and the offset to add to its extents:
         none unless its toolkit reports window-relative ones (``relative``), as every
-        toolkit does under a compositor's window source (Wayland)."""
+        toolkit does under a compositor's window source (Wayland), where ``measure``
+        finds a self-decorated surface's shadow inset."""
         if self._windows is None or self._broken or pid <= 0:
             return None
         try:
@@ -109,8 +131,26 @@ class WindowOrigins:
         if win is None:
             return None
         if frame.x != 0 or frame.y != 0 or not (relative or self._surface_local):
-            return Placement(win.window_id, (0, 0))
-        return Placement(win.window_id, content_offset(win, frame))
+            # a compositor's surface-local root reads (0, 0); one elsewhere is a popup or
+            # helper surface whose position the compositor does not say
+            return Placement(
+                win.window_id, (0, 0), "approximate" if self._surface_local else "exact"
+            )
+        offset = content_offset(win, frame)
+        if not self._surface_local or (win.frame.w, win.frame.h) == (frame.w, frame.h):
+            return Placement(win.window_id, offset)
+        guess = Placement(win.window_id, offset, "approximate")
+        if frame.w < win.frame.w or frame.h < win.frame.h or measure is None:
+            return guess  # not this window's surface: a popup, or a hidden helper window
+        key = (win.window_id, frame.w, frame.h)
+        if key not in self._insets:
+            self._insets[key] = await measure((win.frame.w, win.frame.h))
+            while len(self._insets) > INSETS_KEPT:
+                del self._insets[next(iter(self._insets))]
+        inset = self._insets[key]
+        if inset is None:
+            return guess
+        return Placement(win.window_id, (win.frame.x - inset[0], win.frame.y - inset[1]))
 
     async def close(self) -> None:
         if self._windows is not None:

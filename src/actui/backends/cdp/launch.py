@@ -94,12 +94,19 @@ def wants_headed(env: Mapping[str, str], headed: bool | None) -> bool:
     if headed is not None:
         return headed
     flag = env.get(HEADED_VAR, "").strip().lower()
-    return bool(env.get("DISPLAY")) and flag in ("1", "true", "yes", "on")
+    shown = env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")
+    return bool(shown) and flag in ("1", "true", "yes", "on")
 
 
-def command_line(executable: str, profile: Path, *, headed: bool, as_root: bool) -> list[str]:
+def command_line(
+    executable: str, profile: Path, *, headed: bool, as_root: bool, wayland: bool = False
+) -> list[str]:
+    """``wayland``: a headed browser draws as a native Wayland client (the session's input
+    and pixels are the compositor's; under XWayland they would be out of its reach)."""
     args = [executable, *_COMMON_FLAGS, f"--user-data-dir={profile}"]
     args.append("--force-renderer-accessibility" if headed else "--headless=new")
+    if headed and wayland:
+        args.append("--ozone-platform=wayland")
     if as_root:
         args.append("--no-sandbox")
     args.append("about:blank")
@@ -211,7 +218,10 @@ async def spawn(env: Mapping[str, str], *, headed: bool) -> BrowserProcess:
     profile = Path(tempfile.mkdtemp(prefix="actui-chromium-", dir=base))
     room = len(_TEMP_PREFIX) + 9 + SINGLETON_ROOM  # "/", the prefix, 8 random characters
     temp = Path(tempfile.mkdtemp(prefix=_TEMP_PREFIX, dir=socket_paths.roomy(base, room)))
-    args = command_line(executable, profile, headed=headed, as_root=os.geteuid() == 0)
+    wayland = bool(env.get("WAYLAND_DISPLAY"))
+    args = command_line(
+        executable, profile, headed=headed, as_root=os.geteuid() == 0, wayland=wayland
+    )
     args.insert(-1, "--remote-debugging-pipe")
     child_reads, parent_writes = os.pipe()
     parent_reads, child_writes = os.pipe()

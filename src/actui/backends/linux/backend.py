@@ -36,6 +36,7 @@ from pathlib import Path
 
 from actui.backends.arrival import ArrivingText
 from actui.backends.atspi.backend import AtspiBackend
+from actui.backends.atspi.insets import shows_popup
 from actui.backends.base import (
     NO_PHYSICAL_INPUT,
     ActionRequest,
@@ -50,6 +51,7 @@ from actui.backends.base import (
     Snapshot,
     TextFormat,
     TextSlice,
+    semantic_only,
 )
 from actui.backends.exit_records import RECORDS_VAR
 from actui.backends.exits import process_exit
@@ -147,12 +149,24 @@ class LinuxBackend(Backend):
             raise gone
         if windows is None:
             if self.desktop.kind == "wayland":  # surface-local extents: no screen geometry
-                return [replace(root, frame=None) for root in listing.roots]
-            return listing.roots
+                return [semantic_only(root) for root in listing.roots]
+            return [self._reach(root) for root in listing.roots]
         paired = pair_windows(listing.roots, windows)
         mine = [w for w in windows if not pid or w.pid == pid]
         overdue = self._overdue(paired, mine, {w.window_id for w in windows})
-        return paired + unclaimed_roots(paired, mine, listing.described, listing.silent, overdue)
+        unclaimed = unclaimed_roots(paired, mine, listing.described, listing.silent, overdue)
+        return [self._reach(root) for root in paired + unclaimed]
+
+    def _reach(self, root: RootInfo) -> RootInfo:
+        """The root with what the display lets actui do to it: input and capture need a
+        window of the display; without one, a compositor's surface-local extents place
+        nothing (X11's are the screen's)."""
+        if root.window_id:
+            return root
+        if self.desktop.kind != "x11":
+            return semantic_only(root)
+        capabilities = replace(root.capabilities, input="none", capture="none")
+        return replace(root, capabilities=capabilities)
 
     def _overdue(
         self, paired: list[RootInfo], windows: list[XWindow], existing: set[int]
@@ -197,7 +211,10 @@ class LinuxBackend(Backend):
                 raise
             return await self._window_snapshot(root)  # its pixels can still be seen
         if snapshot.root.accessibility != "full":  # it answered after all
-            return replace(snapshot, root=replace(snapshot.root, accessibility="full"))
+            snapshot = replace(snapshot, root=replace(snapshot.root, accessibility="full"))
+        if self.desktop.kind == "sway" and shows_popup(snapshot.tree):
+            capabilities = replace(snapshot.root.capabilities, geometry="approximate")
+            snapshot = replace(snapshot, root=replace(snapshot.root, capabilities=capabilities))
         return snapshot
 
     async def _window_snapshot(self, root: RootInfo) -> Snapshot:
@@ -260,12 +277,11 @@ class LinuxBackend(Backend):
                 self.atspi.note_focused(request.target)
             return result
         window_id = request.root.window_id
-        missing = self.desktop.missing()
-        if missing:
-            raise CoordinateBlocked(missing, instead="ref")
-        if self._input is None or not window_id:
+        if request.root.capabilities.input == "none" or self._input is None or not window_id:
+            why = self.desktop.missing() or "no window of the display is known for this root"
             raise CoordinateBlocked(
-                "physical input needs a window of the display for this root, and none is known."
+                f"this step needs pointer or keyboard input, and this root has input: none ({why})",
+                instead="ref",
             )
         await self._session()
         refused = await self._input.refusal(request, window_id)

@@ -65,6 +65,14 @@ class WaylandInput:
         self, request: ActionRequest, window_id: int, consumed: Consumed | None = None
     ) -> ActionResult:
         """Send ``request`` as virtual input to ``window_id``; the errors of the X11 sender."""
+        lost = keymap.lost_by_keys(request.text, request.root.toolkit)
+        if lost and request.kind in ("typeText", "setText"):
+            raise UnsupportedAction(
+                f"typing {lost!r} into {request.root.app_name}",
+                "is not possible by keys: it reads a character outside the BMP truncated "
+                "(U+1F600 arrives as U+F600), so nothing was sent",
+                instead="page",
+            )
         async with self._lock:
             refused = await self.refusal(request, window_id)
             if refused is not None:

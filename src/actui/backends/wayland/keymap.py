@@ -9,7 +9,9 @@ positions (a lowercase letter or a digit at its US position when free), split
 into batches when a text has more distinct characters than there are
 positions, and the keymap text of each batch. Only printable positions carry
 characters: Chromium reads some keycodes by their physical meaning (Escape,
-Backspace) whatever the keymap says. It must not talk to a compositor.
+Backspace) whatever the keymap says, and truncates a keysym outside the BMP
+to 16 bits (😀, U+1F600, arrives as U+F600), so such a character is not typed
+into it at all (:func:`lost_by_keys`). It must not talk to a compositor.
 """
 
 from __future__ import annotations
@@ -60,6 +62,8 @@ MODIFIERS = {
     0xFFEB: ("Mod4", 64),
 }
 """Modifier keysyms: their XKB modifier and its mask bit in the ``modifiers`` request."""
+TRUNCATING = ("chromium",)
+"""Toolkits (AT-SPI's name, lowercased) that read a keysym outside the BMP truncated."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,14 @@ def plan_text(text: str) -> list[Batch]:
     if keys:
         batches.append(Batch(tuple(layout.items()), tuple(keys), count))
     return batches
+
+
+def lost_by_keys(text: str, toolkit: str) -> str:
+    """The characters of ``text`` that ``toolkit`` would receive wrong from keys, each once:
+    those outside the BMP, for a toolkit that truncates their keysyms."""
+    if not toolkit.strip().lower().startswith(TRUNCATING):
+        return ""
+    return "".join(dict.fromkeys(char for char in text if ord(char) > 0xFFFF))
 
 
 def plan_chord(names: Sequence[str]) -> Batch:
