@@ -30,7 +30,12 @@ from actui.backends.x11.session import Capture
 from actui.errors import DisplayGone
 from actui.refusals import Refused
 
-DesktopKind = Literal["x11", "sway", "wayland", "none"]
+DesktopKind = Literal["x11", "sway", "gnome", "wayland", "none"]
+COMPOSITOR_VAR = "ACTUI_COMPOSITOR"
+"""Set by actui's own sandbox when its compositor is :data:`GNOME_SHELL`: a gnome-shell
+whose private session bus lets actui own the names that open its window list,
+screenshots and remote-desktop input (never so on a user's own GNOME session)."""
+GNOME_SHELL = "gnome-shell"
 
 
 class Lifeline(Protocol):
@@ -94,6 +99,8 @@ class Desktop:
 def desktop_kind(env: Mapping[str, str]) -> DesktopKind:
     """Wayland when the session says so (its socket or its type), X11 when only DISPLAY."""
     if env.get("WAYLAND_DISPLAY") or env.get("XDG_SESSION_TYPE") == "wayland":
+        if env.get(COMPOSITOR_VAR) == GNOME_SHELL:
+            return "gnome"
         return "sway" if sway_socket(env) else "wayland"
     return "x11" if env.get("DISPLAY") else "none"
 
