@@ -150,7 +150,10 @@ class LinuxBackend(Backend):
         paired = pair_windows(listing.roots, windows)
         mine = [w for w in windows if not pid or w.pid == pid]
         overdue = self._overdue(paired, mine, {w.window_id for w in windows})
-        return paired + unclaimed_roots(paired, mine, listing.described, listing.silent, overdue)
+        roots = paired + unclaimed_roots(paired, mine, listing.described, listing.silent, overdue)
+        if not self.desktop.positions:  # sizes only (gnome-shell): where a root is is unknown
+            return [replace(root, frame=None) for root in roots]
+        return roots
 
     def _overdue(
         self, paired: list[RootInfo], windows: list[XWindow], existing: set[int]
@@ -300,12 +303,28 @@ class LinuxBackend(Backend):
         if refusal is not None:
             return refusal
         if request.kind in ("typeText", "setText") and self._typing is not None:
+            refused = await self._secret_refusal(request, aimed.target)
+            if refused is not None:
+                return refused
             result = await self._typing.type(request, window_id, aimed.target)
         else:
             await self._lands(request)
             result = await self._input.deliver(request, window_id)
         self.atspi.note_input(request.root)  # GTK4's events lag physical input too
         return result
+
+    async def _secret_refusal(self, request: ActionRequest, aimed: str | None) -> Refused | None:
+        """The display's refusal to type this text into a password field (the field aimed
+        at, else the focused one), when it has one."""
+        check = self.desktop.secret_refusal
+        field = aimed or self.atspi.focused_field(request.root)
+        if check is None or field is None:
+            return None
+        try:
+            text = await self.atspi.read_field(field)
+        except ActuiError:
+            return None
+        return check(request) if text is not None and text.secure else None
 
     async def _lands(self, request: ActionRequest) -> None:
         """A pointer click aimed at an element goes only where the toolkit says that

@@ -3,7 +3,9 @@
 AT-SPI carries the semantics on X11 and Wayland alike; windows, pixels,
 liveness and pointer and keyboard input are the display server's. On X11 that
 is EWMH, XTEST and the X server's pixels; on sway it is sway's IPC, the
-wlroots virtual pointer and keyboard, and grim. Other Wayland compositors
+wlroots virtual pointer and keyboard, and grim; on actui's own headless
+gnome-shell it is the shell's D-Bus window list, screenshots and
+remote-desktop keyboard (no window positions, no pointer). Other Wayland compositors
 (GNOME Shell, KWin) let no ordinary client list windows, inject input or read
 the screen, so a session there has no physical side at all: the semantic path
 still works, and a step that needs the rest is refused before anything is
@@ -82,6 +84,15 @@ class Desktop:
     screen: Screen | None = None
     input: PhysicalInput | None = None
     origins: WindowSource | None = None
+    secret_refusal: Callable[[ActionRequest], Refused | None] | None = None
+    """Why text cannot be typed into a password field on this display, if it ever cannot
+    (gnome-shell: only by keys, never through the clipboard)."""
+
+    @property
+    def positions(self) -> bool:
+        """Whether the display tells where windows are: X11 and sway do; gnome-shell tells
+        sizes only, and a Wayland session without sway nothing."""
+        return self.kind in ("x11", "sway")
 
     def missing(self) -> str:
         """Why this Wayland session gives no windows, input or pixels, and what would ("" on
@@ -158,4 +169,11 @@ def open_desktop(env: Mapping[str, str]) -> Desktop:
         sway = SwaySession(ipc, wayland_socket(env), dict(env))
         placing = SwaySession(ipc, wayland_socket(env), dict(env))
         return Desktop(kind, "sway", sway, WaylandInput(sway), placing)
+    if kind == "gnome":
+        from actui.backends.wayland.gnome import GnomeSession, ShellBus
+        from actui.backends.wayland.gnome_input import GnomeInput, secret_refusal
+
+        shell = ShellBus(env.get("DBUS_SESSION_BUS_ADDRESS", ""), wayland_socket(env))
+        session = GnomeSession(shell, dict(env))
+        return Desktop(kind, GNOME_SHELL, session, GnomeInput(session), None, secret_refusal)
     return Desktop(kind, compositor_name(env))

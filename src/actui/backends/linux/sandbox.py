@@ -432,20 +432,24 @@ class Sandbox:
             "gnome-shell", gnome_shell.argv(self.width, self.height), server=True
         )
         await self._ready(shell, _name_owned(self._session, gnome_shell.SHELL_NAME))
-        self._step = "closing gnome-shell's overview"
+        self._step = "waiting for gnome-shell's start-up overview, to close it"
         properties = (gnome_shell.SHELL_NAME, gnome_shell.SHELL_PATH, _PROPERTIES)
         overview = [gnome_shell.SHELL_NAME, "OverviewActive"]
-        while True:  # the name is owned before the shell's object is exported
+        closed = False
+        while True:  # it opens the overview as its start-up ends, after owning its name
             try:
-                await _call(self._session, *properties, "Set", "ssv", [*overview, _FALSE])
-                break
-            except SandboxError:
+                (active,) = await _call(self._session, *properties, "Get", "ss", overview)
+                if not active.value and closed:
+                    break
+                if active.value:
+                    self._step = "closing gnome-shell's overview"
+                    await _call(self._session, *properties, "Set", "ssv", [*overview, _FALSE])
+                    closed = True
+                    continue
+            except SandboxError:  # its object is exported a moment after its name
                 if shell.process.returncode is not None:
                     raise
-                await asyncio.sleep(APP_POLL_S)
-        (active,) = await _call(self._session, *properties, "Get", "ss", overview)
-        if active.value:
-            raise SandboxError("gnome-shell kept its overview open after it was asked to close it")
+            await asyncio.sleep(APP_POLL_S)
         self.display = str(self._rundir / gnome_shell.SOCKET_NAME)
         self.env["WAYLAND_DISPLAY"] = self.display
 

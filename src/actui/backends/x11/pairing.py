@@ -2,7 +2,8 @@
 
 AT-SPI knows a window's tree but not its X window id, stacking, activation or
 (reliably) its screen position; EWMH knows those but not the tree. This module
-joins the two lists by process id, title and geometry, and turns the windows
+joins the two lists by process id, title and geometry (by title and size alone for a
+compositor that tells no window's process: gnome-shell), and turns the windows
 no accessible application owns (xmessage, xterm, a wedged app's dialog) into
 roots of their own, so no window on screen goes unlisted. It must stay free of
 any I/O so it can be property-tested.
@@ -23,9 +24,11 @@ windows of one process whose titles disagree when nothing better is left."""
 
 def pairing_cost(root: RootInfo, window: XWindow) -> int | None:
     """How badly ``window`` fits ``root`` (lower is better); None when they cannot pair."""
-    if root.pid <= 0 or root.pid != window.pid:
+    if root.pid <= 0 or (window.pid and root.pid != window.pid):
         return None
     cost = title_cost(root.title, window.title)
+    if not window.pid and cost >= TITLE_MISMATCH_COST:  # a window of untold pid: by title
+        return None
     if root.frame is not None and not root.frame.empty:
         cost += _l1(root.frame, window.frame)
     return cost

@@ -1,0 +1,294 @@
+"""The async face of one headless gnome-shell desktop: windows, capture, liveness.
+
+gnome-shell answers ``org.gnome.Shell.Introspect.GetWindows`` and
+``org.gnome.Shell.Screenshot`` only to the owner of a name on its allow-list
+(the GNOME portal backend's, ``org.freedesktop.impl.portal.desktop.gnome``);
+on actui's private session bus nobody else holds it, so this module takes it
+on its one connection (:class:`ShellBus`, shared with the remote-desktop
+keyboard of :mod:`~actui.backends.wayland.gnome_input`, whose session dies
+with the connection that made it). On a user's own GNOME session the real
+portal owns the name, and this module is never used there.
+
+GNOME 43 gives each window's title, class, focus and size but no position and
+no process id: windows are paired with AT-SPI roots by title and size, and a
+root's screen position stays unknown (``positions`` is false), so nothing
+here guesses one. gnome-shell focuses a window only on a click or a new map,
+so ``activate`` succeeds only for the window already focused. A capture of the
+focused window is that window alone (``ScreenshotWindow``); any other window's
+capture is the whole screen, said in its warnings. It must not send input.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from dbus_fast import Message, MessageType
+from dbus_fast.aio import MessageBus
+from PIL import Image as PilImage
+
+from actui.backends.base import Rect
+from actui.backends.wayland.screen import encode_capture
+from actui.backends.x11.ewmh import XWindow
+from actui.backends.x11.session import Capture
+from actui.errors import BackendUnavailable, CallTimeout, CaptureFailed, DisplayGone, TargetGone
+
+CALL_TIMEOUT_S = 5.0
+SHELL = "org.gnome.Shell"
+ALLOWED_NAME = "org.freedesktop.impl.portal.desktop.gnome"
+"""A name gnome-shell's sender check lets call Introspect and Screenshot (``misc/util.js``)."""
+_DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+_INTROSPECT = (SHELL, "/org/gnome/Shell/Introspect", "org.gnome.Shell.Introspect")
+_SCREENSHOT = (SHELL, "/org/gnome/Shell/Screenshot", "org.gnome.Shell.Screenshot")
+_OWNED = (1, 4)
+"""RequestName's answers that leave us the owner: primary owner, already the owner."""
+
+
+class ShellBus:
+    """One connection to the desktop's session bus that owns :data:`ALLOWED_NAME`, and the
+    news of gnome-shell's end (its name losing its owner, or the bus closing)."""
+
+    def __init__(self, address: str, display: str) -> None:
+        self.address = address
+        self.display = display
+        self._bus: MessageBus | None = None
+        self._starting = asyncio.Lock()
+        self._gone: DisplayGone | None = None
+        self._callbacks: list[Callable[[DisplayGone], None]] = []
+        self._handlers: list[Callable[[Message], None]] = []
+
+    async def connection(self) -> MessageBus:
+        """The connection, made and given the name on first use."""
+        async with self._starting:
+            if self._gone is not None:
+                raise self._gone
+            if self._bus is None:
+                self._bus = await self._connect()
+            return self._bus
+
+    async def _connect(self) -> MessageBus:
+        try:
+            bus = await asyncio.wait_for(
+                MessageBus(bus_address=self.address, negotiate_unix_fd=True).connect(),
+                CALL_TIMEOUT_S,
+            )
+        except (OSError, TimeoutError) as exc:
+            raise BackendUnavailable(
+                f"gnome-shell's session bus cannot be reached: {exc}"
+            ) from None
+        bus.add_message_handler(self._on_message)
+        ended = asyncio.ensure_future(bus.wait_for_disconnect())  # type: ignore[no-untyped-call]
+        ended.add_done_callback(self._ended)
+        rule = (
+            f"type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='{SHELL}'"
+        )
+        await self._call(bus, *_DBUS, "AddMatch", "s", [rule])
+        (answer,) = await self._call(bus, *_DBUS, "RequestName", "su", [ALLOWED_NAME, 4])
+        if answer not in _OWNED:
+            bus.disconnect()
+            raise BackendUnavailable(
+                f"{ALLOWED_NAME} is owned by another client, so gnome-shell would refuse its "
+                "window list and screenshots to actui"
+            )
+        (shell_up,) = await self._call(bus, *_DBUS, "NameHasOwner", "s", [SHELL])
+        if not shell_up:
+            self._end()
+            raise DisplayGone(self.display, wayland=True)
+        return bus
+
+    def _on_message(self, message: Message) -> None:
+        if (
+            message.member == "NameOwnerChanged"
+            and message.body[:1] == [SHELL]
+            and not message.body[2]
+        ):
+            self._end()
+        for handler in list(self._handlers):
+            handler(message)
+
+    def _ended(self, ended: asyncio.Future[None]) -> None:
+        if not ended.cancelled():
+            ended.exception()  # taken note of: the end itself is the news
+        self._end()
+
+    def _end(self) -> None:
+        if self._gone is None:
+            self._gone = DisplayGone(self.display, wayland=True)
+            for callback in self._callbacks:
+                callback(self._gone)
+
+    def on_message(self, handler: Callable[[Message], None]) -> None:
+        """Call ``handler`` with every message the connection receives (signals included)."""
+        self._handlers.append(handler)
+
+    def when_gone(self, callback: Callable[[DisplayGone], None]) -> None:
+        self._callbacks.append(callback)
+
+    def gone(self) -> DisplayGone | None:
+        return self._gone
+
+    async def call(
+        self,
+        destination: str,
+        path: str,
+        interface: str,
+        member: str,
+        signature: str = "",
+        body: Sequence[Any] = (),
+    ) -> Message:
+        """One method call with a deadline; the reply (its ``unix_fds`` included)."""
+        bus = await self.connection()
+        return await self._reply(bus, destination, path, interface, member, signature, body)
+
+    async def _call(self, bus: MessageBus, *args: Any) -> list[Any]:
+        return list((await self._reply(bus, *args)).body)
+
+    async def _reply(
+        self,
+        bus: MessageBus,
+        destination: str,
+        path: str,
+        interface: str,
+        member: str,
+        signature: str = "",
+        body: Sequence[Any] = (),
+    ) -> Message:
+        message = Message(
+            destination=destination,
+            path=path,
+            interface=interface,
+            member=member,
+            signature=signature,
+            body=list(body),
+        )
+        try:
+            reply = await asyncio.wait_for(bus.call(message), CALL_TIMEOUT_S)
+        except TimeoutError:
+            raise CallTimeout(
+                f"{destination} did not answer {member} within {CALL_TIMEOUT_S:g} s"
+            ) from None
+        if reply is None or reply.message_type == MessageType.ERROR:
+            if self._gone is not None:
+                raise self._gone
+            detail = f"{reply.error_name}: {reply.body}" if reply else "no reply"
+            raise BackendUnavailable(f"gnome-shell's {member} failed: {detail}")
+        return reply
+
+    def close(self) -> None:
+        if self._bus is not None:
+            self._bus.disconnect()
+            self._bus = None
+
+
+class GnomeSession:
+    """One headless gnome-shell desktop's windows, focus and pixels."""
+
+    positions = False
+    """gnome-shell 43 tells no window's position: screen coordinates are not available."""
+
+    def __init__(self, shell: ShellBus, env: dict[str, str]) -> None:
+        self.shell = shell
+        self.lifeline = shell
+        self._shots = Path(env.get("TMPDIR") or tempfile.gettempdir())
+
+    async def start(self) -> None:
+        await self.shell.connection()
+
+    async def windows(self) -> list[XWindow]:
+        """gnome-shell's windows (``GetWindows``), the focused one first (``z_order`` 0);
+        pid 0 and a frame at (0, 0) of the window's size: neither is told."""
+        reply = await self.shell.call(*_INTROSPECT, "GetWindows")
+        (found,) = reply.body
+        return windows_of(found)
+
+    async def listing(self, timeout_s: float) -> list[XWindow]:
+        return await self.windows()
+
+    async def active_window(self) -> int | None:
+        return next((w.window_id for w in await self.windows() if w.is_active), None)
+
+    async def activate(self, window_id: int, *, timeout_s: float = 0.2) -> bool:
+        """True only when the window already has the focus: gnome-shell offers no client a
+        way to focus another window (its ``Eval`` is refused outside unsafe mode)."""
+        return await self.active_window() == window_id
+
+    async def capture(self, window_id: int, *, max_dimension: int) -> Capture:
+        """The focused window alone; for any other window, the whole screen (warned)."""
+        windows = await self.windows()
+        window = next((w for w in windows if w.window_id == window_id), None)
+        if window is None:
+            raise TargetGone(f"window {window_id}", "is gone", then="find_roots")
+        if window.is_minimized:
+            raise CaptureFailed(f"window {window_id} is not shown, so it has no pixels to read")
+        warnings: tuple[str, ...]
+        fd, name = tempfile.mkstemp(suffix=".png", dir=self._shots)
+        os.close(fd)
+        path = Path(name)
+        try:
+            if window.is_active:
+                args: tuple[str, list[object]] = ("bbbs", [False, False, False, name])
+                member, warnings = "ScreenshotWindow", ()
+            else:
+                args = ("bbs", [False, False, name])
+                member = "Screenshot"
+                warnings = (
+                    f"window {window_id} is not focused and gnome-shell tells no window's "
+                    "position, so this is the whole screen",
+                )
+            reply = await self.shell.call(*_SCREENSHOT, member, *args)
+            if not reply.body or not reply.body[0]:
+                raise CaptureFailed(f"gnome-shell's {member} did not write the image")
+            data = await asyncio.to_thread(path.read_bytes)
+        finally:
+            await asyncio.to_thread(path.unlink, missing_ok=True)
+        return await asyncio.to_thread(_encoded, data, max(1, max_dimension), member, warnings)
+
+    async def close(self) -> None:
+        self.shell.close()
+
+
+def windows_of(found: dict[int, dict[str, Any]]) -> list[XWindow]:
+    """``GetWindows``' answer as windows (pure): shown before hidden, the focused first."""
+    order = sorted(
+        found.items(),
+        key=lambda item: (
+            _value(item[1], "is-hidden", False),
+            not _value(item[1], "has-focus", False),
+        ),
+    )
+    windows = []
+    for z, (window_id, props) in enumerate(order):
+        wm_class = str(_value(props, "wm-class", ""))
+        windows.append(
+            XWindow(
+                window_id=int(window_id),
+                pid=0,
+                title=str(_value(props, "title", "")),
+                wm_class=(wm_class, wm_class),
+                frame=Rect(0, 0, int(_value(props, "width", 0)), int(_value(props, "height", 0))),
+                frame_extents=(0, 0, 0, 0),
+                z_order=z,
+                is_active=bool(_value(props, "has-focus", False)),
+                is_minimized=bool(_value(props, "is-hidden", False)),
+                is_modal=False,
+                transient_for=None,
+            )
+        )
+    return windows
+
+
+def _value(props: dict[str, Any], key: str, default: object) -> Any:
+    got = props.get(key)
+    return getattr(got, "value", default) if got is not None else default
+
+
+def _encoded(data: bytes, max_dimension: int, member: str, warnings: tuple[str, ...]) -> Capture:
+    image = PilImage.open(io.BytesIO(data))
+    image.load()
+    frame = Rect(0, 0, image.width, image.height)
+    return encode_capture(image, frame, max_dimension, f"gnome-shell-{member}", warnings)
