@@ -315,16 +315,16 @@ class LinuxBackend(Backend):
 
     async def _secret_refusal(self, request: ActionRequest, aimed: str | None) -> Refused | None:
         """The display's refusal to type this text into a password field (the field aimed
-        at, else the focused one), when it has one."""
+        at, else the focused one), when it has one; a field it cannot see counts as one."""
         check = self.desktop.secret_refusal
+        if check is None:
+            return None
         field = aimed or self.atspi.focused_field(request.root)
-        if check is None or field is None:
-            return None
         try:
-            text = await self.atspi.read_field(field)
+            text = await self.atspi.read_field(field) if field else None
         except ActuiError:
-            return None
-        return check(request) if text is not None and text.secure else None
+            text = None
+        return check(request) if text is None or text.secure else None
 
     async def _lands(self, request: ActionRequest) -> None:
         """A pointer click aimed at an element goes only where the toolkit says that

@@ -59,13 +59,14 @@ def keyable(text: str) -> bool:
 
 
 def secret_refusal(request: ActionRequest) -> Refused | None:
-    """Why ``request``'s text cannot go into a password field here: the clipboard it would
-    need is readable by every app of the desktop."""
+    """Why ``request``'s text cannot go into a password field (or a field that cannot be
+    read, which may be one) here: the clipboard it would need is readable by every app."""
     if keyable(request.text):
         return None
     return Refused(
-        "a password with characters outside the keyboard's US keymap: gnome-shell would "
-        "need the clipboard to type them, which every app of the desktop can read",
+        "text with characters outside the US keymap into a password field, or a field "
+        "that cannot be read: gnome-shell would need the clipboard, which every app of the "
+        "desktop can read (focus a readable field first, or type only keyboard characters)",
         "physical",
         request.policy,
     )
