@@ -147,7 +147,7 @@ class LinuxBackend(Backend):
             if self.desktop.kind == "wayland":  # surface-local extents: no screen geometry
                 return [replace(root, frame=None) for root in listing.roots]
             return listing.roots
-        paired = pair_windows(listing.roots, windows)
+        paired = pair_windows(listing.roots, windows, untold_pids=not self.desktop.pids)
         mine = [w for w in windows if not pid or w.pid == pid]
         overdue = self._overdue(paired, mine, {w.window_id for w in windows})
         roots = paired + unclaimed_roots(paired, mine, listing.described, listing.silent, overdue)
@@ -395,8 +395,8 @@ class LinuxBackend(Backend):
         gone = self._display_gone()  # what the accessibility side says follows from it
         if gone is not None:
             return [gone.message]
-        missing = self.desktop.missing()
-        return [missing, *self.atspi.notices()] if missing else self.atspi.notices()
+        limits = self.desktop.notice()
+        return [limits, *self.atspi.notices()] if limits else self.atspi.notices()
 
     def started_processes(self, root: RootInfo, since: float) -> list[int]:
         return started_by(root.pid, since) if root.pid > 0 else []

@@ -94,6 +94,23 @@ class Desktop:
         sizes only, and a Wayland session without sway nothing."""
         return self.kind in ("x11", "sway")
 
+    @property
+    def pids(self) -> bool:
+        """Whether the display names each window's process (gnome-shell does not)."""
+        return self.kind != "gnome"
+
+    def notice(self) -> str:
+        """What this session's physical side cannot do, for the listing's notices ("" when
+        it can do all of it)."""
+        if self.kind == "gnome":
+            return (
+                "gnome-shell tells no window's position and takes no pointer input here "
+                "(geometry: none, pointer: none), so coordinates cannot be used; listing, "
+                "focus as the shell gives it, keyboard (Unicode through its clipboard) and "
+                "capture work"
+            )
+        return self.missing()
+
     def missing(self) -> str:
         """Why this Wayland session gives no windows, input or pixels, and what would ("" on
         X11, on sway, and without a display, where a step finds out for itself)."""
@@ -138,6 +155,8 @@ def _mtime(path: Path) -> float:
 
 def compositor_name(env: Mapping[str, str]) -> str:
     """The Wayland compositor as the session names it, for messages (best effort)."""
+    if env.get(COMPOSITOR_VAR) == GNOME_SHELL:
+        return GNOME_SHELL
     if sway_socket(env):
         return "sway"
     desktop = env.get("XDG_CURRENT_DESKTOP") or env.get("DESKTOP_SESSION") or ""

@@ -22,19 +22,25 @@ TITLE_MISMATCH_COST = 1_000_000
 windows of one process whose titles disagree when nothing better is left."""
 
 
-def pairing_cost(root: RootInfo, window: XWindow) -> int | None:
-    """How badly ``window`` fits ``root`` (lower is better); None when they cannot pair."""
-    if root.pid <= 0 or (window.pid and root.pid != window.pid):
+def pairing_cost(root: RootInfo, window: XWindow, *, untold_pids: bool = False) -> int | None:
+    """How badly ``window`` fits ``root`` (lower is better); None when they cannot pair.
+
+    With ``untold_pids`` (a compositor that names no window's process) a window of pid 0
+    pairs with a root whose title it shares."""
+    untold = untold_pids and window.pid == 0
+    if root.pid <= 0 or (root.pid != window.pid and not untold):
         return None
     cost = title_cost(root.title, window.title)
-    if not window.pid and cost >= TITLE_MISMATCH_COST:  # a window of untold pid: by title
+    if untold and cost >= TITLE_MISMATCH_COST:
         return None
     if root.frame is not None and not root.frame.empty:
         cost += _l1(root.frame, window.frame)
     return cost
 
 
-def pair_windows(roots: Sequence[RootInfo], windows: Sequence[XWindow]) -> list[RootInfo]:
+def pair_windows(
+    roots: Sequence[RootInfo], windows: Sequence[XWindow], *, untold_pids: bool = False
+) -> list[RootInfo]:
     """The roots, each enriched with the X window that fits it best (at most one each).
 
     Pairs are taken cheapest first across all roots, so a root listed early
@@ -46,7 +52,7 @@ def pair_windows(roots: Sequence[RootInfo], windows: Sequence[XWindow]) -> list[
         (cost, r, w)
         for r, root in enumerate(roots)
         for w, window in enumerate(windows)
-        if (cost := pairing_cost(root, window)) is not None
+        if (cost := pairing_cost(root, window, untold_pids=untold_pids)) is not None
     )
     chosen: dict[int, XWindow] = {}
     used: set[int] = set()
