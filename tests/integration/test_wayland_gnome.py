@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import io
+import os
+import signal
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -206,7 +208,7 @@ async def test_a_screenshot_of_the_focused_window_is_read_by_ocr(
     await survived(computer, question.pid)
 
 
-async def test_teardown_leaves_no_process_socket_or_file() -> None:
+async def test_a_dying_shell_is_named_and_teardown_leaves_no_process_or_file() -> None:
     async with Sandbox(wayland="gnome") as doomed:
         app = await start(doomed, "zenity", "--info", "--text=short lived")
         token = doomed.env["ACTUI_SANDBOX_ID"]
@@ -214,10 +216,20 @@ async def test_teardown_leaves_no_process_socket_or_file() -> None:
         system_bus = doomed.env["DBUS_SYSTEM_BUS_ADDRESS"]
         assert system_bus.startswith(f"unix:path={rundir}/")  # never the host's system bus
         assert _socket_in(doomed.display, rundir)
-        names = {_name(pid) for pid in tagged_pids(token)}
-        assert {"gnome-shell", "zenity", "dconf-service"} <= names, names  # activated too
-        assert_alive(app.pid)
-    assert tagged_pids(token) == set()
+        tagged = {pid: _name(pid) for pid in tagged_pids(token)}
+        assert {"gnome-shell", "zenity", "dconf-service"} <= set(tagged.values()), tagged
+        async with Computer(env=doomed.env) as session:
+            await window(session, app.pid)
+            shell = next(pid for pid, name in tagged.items() if name == "gnome-shell")
+            os.kill(shell, signal.SIGKILL)
+            async with asyncio.timeout(10):
+                while True:
+                    listed = await session.call("find_roots", {})
+                    if listed.is_error:
+                        break
+                    await asyncio.sleep(0.05)
+            assert f"the Wayland display {doomed.display} is gone" in listed.text, listed.text
+    assert tagged_pids(token) == set()  # D-Bus-activated helpers included
     assert not await asyncio.to_thread(rundir.exists)
 
 
