@@ -8,7 +8,9 @@ with everything else), apps reach it by absolute path, and XWayland is off, so
 every app is a native Wayland client. It is ready once ``org.gnome.Shell`` is
 owned on the private session bus; it starts in the overview, which is closed
 before any app starts so that a new window is shown and focused, not a grid of
-thumbnails.
+thumbnails. The seat has no keyboard until a remote-desktop session sends a key,
+and without one no window gets the keyboard, so the sandbox keeps such a
+session open, as a real seat keeps its keyboard.
 
 This module owns the command line and the environment marker that tells the
 backend which compositor this is; the sandbox spawns, readies and stops the
@@ -21,6 +23,9 @@ from actui.backends.linux.physical import COMPOSITOR_VAR, GNOME_SHELL
 
 SHELL_NAME = "org.gnome.Shell"
 SHELL_PATH = "/org/gnome/Shell"
+REMOTE_DESKTOP = ("org.gnome.Mutter.RemoteDesktop", "/org/gnome/Mutter/RemoteDesktop")
+REMOTE_SESSION = "org.gnome.Mutter.RemoteDesktop.Session"
+SHIFT_KEYSYM = 0xFFE1
 SOCKET_NAME = "wayland-gs"
 """gnome-shell's Wayland socket, made in ``XDG_RUNTIME_DIR`` (the sandbox's run dir)."""
 MARKER = {COMPOSITOR_VAR: GNOME_SHELL}

@@ -450,6 +450,18 @@ class Sandbox:
                 if shell.process.returncode is not None:
                     raise
             await asyncio.sleep(APP_POLL_S)
+        # A seat without a keyboard gives no window the keyboard (GTK then focuses no
+        # widget), and mutter adds a session's keyboard only at its first key: the desktop
+        # keeps an idle remote-desktop session that pressed Shift once, as on sway it keeps
+        # idle virtual devices.
+        self._step = "opening gnome-shell's remote-desktop keyboard"
+        service, path = gnome_shell.REMOTE_DESKTOP
+        (session,) = await _call(self._session, service, path, service, "CreateSession")
+        remote = (service, session, gnome_shell.REMOTE_SESSION)
+        await _call(self._session, *remote, "Start")
+        for down in (True, False):
+            shift = [gnome_shell.SHIFT_KEYSYM, down]
+            await _call(self._session, *remote, "NotifyKeyboardKeysym", "ub", shift)
         self.display = str(self._rundir / gnome_shell.SOCKET_NAME)
         self.env["WAYLAND_DISPLAY"] = self.display
 
