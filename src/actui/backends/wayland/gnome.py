@@ -87,15 +87,15 @@ class ShellBus:
         rule = (
             f"type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='{SHELL}'"
         )
-        await self._call(bus, *_DBUS, "AddMatch", "s", [rule])
-        (answer,) = await self._call(bus, *_DBUS, "RequestName", "su", [ALLOWED_NAME, 4])
+        await self._send(bus, Message(*_DBUS, "AddMatch", signature="s", body=[rule]))
+        answer = await self._bus_call(bus, "RequestName", "su", [ALLOWED_NAME, 4])
         if answer not in _OWNED:
             bus.disconnect()
             raise BackendUnavailable(
                 f"{ALLOWED_NAME} is owned by another client, so gnome-shell would refuse its "
                 "window list and screenshots to actui"
             )
-        (shell_up,) = await self._call(bus, *_DBUS, "NameHasOwner", "s", [SHELL])
+        shell_up = await self._bus_call(bus, "NameHasOwner", "s", [SHELL])
         if not shell_up:
             self._end()
             raise DisplayGone(self.display, wayland=True)
@@ -143,21 +143,6 @@ class ShellBus:
     ) -> Message:
         """One method call with a deadline; the reply (its ``unix_fds`` included)."""
         bus = await self.connection()
-        return await self._reply(bus, destination, path, interface, member, signature, body)
-
-    async def _call(self, bus: MessageBus, *args: Any) -> list[Any]:
-        return list((await self._reply(bus, *args)).body)
-
-    async def _reply(
-        self,
-        bus: MessageBus,
-        destination: str,
-        path: str,
-        interface: str,
-        member: str,
-        signature: str = "",
-        body: Sequence[Any] = (),
-    ) -> Message:
         message = Message(
             destination=destination,
             path=path,
@@ -166,17 +151,25 @@ class ShellBus:
             signature=signature,
             body=list(body),
         )
+        return await self._send(bus, message)
+
+    async def _bus_call(self, bus: MessageBus, member: str, signature: str, body: Any) -> Any:
+        """The bus daemon's answer to ``member`` (its one value)."""
+        ask = Message(*_DBUS, member, signature=signature, body=body)
+        return (await self._send(bus, ask)).body[0]
+
+    async def _send(self, bus: MessageBus, message: Message) -> Message:
         try:
             reply = await asyncio.wait_for(bus.call(message), CALL_TIMEOUT_S)
         except TimeoutError:
             raise CallTimeout(
-                f"{destination} did not answer {member} within {CALL_TIMEOUT_S:g} s"
+                f"{message.destination} did not answer {message.member} within {CALL_TIMEOUT_S:g} s"
             ) from None
         if reply is None or reply.message_type == MessageType.ERROR:
             if self._gone is not None:
                 raise self._gone
             detail = f"{reply.error_name}: {reply.body}" if reply else "no reply"
-            raise BackendUnavailable(f"gnome-shell's {member} failed: {detail}")
+            raise BackendUnavailable(f"gnome-shell's {message.member} failed: {detail}")
         return reply
 
     def close(self) -> None:
