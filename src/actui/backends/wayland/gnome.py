@@ -2,12 +2,12 @@
 
 gnome-shell answers ``org.gnome.Shell.Introspect.GetWindows`` and
 ``org.gnome.Shell.Screenshot`` only to the owner of a name on its allow-list
-(the GNOME portal backend's, ``org.freedesktop.impl.portal.desktop.gnome``);
-on actui's private session bus nobody else holds it, so this module takes it
+(the GNOME or GTK portal backend's, :data:`ALLOWED_NAMES`); on actui's private
+session bus no portal holds them, so this module takes one
 on its one connection (:class:`ShellBus`, shared with the remote-desktop
 keyboard of :mod:`~actui.backends.wayland.gnome_input`, whose session dies
 with the connection that made it). On a user's own GNOME session the real
-portal owns the name, and this module is never used there.
+portals own them, and this module is never used there.
 
 GNOME 43 gives each window's title, class, focus and size but no position and
 no process id: windows are paired with AT-SPI roots by title and size, and a
@@ -40,8 +40,12 @@ from actui.errors import BackendUnavailable, CallTimeout, CaptureFailed, Display
 
 CALL_TIMEOUT_S = 5.0
 SHELL = "org.gnome.Shell"
-ALLOWED_NAME = "org.freedesktop.impl.portal.desktop.gnome"
-"""A name gnome-shell's sender check lets call Introspect and Screenshot (``misc/util.js``)."""
+ALLOWED_NAMES = (
+    "org.freedesktop.impl.portal.desktop.gnome",
+    "org.freedesktop.impl.portal.desktop.gtk",
+)
+"""The names gnome-shell's sender check lets call Introspect and Screenshot (``misc/util.js``):
+one each for two clients of a desktop at once (a third gets neither)."""
 _DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
 _INTROSPECT = (SHELL, "/org/gnome/Shell/Introspect", "org.gnome.Shell.Introspect")
 _SCREENSHOT = (SHELL, "/org/gnome/Shell/Screenshot", "org.gnome.Shell.Screenshot")
@@ -50,7 +54,7 @@ _OWNED = (1, 4)
 
 
 class ShellBus:
-    """One connection to the desktop's session bus that owns :data:`ALLOWED_NAME`, and the
+    """One connection to the desktop's session bus that owns one of :data:`ALLOWED_NAMES`, and the
     news of gnome-shell's end (its name losing its owner, or the bus closing)."""
 
     def __init__(self, address: str, display: str) -> None:
@@ -88,12 +92,15 @@ class ShellBus:
             f"type='signal',sender='org.freedesktop.DBus',member='NameOwnerChanged',arg0='{SHELL}'"
         )
         await self._send(bus, Message(*_DBUS, "AddMatch", signature="s", body=[rule]))
-        answer = await self._bus_call(bus, "RequestName", "su", [ALLOWED_NAME, 4])
-        if answer not in _OWNED:
+        for name in ALLOWED_NAMES:
+            if await self._bus_call(bus, "RequestName", "su", [name, 4]) in _OWNED:
+                break
+        else:
             bus.disconnect()
             raise BackendUnavailable(
-                f"{ALLOWED_NAME} is owned by another client, so gnome-shell would refuse its "
-                "window list and screenshots to actui"
+                f"both names gnome-shell lets list windows and take screenshots "
+                f"({', '.join(ALLOWED_NAMES)}) are held by other clients (two actui sessions "
+                "on this desktop already), so gnome-shell would refuse them to this one"
             )
         shell_up = await self._bus_call(bus, "NameHasOwner", "s", [SHELL])
         if not shell_up:
