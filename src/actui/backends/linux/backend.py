@@ -1,4 +1,4 @@
-"""The Linux desktop backend: AT-SPI for semantics, X11 or sway for the physical side.
+"""The Linux desktop backend: AT-SPI for semantics, X11, sway or gnome-shell physically.
 
 AT-SPI delivers everything it can without focus or pointer. A request the
 runtime sends with the ``foreground`` (or ``default``) policy needs physical
@@ -20,8 +20,11 @@ policy meets an inactive window); whether it goes again in the foreground is
 call, whatever the accessibility bus or the registry said first (they go with
 the display or fail oddly after it), and waits on events end at once. On Wayland
 the physical side is sway's (IPC, virtual input, grim) in the same shape
-(:mod:`~actui.backends.linux.physical` chooses it); a Wayland session without
-sway has none, and a step that needs it is refused before anything is sent.
+(:mod:`~actui.backends.linux.physical` chooses it), or in actui's own headless
+gnome-shell the shell's (its window list without positions, remote-desktop
+keys, screenshots; roots get no frame, and text that would be pasted is never
+typed into a password field); a Wayland session without either has none, and a
+step that needs it is refused before anything is sent.
 This module only composes; each half owns its platform.
 """
 
