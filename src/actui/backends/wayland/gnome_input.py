@@ -84,6 +84,7 @@ class GnomeInput:
         self._offered = ""
         self._transfers: set[asyncio.Task[None]] = set()
         self._asked: asyncio.Event = asyncio.Event()
+        self.shell.on_message(self._on_signal)
 
     async def refusal(self, request: ActionRequest, window_id: int) -> Refused | None:
         """Why ``request``'s policy forbids sending it to ``window_id`` now, if it does."""
@@ -171,7 +172,6 @@ class GnomeInput:
             MUTTER, "/org/gnome/Mutter/RemoteDesktop", MUTTER, "CreateSession"
         )
         path = str(reply.body[0])
-        self.shell.on_message(self._on_signal)
         rule = f"type='signal',interface='{_SESSION}',path='{path}'"
         await self.shell.call(
             "org.freedesktop.DBus",
@@ -210,6 +210,8 @@ class GnomeInput:
         return events
 
     def _on_signal(self, message: Message) -> None:
+        if message.member == "Closed" and message.path == self._path:  # made again on use
+            self._path, self._clipboard = "", False
         if message.member == "SelectionTransfer" and message.path == self._path:
             _mime, serial = message.body
             task = asyncio.ensure_future(self._transfer(int(serial)))
