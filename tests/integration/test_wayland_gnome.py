@@ -27,7 +27,7 @@ from PIL import Image as PilImage
 
 from actui.api import Computer, Observation, click_at, type_text
 from actui.backends import arrival
-from actui.backends.linux.sandbox import Sandbox
+from actui.backends.linux.sandbox import Sandbox, SandboxError
 from actui.backends.linux.sandbox_reaper import tagged_pids
 from actui.errors import InvalidParams
 
@@ -216,6 +216,8 @@ async def test_a_dying_shell_is_named_and_teardown_leaves_no_process_or_file() -
         system_bus = doomed.env["DBUS_SYSTEM_BUS_ADDRESS"]
         assert system_bus.startswith(f"unix:path={rundir}/")  # never the host's system bus
         assert _socket_in(doomed.display, rundir)
+        with pytest.raises(SandboxError, match="names no window's process"):
+            await doomed.wait_for_app(app.pid, x11=True)  # said at once, not after a timeout
         tagged = {pid: _name(pid) for pid in tagged_pids(token)}
         assert {"gnome-shell", "zenity", "dconf-service"} <= set(tagged.values()), tagged
         async with Computer(env=doomed.env) as session:

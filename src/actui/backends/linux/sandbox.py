@@ -291,8 +291,11 @@ class Sandbox:
 
     async def _window_pids(self) -> set[int]:
         """The pids of the clients owning managed windows (X11's or the compositor's)."""
-        if self.compositor == "gnome":  # gnome-shell names no window's process
-            return set()
+        if self.compositor == "gnome":
+            raise SandboxError(
+                "gnome-shell names no window's process, so only an app on the accessibility "
+                "bus can be waited for here (leave x11 false)"
+            )
         if self.wayland:
             return await compositor.window_pids(self.env["SWAYSOCK"])
         return await asyncio.to_thread(_x11_window_pids, self.display)
