@@ -29,7 +29,6 @@ from actui.api import Computer, Observation, click_at, type_text
 from actui.backends import arrival
 from actui.backends.linux.sandbox import Sandbox, SandboxError
 from actui.backends.linux.sandbox_reaper import tagged_pids
-from actui.errors import InvalidParams
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -114,7 +113,7 @@ async def test_a_zenity_form_is_filled_semantically_and_prints_its_values(
     assert await ended_with(form, 0) == "Grace Ω|Zürich\n"
 
 
-async def test_find_roots_lists_gnome_shells_windows_with_title_and_focus_but_no_position(
+async def test_find_roots_lists_gnome_shells_windows_with_title_focus_and_a_found_place(
     computer: Computer, desktop: Sandbox
 ) -> None:
     first = await start(desktop, "zenity", "--info", "--title=First window", "--text=one")
@@ -127,8 +126,13 @@ async def test_find_roots_lists_gnome_shells_windows_with_title_and_focus_but_no
     assert listed[first.pid].title == "First window" and not listed[first.pid].is_focused
     assert listed[second.pid].title == "Second window"
     assert listed[first.pid].window_id != listed[second.pid].window_id
-    # gnome-shell tells sizes, not positions: no frame is made up
-    assert listed[first.pid].frame is None and listed[second.pid].frame is None
+    # gnome-shell tells sizes, not positions: the focused window's place was found from its
+    # picture, the size of its surface, which AT-SPI's root spans
+    frame = listed[second.pid].frame
+    assert frame is not None, listed[second.pid]
+    dialog = (await window(computer, second.pid)).search(role="dialog").first
+    assert dialog.node.rect is not None  # the whole surface AT-SPI's root spans was found
+    assert (dialog.node.rect.w, dialog.node.rect.h) == (frame.w, frame.h)
     await survived(computer, first.pid)
     await survived(computer, second.pid)
 
@@ -174,19 +178,18 @@ async def test_a_password_goes_by_keys_only_never_through_the_clipboard(
     assert await ended_with(secret, 0) == "s3cret!\n"
 
 
-async def test_a_click_at_pixels_is_refused_before_anything_is_sent(
+async def test_a_click_at_the_pixels_of_a_visual_look_answers_yes(
     computer: Computer, desktop: Sandbox
 ) -> None:
     question = await start(desktop, "zenity", "--question", "--title=Pointer", "--text=Click?")
     await window(computer, question.pid, focused=True)
     root = (await computer.find_roots(pid=question.pid)).first
-    state = await computer.observe(root, mode="visual")  # its pixels, to aim at
-    with pytest.raises(InvalidParams, match="window geometry"):  # no position: no mapping
-        await state.act(click_at(20, 20))
-    assert question.returncode is None  # no click reached it: neither Yes nor No
-    await survived(computer, question.pid)
-    await state.act(state.search("Yes", role="button").first.press())
-    await ended_with(question, 0)
+    visual = await computer.observe(root, mode="visual")  # its pixels, to aim at
+    yes = visual.search("Yes", role="button").first
+    assert yes.node.rect is not None
+    done = await visual.act(click_at(*yes.node.rect.center))
+    assert done.steps[0].delivery == "hid", done.text
+    assert await ended_with(question, 0) == ""  # zenity --question exits 0 for Yes only
 
 
 async def test_a_screenshot_of_the_focused_window_is_read_by_ocr(

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 from dbus_fast import Variant
 from hypothesis import given
 from hypothesis import strategies as st
+from PIL import Image as PilImage
 from test_x11_pairing import root, window
 
 from actui.backends.base import ActionRequest, Rect
 from actui.backends.linux.physical import Desktop, desktop_kind
 from actui.backends.wayland.gnome import windows_of
 from actui.backends.wayland.gnome_input import keyable, secret_refusal
+from actui.backends.wayland.locate import find_within
 from actui.backends.x11.pairing import pair_windows
 
 GNOME_ENV = {
@@ -58,7 +61,7 @@ def test_the_sandboxs_marker_makes_the_desktop_gnome_shell_even_beside_a_sway_so
     assert desktop_kind(GNOME_ENV) == "gnome"
     gnome = Desktop("gnome", "gnome-shell")
     assert not gnome.positions and not gnome.pids and not gnome.missing()
-    assert "geometry: none" in gnome.notice() and "pointer: none" in gnome.notice()
+    assert "never placed has no frame" in gnome.notice()
     assert Desktop("sway", "sway").positions and not Desktop("sway", "sway").notice()
 
 
@@ -97,3 +100,32 @@ def test_only_text_without_a_key_for_some_character_is_refused_for_a_password(te
     else:
         assert refused is not None and "clipboard" in refused.why
         assert any(not (" " <= c <= "~") and c not in "\n\t" for c in text)
+
+
+@given(
+    st.integers(0, 200),
+    st.integers(0, 120),
+    st.integers(40, 120),
+    st.integers(30, 80),
+    st.integers(0, 2**32),
+)
+def test_a_window_is_found_where_its_picture_was_put_on_the_screen(
+    x: int, y: int, width: int, height: int, seed: int
+) -> None:
+    rng = random.Random(seed)
+    screen = PilImage.new("RGB", (320, 200), (20, 40, 120))
+    window = PilImage.frombytes(
+        "RGB", (width, height), bytes(rng.randrange(256) for _ in range(width * height * 3))
+    )
+    screen.paste(window, (x, y))
+    assert find_within(screen, window) == (x, y)
+
+
+def test_a_window_whose_middle_is_plain_or_covered_is_not_placed() -> None:
+    screen = PilImage.new("RGB", (320, 200), (200, 200, 200))
+    plain = PilImage.new("RGB", (60, 40), (200, 200, 200))
+    assert find_within(screen, plain) is None  # everywhere at once: no place
+    busy = PilImage.frombytes("RGB", (60, 40), bytes(range(256)) * 28 + bytes(32))
+    screen.paste(busy, (10, 10))
+    screen.paste(PilImage.new("RGB", (30, 20), (0, 0, 0)), (25, 20))  # covers its middle
+    assert find_within(screen, busy) is None

@@ -21,7 +21,7 @@ from typing import Protocol
 
 from actui.backends.base import Rect
 from actui.backends.x11.ewmh import XWindow
-from actui.backends.x11.pairing import title_cost
+from actui.backends.x11.pairing import TITLE_MISMATCH_COST, title_cost
 from actui.backends.x11.window_watch import WatchedWindows
 from actui.errors import ActuiError
 
@@ -37,14 +37,16 @@ class Placement:
 
 
 def choose_window(windows: list[XWindow], pid: int, title: str, frame: Rect) -> XWindow | None:
-    """The window of ``pid`` whose title, then size, best match the AT-SPI root.
+    """The window of ``pid`` whose title, then size, best match the AT-SPI root (a window
+    of untold pid 0, gnome-shell's, only by a title they share).
 
     Unlike pairing, the position cannot count: the root's is window-relative.
     """
     fits = [
-        (title_cost(title, w.title) + abs(w.frame.w - frame.w) + abs(w.frame.h - frame.h), i, w)
+        (cost + abs(w.frame.w - frame.w) + abs(w.frame.h - frame.h), i, w)
         for i, w in enumerate(windows)
-        if w.pid == pid
+        if (cost := title_cost(title, w.title)) < TITLE_MISMATCH_COST or w.pid == pid
+        if w.pid in (pid, 0)
     ]
     return min(fits)[2] if fits else None
 

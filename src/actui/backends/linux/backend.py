@@ -154,8 +154,8 @@ class LinuxBackend(Backend):
         mine = [w for w in windows if not pid or w.pid == pid]
         overdue = self._overdue(paired, mine, {w.window_id for w in windows})
         roots = paired + unclaimed_roots(paired, mine, listing.described, listing.silent, overdue)
-        if not self.desktop.positions:  # sizes only (gnome-shell): where a root is is unknown
-            return [replace(root, frame=None) for root in roots]
+        if not self.desktop.positions:  # gnome-shell: a window never placed has no frame
+            return [replace(r, frame=None) if r.frame and r.frame.empty else r for r in roots]
         return roots
 
     def _overdue(

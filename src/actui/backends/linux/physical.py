@@ -90,8 +90,9 @@ class Desktop:
 
     @property
     def positions(self) -> bool:
-        """Whether the display tells where windows are: X11 and sway do; gnome-shell tells
-        sizes only, and a Wayland session without sway nothing."""
+        """Whether the display tells where every window is: X11 and sway do; gnome-shell
+        only where actui found a window (its frame is empty elsewhere), and a Wayland
+        session without sway nothing."""
         return self.kind in ("x11", "sway")
 
     @property
@@ -104,10 +105,9 @@ class Desktop:
         it can do all of it)."""
         if self.kind == "gnome":
             return (
-                "gnome-shell tells no window's position and takes no pointer input here "
-                "(geometry: none, pointer: none), so coordinates cannot be used; listing, "
-                "focus as the shell gives it, keyboard (Unicode through its clipboard) and "
-                "capture work"
+                "gnome-shell tells no window's position: actui finds a window's place from "
+                "its picture while it has the focus, and a window never placed has no frame "
+                "(geometry: none for it); no client can focus a window here"
             )
         return self.missing()
 
@@ -194,5 +194,12 @@ def open_desktop(env: Mapping[str, str]) -> Desktop:
 
         shell = ShellBus(env.get("DBUS_SESSION_BUS_ADDRESS", ""), wayland_socket(env))
         session = GnomeSession(shell, dict(env))
-        return Desktop(kind, GNOME_SHELL, session, GnomeInput(session), None, secret_refusal)
+        return Desktop(
+            kind,
+            GNOME_SHELL,
+            session,
+            GnomeInput(session, env.get("XDG_RUNTIME_DIR", "")),
+            session,
+            secret_refusal,
+        )
     return Desktop(kind, compositor_name(env))

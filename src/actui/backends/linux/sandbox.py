@@ -20,7 +20,8 @@ output is. If the owner dies without a teardown, a reaper process
 With ``wayland`` the display is a headless sway (:mod:`actui.backends.linux.compositor`)
 instead of Xvfb and openbox, with a runtime directory of its own, removed with the run dir;
 with ``wayland="gnome"`` it is a headless gnome-shell (:mod:`actui.backends.linux.gnome_shell`)
-beside a second private bus daemon that stands in for the system bus it needs.
+beside a second private bus daemon that stands in for the system bus it needs, and
+PipeWire with WirePlumber, through which its pointer input must go.
 """
 
 from __future__ import annotations
@@ -430,6 +431,13 @@ class Sandbox:
         self.env["DBUS_SYSTEM_BUS_ADDRESS"] = await self._start_bus(
             "system-bus", f"unix:path={self._rundir / 'system_bus_socket'}", "system bus"
         )
+        if shutil.which("pipewire") and shutil.which("wireplumber"):
+            # mutter takes absolute pointer motion only relative to a screen cast, which
+            # streams through PipeWire (its session manager links the stream)
+            self._step = "starting PipeWire"
+            pipewire = await self._spawn("pipewire", ["pipewire"])
+            await self._ready(pipewire, _appears(self._rundir / "pipewire-0"))
+            await self._spawn("wireplumber", ["wireplumber"])
         self._step = "starting gnome-shell"
         shell = await self._spawn(
             "gnome-shell", gnome_shell.argv(self.width, self.height), server=True
@@ -454,9 +462,9 @@ class Sandbox:
                     raise
             await asyncio.sleep(APP_POLL_S)
         # A seat without a keyboard gives no window the keyboard (GTK then focuses no
-        # widget), and mutter adds a session's keyboard only at its first key: the desktop
-        # keeps an idle remote-desktop session that pressed Shift once, as on sway it keeps
-        # idle virtual devices.
+        # widget), and mutter adds a session's keyboard and pointer only at their first
+        # event: the desktop keeps an idle remote-desktop session that pressed Shift and
+        # moved by nothing once, as on sway it keeps idle virtual devices.
         self._step = "opening gnome-shell's remote-desktop keyboard"
         service, path = gnome_shell.REMOTE_DESKTOP
         (session,) = await _call(self._session, service, path, service, "CreateSession")
@@ -465,6 +473,7 @@ class Sandbox:
         for down in (True, False):
             shift = [gnome_shell.SHIFT_KEYSYM, down]
             await _call(self._session, *remote, "NotifyKeyboardKeysym", "ub", shift)
+        await _call(self._session, *remote, "NotifyPointerMotionRelative", "dd", [0.0, 0.0])
         self.display = str(self._rundir / gnome_shell.SOCKET_NAME)
         self.env["WAYLAND_DISPLAY"] = self.display
 
@@ -834,6 +843,14 @@ async def _name_owned(bus: MessageBus, name: str) -> None:
             await owned
     finally:
         bus.remove_message_handler(on_message)
+
+
+async def _appears(path: Path) -> None:
+    """Return once ``path`` exists (a socket a daemon makes when it listens)."""
+    while True:
+        if await asyncio.to_thread(path.exists):
+            return
+        await asyncio.sleep(APP_POLL_S)
 
 
 async def _connection_pid(bus: MessageBus, name: str) -> int:

@@ -10,21 +10,24 @@ with the connection that made it). On a user's own GNOME session the real
 portals own them, and this module is never used there.
 
 GNOME 43 gives each window's title, class, focus and size but no position and
-no process id: windows are paired with AT-SPI roots by title and size, and a
-root's screen position stays unknown (``positions`` is false), so nothing
-here guesses one. gnome-shell focuses a window only on a click or a new map,
-so ``activate`` succeeds only for the window already focused. A capture of the
-focused window is that window alone (``ScreenshotWindow``); any other window's
-capture is the whole screen, said in its warnings. It must not send input.
+no process id: windows are paired with AT-SPI roots by title and size. A
+window's place is found once, while it has the focus, by finding its own
+picture in the screen's (:mod:`~actui.backends.wayland.locate`), and kept
+while its size stays; a window never placed has no frame, and nothing here
+guesses one. gnome-shell focuses a window only on a click or a new map, so
+``activate`` succeeds only for the window already focused. A capture of the
+focused window is that window alone (``ScreenshotWindow``); any other
+window's capture is the whole screen, said in its warnings. It must not send
+input.
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
 import os
 import tempfile
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +36,7 @@ from dbus_fast.aio import MessageBus
 from PIL import Image as PilImage
 
 from actui.backends.base import Rect
+from actui.backends.wayland.locate import find_within
 from actui.backends.wayland.screen import encode_capture
 from actui.backends.x11.ewmh import XWindow
 from actui.backends.x11.session import Capture
@@ -186,31 +190,69 @@ class ShellBus:
 
 
 class GnomeSession:
-    """One headless gnome-shell desktop's windows, focus and pixels."""
-
-    positions = False
-    """gnome-shell 43 tells no window's position: screen coordinates are not available."""
+    """One headless gnome-shell desktop's windows, focus, places and pixels."""
 
     def __init__(self, shell: ShellBus, env: dict[str, str]) -> None:
         self.shell = shell
         self.lifeline = shell
         self._shots = Path(env.get("TMPDIR") or tempfile.gettempdir())
+        self._places: dict[int, tuple[tuple[int, int], Rect]] = {}
+        """Each placed window's surface on the screen, with the size it was listed at."""
+        self._placing = asyncio.Lock()
 
     async def start(self) -> None:
         await self.shell.connection()
 
     async def windows(self) -> list[XWindow]:
-        """gnome-shell's windows (``GetWindows``), the focused one first (``z_order`` 0);
-        pid 0 and a frame at (0, 0) of the window's size: neither is told."""
+        """gnome-shell's windows (``GetWindows``), the focused one first (``z_order`` 0),
+        pid 0 (never told). A window's frame is its surface on the screen once it was
+        placed (:meth:`_place`, while it had the focus), else empty: unknown."""
+        listed = await self._listed()
+        focused = next((w for w in listed if w.is_active), None)
+        if focused is not None and self._placed(focused) is None:
+            await self._place(focused)
+        alive = {w.window_id for w in listed}
+        for gone in [i for i in self._places if i not in alive]:
+            del self._places[gone]
+        return [replace(w, frame=self._placed(w) or Rect(0, 0, 0, 0)) for w in listed]
+
+    async def _listed(self) -> list[XWindow]:
         reply = await self.shell.call(*_INTROSPECT, "GetWindows")
         (found,) = reply.body
         return windows_of(found)
 
+    def _placed(self, window: XWindow) -> Rect | None:
+        """Where the window was found, if it still has the size it had then (a window
+        moves only when resized or dragged: a Wayland client cannot move itself)."""
+        known = self._places.get(window.window_id)
+        return known[1] if known and known[0] == (window.frame.w, window.frame.h) else None
+
+    async def _place(self, window: XWindow) -> None:
+        """Find the focused ``window`` by its own picture in the screen's
+        (:func:`~actui.backends.wayland.locate.find_within`); kept only when it was still
+        the focused window, at the same size, after both pictures."""
+        async with self._placing:
+            try:
+                alone = await self._shot("ScreenshotWindow", "bbb", [False, False, False])
+                screen = await self._shot("Screenshot", "bb", [False, False])
+            except (CaptureFailed, BackendUnavailable):  # the focus moved meanwhile: no
+                if self.shell.gone() is not None:  # window to draw; placed at a later listing
+                    raise
+                return
+            now = next((w for w in await self._listed() if w.is_active), None)
+            if now is None or (now.window_id, now.frame) != (window.window_id, window.frame):
+                return
+            spot = await asyncio.to_thread(find_within, screen, alone)
+            if spot is not None:
+                frame = Rect(spot[0], spot[1], alone.width, alone.height)
+                self._places[window.window_id] = ((window.frame.w, window.frame.h), frame)
+
     async def listing(self, timeout_s: float) -> list[XWindow]:
-        return await self.windows()
+        """The placed windows, for placing surface-local AT-SPI extents (``WindowOrigins``)."""
+        return [w for w in await self.windows() if not w.frame.empty]
 
     async def active_window(self) -> int | None:
-        return next((w.window_id for w in await self.windows() if w.is_active), None)
+        return next((w.window_id for w in await self._listed() if w.is_active), None)
 
     async def activate(self, window_id: int, *, timeout_s: float = 0.2) -> bool:
         """True only when the window already has the focus: gnome-shell offers no client a
@@ -225,28 +267,36 @@ class GnomeSession:
             raise TargetGone(f"window {window_id}", "is gone", then="find_roots")
         if window.is_minimized:
             raise CaptureFailed(f"window {window_id} is not shown, so it has no pixels to read")
-        warnings: tuple[str, ...]
+        warnings: tuple[str, ...] = ()
+        if window.is_active:
+            member = "ScreenshotWindow"
+            image = await self._shot(member, "bbb", [False, False, False])
+        else:
+            member = "Screenshot"
+            image = await self._shot(member, "bb", [False, False])
+            warnings = (
+                f"window {window_id} is not focused, and gnome-shell draws only the focused "
+                "window alone, so this is the whole screen",
+            )
+        frame = window.frame if window.is_active and not window.frame.empty else None
+        frame = frame or Rect(0, 0, image.width, image.height)
+        source = f"gnome-shell-{member}"
+        return await asyncio.to_thread(
+            encode_capture, image, frame, max(1, max_dimension), source, warnings
+        )
+
+    async def _shot(self, member: str, flags: str, args: list[object]) -> PilImage.Image:
+        """One of gnome-shell's Screenshot calls, written to a file of ours and read back."""
         fd, name = tempfile.mkstemp(suffix=".png", dir=self._shots)
         os.close(fd)
         path = Path(name)
         try:
-            if window.is_active:
-                args: tuple[str, list[object]] = ("bbbs", [False, False, False, name])
-                member, warnings = "ScreenshotWindow", ()
-            else:
-                args = ("bbs", [False, False, name])
-                member = "Screenshot"
-                warnings = (
-                    f"window {window_id} is not focused and gnome-shell tells no window's "
-                    "position, so this is the whole screen",
-                )
-            reply = await self.shell.call(*_SCREENSHOT, member, *args)
+            reply = await self.shell.call(*_SCREENSHOT, member, f"{flags}s", [*args, name])
             if not reply.body or not reply.body[0]:
                 raise CaptureFailed(f"gnome-shell's {member} did not write the image")
-            data = await asyncio.to_thread(path.read_bytes)
+            return await asyncio.to_thread(_decoded, path)
         finally:
             await asyncio.to_thread(path.unlink, missing_ok=True)
-        return await asyncio.to_thread(_encoded, data, max(1, max_dimension), member, warnings)
 
     async def close(self) -> None:
         self.shell.close()
@@ -287,8 +337,7 @@ def _value(props: dict[str, Any], key: str, default: object) -> Any:
     return getattr(got, "value", default) if got is not None else default
 
 
-def _encoded(data: bytes, max_dimension: int, member: str, warnings: tuple[str, ...]) -> Capture:
-    image = PilImage.open(io.BytesIO(data))
+def _decoded(path: Path) -> PilImage.Image:
+    image = PilImage.open(path)
     image.load()
-    frame = Rect(0, 0, image.width, image.height)
-    return encode_capture(image, frame, max_dimension, f"gnome-shell-{member}", warnings)
+    return image.convert("RGB")

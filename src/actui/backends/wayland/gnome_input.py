@@ -25,16 +25,27 @@ import contextlib
 import os
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from dbus_fast import Message, Variant
 
-from actui.backends.base import ActionRequest, ActionResult
-from actui.backends.gestures import Consumed, physical_result, policy_refusal
+from actui.backends.base import ActionRequest, ActionResult, Rect
+from actui.backends.gestures import (
+    DRAG_STEP_S,
+    Consumed,
+    drag_steps,
+    inside,
+    physical_result,
+    policy_refusal,
+    required_point,
+    wheel_clicks,
+)
 from actui.backends.wayland.gnome import GnomeSession
 from actui.backends.x11.keys import XK_SHIFT_L, keysym_for_char, keysym_for_name
 from actui.errors import (
     BackendUnavailable,
     CallTimeout,
+    CoordinateBlocked,
     ForegroundRequired,
     UnsupportedAction,
     refusal_error,
@@ -47,6 +58,13 @@ WARM_UP_S = 0.1
 PASTE_WAIT_S = 5.0
 """How long the app may take to ask for the pasted text once Ctrl+V is sent."""
 MUTTER = "org.gnome.Mutter.RemoteDesktop"
+SCREEN_CAST = "org.gnome.Mutter.ScreenCast"
+STREAM_WAIT_S = 3.0
+"""How long mutter may take to announce its screen cast's PipeWire stream."""
+_CAST_PATH = "/org/gnome/Mutter/ScreenCast"
+_DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
+_BUTTONS = {"left": 0x110, "right": 0x111, "middle": 0x112}
+"""evdev's BTN_LEFT, BTN_RIGHT, BTN_MIDDLE."""
 _SESSION = "org.gnome.Mutter.RemoteDesktop.Session"
 _CONTROL_L = 0xFFE3
 _MIME = ["text/plain;charset=utf-8", "text/plain", "UTF8_STRING", "STRING", "TEXT"]
@@ -75,7 +93,7 @@ def secret_refusal(request: ActionRequest) -> Refused | None:
 class GnomeInput:
     """RemoteDesktop keyboard delivery to the windows of one :class:`GnomeSession`."""
 
-    def __init__(self, session: GnomeSession) -> None:
+    def __init__(self, session: GnomeSession, runtime_dir: str) -> None:
         self.session = session
         self.shell = session.shell
         self._lock = asyncio.Lock()
@@ -84,6 +102,10 @@ class GnomeInput:
         self._offered = ""
         self._transfers: set[asyncio.Task[None]] = set()
         self._asked: asyncio.Event = asyncio.Event()
+        self._streaming = asyncio.Event()
+        self._stream = ""
+        self._no_stream = "its screen cast has not started"
+        self._pipewire = Path(runtime_dir) / "pipewire-0"
         self.shell.on_message(self._on_signal)
 
     async def refusal(self, request: ActionRequest, window_id: int) -> Refused | None:
@@ -97,14 +119,6 @@ class GnomeInput:
         self, request: ActionRequest, window_id: int, consumed: Consumed | None = None
     ) -> ActionResult:
         """Send ``request`` as RemoteDesktop keys (or a paste) to ``window_id``."""
-        if request.kind in _POINTER:
-            raise UnsupportedAction(
-                request.kind,
-                "has no pointer form on headless GNOME: mutter takes absolute pointer motion "
-                "only through a ScreenCast stream (PipeWire), and gnome-shell tells no "
-                "window's position to aim at",
-                instead="ref",
-            )
         async with self._lock:
             refused = await self.refusal(request, window_id)
             if refused is not None:
@@ -118,6 +132,8 @@ class GnomeInput:
         self, request: ActionRequest, window_id: int, deadline: float, consumed: Consumed | None
     ) -> dict[str, object]:
         base: dict[str, object] = {"mechanism": MECHANISM, "windowId": window_id}
+        if request.kind in _POINTER:
+            return {**base, **await self._pointer(request, window_id)}
         if request.kind == "keypress":
             keysyms = [keysym_for_name(k) for k in request.keys]
             events = await self._chord(keysyms)
@@ -139,6 +155,76 @@ class GnomeInput:
         if consumed is not None:
             await consumed(len(request.text))
         return {**base, "events": events, "chars": len(request.text), "route": route}
+
+    async def _pointer(self, request: ActionRequest, window_id: int) -> dict[str, object]:
+        """A click, move, wheel or drag at screen points inside the window's found place."""
+        path = await self._remote()
+        if not self._stream:
+            raise UnsupportedAction(request.kind, f"has no pointer here: {self._no_stream}")
+        frame = await self._frame(window_id)
+        if request.kind == "scroll":
+            point = request.point or frame.center
+            clicks = wheel_clicks(request.scroll)
+            await self._move(path, frame, point)
+            (dx, dy), (across, down) = request.scroll, clicks
+            for axis, delta, count in ((0, dy, down), (1, dx, across)):  # 0: vertical
+                if count:
+                    steps = count if delta > 0 else -count
+                    await self._rd(path, "NotifyPointerAxisDiscrete", "ui", [axis, steps])
+            return {"point": list(point), "wheelClicks": list(clicks), "events": 1 + sum(clicks)}
+        if request.kind == "drag":
+            await self._move(path, frame, request.path[0])
+            await self._button(path, "left", True)
+            try:
+                for point in drag_steps(request.path):
+                    await asyncio.sleep(DRAG_STEP_S)
+                    await self._move(path, frame, point)
+            finally:
+                await asyncio.sleep(DRAG_STEP_S)
+                await self._button(path, "left", False)
+            return {"path": [list(p) for p in request.path], "events": 3 + len(request.path)}
+        point = required_point(request)
+        await self._move(path, frame, point)
+        if request.kind == "moveMouse":
+            return {"point": list(point), "events": 1}
+        count = min(3, max(1, request.click_count))
+        for _ in range(count):
+            await self._button(path, request.button, True)
+            await self._button(path, request.button, False)
+        return {
+            "point": list(point),
+            "button": request.button,
+            "clickCount": count,
+            "events": 1 + 2 * count,
+        }
+
+    async def _frame(self, window_id: int) -> Rect:
+        """The focused target's found place on the screen, or why a point cannot be aimed."""
+        windows = await self.session.windows()
+        target = next((w for w in windows if w.window_id == window_id), None)
+        if target is None or target.frame.empty:
+            raise CoordinateBlocked(
+                f"the place of window {window_id} is not known: gnome-shell tells no window's "
+                "position, and actui finds it only from a screenshot while the window has the "
+                "focus, which did not find it",
+                instead="ref",
+            )
+        return target.frame
+
+    async def _move(self, path: str, frame: Rect, point: tuple[int, int]) -> None:
+        x, y = point
+        if not inside(frame, x, y):
+            raise CoordinateBlocked(
+                f"point ({x}, {y}) is outside window {frame.x},{frame.y} {frame.w}×{frame.h}."
+            )
+        body = [self._stream, float(x), float(y)]
+        await self._rd(path, "NotifyPointerMotionAbsolute", "sdd", body)
+
+    async def _button(self, path: str, button: str, down: bool) -> None:
+        await self._rd(path, "NotifyPointerButton", "ib", [_BUTTONS[button], down])
+
+    async def _rd(self, path: str, member: str, signature: str, body: list[object]) -> None:
+        await self.shell.call(MUTTER, path, _SESSION, member, signature, body)
 
     async def _guard(self, window_id: int, events: int, deadline: float) -> None:
         """Refuse the next burst unless the target still has the focus, in time."""
@@ -162,7 +248,7 @@ class GnomeInput:
         return 2 * len(keysyms)
 
     async def _key(self, path: str, keysym: int, down: bool) -> None:
-        await self.shell.call(MUTTER, path, _SESSION, "NotifyKeyboardKeysym", "ub", [keysym, down])
+        await self._rd(path, "NotifyKeyboardKeysym", "ub", [keysym, down])
 
     async def _remote(self) -> str:
         """The RemoteDesktop session, made, started and warmed up on first use."""
@@ -172,21 +258,47 @@ class GnomeInput:
             MUTTER, "/org/gnome/Mutter/RemoteDesktop", MUTTER, "CreateSession"
         )
         path = str(reply.body[0])
-        rule = f"type='signal',interface='{_SESSION}',path='{path}'"
-        await self.shell.call(
-            "org.freedesktop.DBus",
-            "/org/freedesktop/DBus",
-            "org.freedesktop.DBus",
-            "AddMatch",
-            "s",
-            [rule],
-        )
+        for interface in (_SESSION, f"{SCREEN_CAST}.Stream"):
+            rule = f"type='signal',interface='{interface}'"
+            await self.shell.call(*_DBUS, "AddMatch", "s", [rule])
+        stream = await self._screen_cast(path)
         await self.shell.call(MUTTER, path, _SESSION, "Start")
         await self._key(path, XK_SHIFT_L, True)
         await self._key(path, XK_SHIFT_L, False)
+        await self._rd(path, "NotifyPointerMotionRelative", "dd", [0.0, 0.0])
         await asyncio.sleep(WARM_UP_S)
+        if stream:
+            try:
+                await asyncio.wait_for(self._streaming.wait(), STREAM_WAIT_S)
+                self._stream = stream
+            except TimeoutError:
+                self._no_stream = (
+                    f"mutter's screen cast stream did not start within {STREAM_WAIT_S:g} s"
+                )
         self._path = path
         return path
+
+    async def _screen_cast(self, path: str) -> str:
+        """A screen cast of the monitor tied to the remote-desktop session at ``path``: mutter
+        takes absolute pointer motion only relative to one. Its stream, or "" (and why)."""
+        if not self._pipewire.exists():
+            self._no_stream = (
+                "mutter takes pointer motion only through a screen cast, which needs PipeWire, "
+                "and none runs on this desktop"
+            )
+            return ""
+        props = await self.shell.call(
+            MUTTER, path, "org.freedesktop.DBus.Properties", "Get", "ss", [_SESSION, "SessionId"]
+        )
+        tie = {"remote-desktop-session-id": Variant("s", props.body[0].value)}
+        cast = await self.shell.call(
+            SCREEN_CAST, _CAST_PATH, SCREEN_CAST, "CreateSession", "a{sv}", [tie]
+        )
+        record = await self.shell.call(
+            SCREEN_CAST, cast.body[0], f"{SCREEN_CAST}.Session", "RecordMonitor", "sa{sv}", ["", {}]
+        )
+        self._streaming.clear()
+        return str(record.body[0])
 
     async def _paste(self, text: str, deadline: float) -> int:
         """Offer ``text`` as the clipboard, press Ctrl+V, and wait until the app took it."""
@@ -211,7 +323,9 @@ class GnomeInput:
 
     def _on_signal(self, message: Message) -> None:
         if message.member == "Closed" and message.path == self._path:  # made again on use
-            self._path, self._clipboard = "", False
+            self._path, self._clipboard, self._stream = "", False, ""
+        if message.member == "PipeWireStreamAdded":
+            self._streaming.set()
         if message.member == "SelectionTransfer" and message.path == self._path:
             _mime, serial = message.body
             task = asyncio.ensure_future(self._transfer(int(serial)))
