@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 from actui.backends.linux.bridges import unreadable_toolkits
 from actui.config import load_config
@@ -134,8 +135,13 @@ async def _check_gnome_shell() -> list[str]:
         return [f"gnome-shell's window list does not answer ({exc})"]
     finally:
         await shell.close()
-    print(f"  ok   gnome-shell: {len(windows)} windows (titles, focus, sizes; no positions)")
-    print("  ok   input: RemoteDesktop keyboard, Unicode through its clipboard; pointer: none")
+    placed = sum(not w.frame.empty for w in windows)
+    print(f"  ok   gnome-shell: {len(windows)} windows (titles, focus, sizes), {placed} placed")
+    pipewire = Path(os.environ.get("XDG_RUNTIME_DIR", "")) / "pipewire-0"
+    pointer = "through a screen cast" if pipewire.exists() else "none (no PipeWire runs)"
+    print(
+        f"  ok   input: RemoteDesktop keyboard, Unicode through its clipboard; pointer: {pointer}"
+    )
     print("  ok   capture: gnome-shell's Screenshot")
     return []
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import asyncio
 import os
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -43,6 +44,8 @@ from actui.backends.x11.session import Capture
 from actui.errors import BackendUnavailable, CallTimeout, CaptureFailed, DisplayGone, TargetGone
 
 CALL_TIMEOUT_S = 5.0
+PLACE_RETRY_S = 0.5
+"""How soon a window not found in the screen's picture is looked for again."""
 SHELL = "org.gnome.Shell"
 ALLOWED_NAMES = (
     "org.freedesktop.impl.portal.desktop.gnome",
@@ -199,6 +202,7 @@ class GnomeSession:
         self._places: dict[int, tuple[tuple[int, int], Rect]] = {}
         """Each placed window's surface on the screen, with the size it was listed at."""
         self._placing = asyncio.Lock()
+        self._tried: dict[tuple[int, int, int], float] = {}
 
     async def start(self) -> None:
         await self.shell.connection()
@@ -209,7 +213,7 @@ class GnomeSession:
         placed (:meth:`_place`, while it had the focus), else empty: unknown."""
         listed = await self._listed()
         focused = next((w for w in listed if w.is_active), None)
-        if focused is not None and self._placed(focused) is None:
+        if focused is not None and self._placed(focused) is None and self._due(focused):
             await self._place(focused)
         alive = {w.window_id for w in listed}
         for gone in [i for i in self._places if i not in alive]:
@@ -226,6 +230,16 @@ class GnomeSession:
         moves only when resized or dragged: a Wayland client cannot move itself)."""
         known = self._places.get(window.window_id)
         return known[1] if known and known[0] == (window.frame.w, window.frame.h) else None
+
+    def _due(self, window: XWindow) -> bool:
+        """Whether to look for the window now: a look that found nothing is tried again
+        only after :data:`PLACE_RETRY_S` (two screenshots each time)."""
+        key = (window.window_id, window.frame.w, window.frame.h)
+        now = time.monotonic()
+        if now - self._tried.get(key, -PLACE_RETRY_S) < PLACE_RETRY_S:
+            return False
+        self._tried = {key: now}  # the latest look only: a window placed later is re-tried
+        return True
 
     async def _place(self, window: XWindow) -> None:
         """Find the focused ``window`` by its own picture in the screen's

@@ -1,21 +1,24 @@
-"""Keyboard delivery on a headless gnome-shell: mutter's RemoteDesktop, and its clipboard.
+"""Input on a headless gnome-shell: mutter's RemoteDesktop, its clipboard and screen cast.
 
 The gnome-shell counterpart of :mod:`~actui.backends.wayland.input`, under the
 same policy rules (``default`` sends only to the focused window, which gnome-shell
 alone can change, so ``foreground`` works only on a window already focused).
 One RemoteDesktop session per desktop, on the shell bus's one connection (a
-session ends with the connection that made it). mutter loses the first key of
-a new session, so a Shift press and a 100 ms pause open it. Keys go as keysyms
+session ends with the connection that made it). mutter adds a session's
+keyboard and pointer at their first event, which is lost, so a Shift press, a
+motion by nothing and a 100 ms pause open it. Keys go as keysyms
 that mutter looks up in its keymap (US): a keysym it has no key for is dropped
 without a word, so text with any character outside printable ASCII, newline
 and tab is pasted whole instead: the session offers it as the clipboard
 (``SetSelection``), writes it when the app asks (``SelectionTransfer``,
 ``SelectionWrite``) and presses Ctrl+V. A password is never put on the
 clipboard, where any app could read it: it is typed as keys when every
-character has one, else refused (:func:`secret_refusal`). Pointer input would
-need a ScreenCast stream through PipeWire and a window position gnome-shell
-does not tell, so every pointer step is refused before anything is sent.
-Every outcome is ``unknown``; arrival is the caller's ``consumed`` read-back.
+character has one, else refused (:func:`secret_refusal`). mutter moves the
+pointer to absolute points only relative to a screen cast, so the session is
+tied to one of the monitor, streamed through PipeWire; without PipeWire, or for
+a window whose place was never found (:mod:`~actui.backends.wayland.gnome`),
+a pointer step is refused before anything is sent. Every outcome is
+``unknown``; arrival is the caller's ``consumed`` read-back.
 """
 
 from __future__ import annotations
