@@ -11,7 +11,7 @@ measures through the Python API (``actui.api.Computer``):
 
 - ``desktop start``: the sandbox up (display server, buses, AT-SPI);
 - ``first observe``: from launching ``zenity --entry`` to its first observation
-  (window paired with the display server's, tree read);
+  (window paired with the display server's and placed on the screen, tree read);
 - ``type 200 chars``: a 200-character Unicode string typed as keystrokes at the
   focus (XTEST / the Wayland virtual keyboard), returned once the entry shows it
   exactly (``worked``: arrival verified by read-back);
@@ -47,7 +47,7 @@ async def _observed(computer: Computer, pid: int) -> Observation:
     async with asyncio.timeout(20):
         while True:
             roots = await computer.find_roots(pid=pid)
-            if roots and roots.first.root.window_id:
+            if roots and roots.first.root.window_id and roots.first.root.frame:  # placed
                 return await computer.observe(roots.first)
             await asyncio.sleep(0.01)
 
@@ -74,7 +74,13 @@ async def _round(kind: str, series: dict[str, Series], exact: dict[str, int]) ->
             series["click"].add(clicked.ms)
             backend = LinuxBackend(env=desktop.env)
             try:
-                (root,) = [r for r in await backend.list_roots(app.pid) if r.window_id]
+                async with asyncio.timeout(10):  # this backend's first listing pairs anew
+                    while True:
+                        roots = [r for r in await backend.list_roots(app.pid) if r.window_id]
+                        if roots:
+                            break
+                        await asyncio.sleep(0.05)
+                (root,) = roots
                 await backend.capture(root, max_dimension=1600)  # connections made, as in use
                 with Stopwatch() as shot:
                     image = await backend.capture(root, max_dimension=1600)
