@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from PIL import Image as PilImage
 from test_x11_pairing import root, window
 
+from actui.backends.atspi.window_origin import choose_window
 from actui.backends.base import ActionRequest, Rect
 from actui.backends.linux.physical import Desktop, desktop_kind
 from actui.backends.wayland.gnome import windows_of
@@ -129,3 +130,11 @@ def test_a_window_whose_middle_is_plain_or_covered_is_not_placed() -> None:
     screen.paste(busy, (10, 10))
     screen.paste(PilImage.new("RGB", (30, 20), (0, 0, 0)), (25, 20))  # covers its middle
     assert find_within(screen, busy) is None
+
+
+def test_a_window_of_untold_pid_places_a_root_only_by_title_and_only_when_told_so() -> None:
+    frame = Rect(0, 0, 100, 100)
+    shell = window(1, "Second window", pid=0, frame=Rect(40, 50, 100, 100))
+    assert choose_window([shell], 7, "Second window", frame, untold_pids=True) is shell
+    assert choose_window([shell], 7, "Other", frame, untold_pids=True) is None
+    assert choose_window([shell], 7, "Second window", frame) is None  # X11: pids must match

@@ -36,9 +36,11 @@ class Placement:
     offset: tuple[int, int]
 
 
-def choose_window(windows: list[XWindow], pid: int, title: str, frame: Rect) -> XWindow | None:
-    """The window of ``pid`` whose title, then size, best match the AT-SPI root (a window
-    of untold pid 0, gnome-shell's, only by a title they share).
+def choose_window(
+    windows: list[XWindow], pid: int, title: str, frame: Rect, *, untold_pids: bool = False
+) -> XWindow | None:
+    """The window of ``pid`` whose title, then size, best match the AT-SPI root (with
+    ``untold_pids``, a window of pid 0, gnome-shell's, too, by a title they share).
 
     Unlike pairing, the position cannot count: the root's is window-relative.
     """
@@ -46,7 +48,7 @@ def choose_window(windows: list[XWindow], pid: int, title: str, frame: Rect) -> 
         (cost + abs(w.frame.w - frame.w) + abs(w.frame.h - frame.h), i, w)
         for i, w in enumerate(windows)
         if (cost := title_cost(title, w.title)) < TITLE_MISMATCH_COST or w.pid == pid
-        if w.pid in (pid, 0)
+        if w.pid == pid or (untold_pids and w.pid == 0)
     ]
     return min(fits)[2] if fits else None
 
@@ -107,7 +109,7 @@ class WindowOrigins:
             # toolkit's coordinates and stop asking this display.
             self._broken = True
             return None
-        win = choose_window(windows, pid, title, frame)
+        win = choose_window(windows, pid, title, frame, untold_pids=self._surface_local)
         if win is None:
             return None
         if frame.x != 0 or frame.y != 0 or not (relative or self._surface_local):
