@@ -55,12 +55,13 @@ async def start(desktop: Sandbox, *argv: str) -> Any:
 
 async def window(computer: Computer, pid: int, *, focused: bool = False) -> Observation:
     """The app's window once gnome-shell lists it (paired: it has a window id), and with
-    ``focused`` once the shell gave it the focus."""
+    ``focused`` once the shell gave it the focus and actui found its place (a frame)."""
     async with asyncio.timeout(20):
         while True:
             roots = await computer.find_roots(pid=pid)
             root = roots.first.root if roots else None
-            if root is not None and root.window_id and (root.is_focused or not focused):
+            ready = root is not None and bool(root.window_id)
+            if ready and (not focused or (root.is_focused and root.frame is not None)):
                 return await computer.observe(roots.first)
             await asyncio.sleep(0.05)
 

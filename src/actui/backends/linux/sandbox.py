@@ -332,6 +332,10 @@ class Sandbox:
             await self._start_sway()
         elif self.compositor is None:
             await self._start_x()
+        else:  # gnome-shell needs a system bus; so does what the session bus activates
+            self.env["DBUS_SYSTEM_BUS_ADDRESS"] = await self._start_bus(
+                "system-bus", f"unix:path={self._rundir / 'system_bus_socket'}", "system bus"
+            )
         await self._start_session_bus()
         wm = (
             await self._spawn("openbox", ["openbox", "--sm-disable"])
@@ -428,9 +432,6 @@ class Sandbox:
         """A headless gnome-shell on the private buses, its overview closed; ready once
         ``org.gnome.Shell`` is owned."""
         assert self._session is not None and self._rundir is not None
-        self.env["DBUS_SYSTEM_BUS_ADDRESS"] = await self._start_bus(
-            "system-bus", f"unix:path={self._rundir / 'system_bus_socket'}", "system bus"
-        )
         if shutil.which("pipewire") and shutil.which("wireplumber"):
             # mutter takes absolute pointer motion only relative to a screen cast, which
             # streams through PipeWire (its session manager links the stream)
