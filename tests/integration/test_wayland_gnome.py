@@ -25,7 +25,7 @@ from dbus_fast import Message, MessageType, RequestNameReply
 from dbus_fast.aio import MessageBus
 from PIL import Image as PilImage
 
-from actui.api import Computer, Observation, click_at, type_text
+from actui.api import Computer, Expect, Observation, click_at, type_text
 from actui.backends import arrival
 from actui.backends.linux.sandbox import Sandbox, SandboxError
 from actui.backends.linux.sandbox_reaper import tagged_pids
@@ -191,6 +191,25 @@ async def test_a_click_at_the_pixels_of_a_visual_look_answers_yes(
     done = await visual.act(click_at(*yes.node.rect.center))
     assert done.steps[0].delivery == "hid", done.text
     assert await ended_with(question, 0) == ""  # zenity --question exits 0 for Yes only
+
+
+async def test_the_gtk4_calculator_takes_a_click_at_its_pixels_and_shows_the_digit(
+    computer: Computer, desktop: Sandbox
+) -> None:
+    calc = await start(desktop, "gnome-calculator")
+    await window(computer, calc.pid, focused=True)
+    root = (await computer.find_roots(pid=calc.pid)).first
+    visual = await computer.observe(root, mode="visual")
+    five = visual.search("5", role="button").first
+    assert five.node.rect is not None
+    done = await visual.act(
+        click_at(*five.node.rect.center), expect=Expect(text="5", role="textbox")
+    )
+    assert done.steps[0].delivery == "hid", done.text
+    assert done.raise_for_outcome().check == "verified", done.text  # the display reads 5
+    await survived(computer, calc.pid)
+    calc.terminate()  # leave the focus to the next test's window
+    await calc.wait()
 
 
 async def test_a_screenshot_of_the_focused_window_is_read_by_ocr(
