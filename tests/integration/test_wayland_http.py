@@ -2,7 +2,8 @@
 
 The server is started as a user would start it; its session's desktop is a
 headless sway (or gnome-shell) whose zenity is a native Wayland client, paired
-with the compositor's window (a window id; on sway a frame too). The task types
+with the compositor's window (a window id; on sway a frame at once, on
+gnome-shell once actui found the window on the screen). The task types
 Unicode (sway: as keystrokes through the virtual keyboard; gnome-shell: pasted
 through mutter's RemoteDesktop clipboard), arrival read back, and presses OK;
 zenity's exit and the empty run-dir folder after the session ends are the evidence.
@@ -51,7 +52,7 @@ async def test_a_session_on_a_wayland_desktop_types_unicode_and_presses_ok(
                     break
                 await asyncio.sleep(0.1)
         window = windows[0]
-        if flag == "--wayland":  # gnome-shell tells no position: no frame is made up
+        if flag == "--wayland":  # gnome-shell: a frame only once actui found the window
             assert window["frame"]["w"] > 0, window
         state = await call(session, "observe_ui", {"root": window["windowRef"]})
         found = await call(session, "search_ui", {"stateId": state["stateId"], "text": "OK"})
