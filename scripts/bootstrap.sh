@@ -17,6 +17,9 @@ SYSTEM_PACKAGES=(
   libreoffice-writer libreoffice-impress evince poppler-utils
   # Wayland: a headless sway (its swaymsg too), grim to capture it, Qt 5's Wayland plugin.
   sway grim qtwayland5
+  # GNOME headless (`--wayland=gnome`): gnome-shell 43 brings mutter, its window list,
+  # screenshots and remote-desktop keyboard; its pointer needs a screen cast, over PipeWire.
+  gnome-shell pipewire wireplumber
   # Toolkits whose bridge loads only when asked: GTK 2 (gmrun) and Java Swing (the ATK wrapper).
   gmrun libatk-adaptor libgail-common openjdk-17-jdk-headless libatk-wrapper-java-jni
   # Fixture apps of our own in tests/apps/ run on Debian's python3 with GTK 3 bindings, and Tk.

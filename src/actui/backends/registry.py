@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from actui.backends.base import Backend, ProcessExit, RootInfo
 from actui.backends.browsing import BrowserBackend
+from actui.backends.linux.sandbox import Compositor as WaylandKind
 from actui.backends.linux.sandbox import Sandbox as PrivateDesktop
 from actui.config import Config, load_config
 from actui.errors import ActuiError, BackendUnavailable
@@ -24,9 +25,10 @@ from actui.errors import ActuiError, BackendUnavailable
 if TYPE_CHECKING:
     from actui.backends.cdp import CdpBackend
 
-__all__ = ["Backends", "PrivateDesktop"]
+__all__ = ["Backends", "PrivateDesktop", "WaylandKind"]
 """``PrivateDesktop`` is the platform's private desktop (X server, D-Bus, AT-SPI), named
-here so the demo and the HTTP server start one without naming the platform."""
+here so the demo and the HTTP server start one without naming the platform;
+``WaylandKind`` the compositors it can run instead of an X server."""
 
 DESKTOP_BUS = "DBUS_SESSION_BUS_ADDRESS"
 """A desktop session's D-Bus: without it there is no accessibility bus to reach."""

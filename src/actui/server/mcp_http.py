@@ -42,6 +42,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from actui.backends.registry import PrivateDesktop as Sandbox
+from actui.backends.registry import WaylandKind
 from actui.server.mcp_stdio import build_server
 from actui.server.request_bounds import too_many_steps
 from actui.tools.dispatch import ToolBox
@@ -72,7 +73,7 @@ class HttpOptions:
     token: str = ""
     token_generated: bool = False
     desktop_per_session: bool = False
-    wayland: bool = False
+    wayland: bool | WaylandKind = False
     apps: tuple[str, ...] = ()
     max_desktops: int = 4
     idle_s: float = IDLE_S
@@ -101,7 +102,7 @@ def resolve_options(
     idle_s: float = IDLE_S,
     allowed_hosts: Sequence[str] = (),
     allowed_origins: Sequence[str] = (),
-    wayland: bool = False,
+    wayland: bool | WaylandKind = False,
 ) -> HttpOptions:
     """Options from the command line and the environment, refusing unsafe combinations.
 
@@ -269,7 +270,7 @@ class SessionDesktops:
         cap: int,
         idle_s: float,
         *,
-        wayland: bool = False,
+        wayland: bool | WaylandKind = False,
         record: Path | None = None,
     ) -> None:
         self.apps = tuple(apps)
@@ -529,7 +530,8 @@ def announce(options: HttpOptions, port: int) -> str:
     if options.token_generated:
         lines.append(f"actui mcp: bearer token (generated for this run): {options.token}")
     if options.desktop_per_session:
-        kind = "Wayland (sway) " if options.wayland else ""
+        shown = "sway" if options.wayland is True else options.wayland
+        kind = f"Wayland ({shown}) " if shown else ""
         lines.append(
             f"actui mcp: one private {kind}desktop per session, at most {options.max_desktops}"
         )
@@ -589,7 +591,12 @@ def http_main(
         "--desktop-per-session", action="store_true", help="a private desktop per MCP session"
     )
     parser.add_argument(
-        "--wayland", action="store_true", help="each desktop is a headless sway (Wayland)"
+        "--wayland",
+        nargs="?",
+        const="sway",
+        choices=("sway", "gnome"),
+        help="each desktop is a headless Wayland compositor: sway, or gnome-shell with "
+        "`--wayland=gnome`",
     )
     parser.add_argument(
         "--app", action="append", default=[], metavar="CMD", help="an app each desktop starts"
@@ -617,7 +624,7 @@ def http_main(
             idle_s=args.idle_timeout,
             allowed_hosts=args.allowed_host,
             allowed_origins=args.allowed_origin,
-            wayland=args.wayland,
+            wayland=args.wayland or False,
         )
     except HttpUsageError as error:
         print(f"actui mcp: {error}", file=sys.stderr)

@@ -26,7 +26,7 @@ from typing import Protocol
 
 from actui.backends.base import Geometry, Rect
 from actui.backends.x11.ewmh import XWindow
-from actui.backends.x11.pairing import title_cost
+from actui.backends.x11.pairing import TITLE_MISMATCH_COST, title_cost
 from actui.backends.x11.window_watch import WatchedWindows
 from actui.errors import ActuiError
 
@@ -49,15 +49,19 @@ Measure = Callable[[tuple[int, int]], Awaitable[tuple[int, int] | None]]
 """Measures a self-decorated surface's inset for a window of the given size (``insets``)."""
 
 
-def choose_window(windows: list[XWindow], pid: int, title: str, frame: Rect) -> XWindow | None:
-    """The window of ``pid`` whose title, then size, best match the AT-SPI root.
+def choose_window(
+    windows: list[XWindow], pid: int, title: str, frame: Rect, *, untold_pids: bool = False
+) -> XWindow | None:
+    """The window of ``pid`` whose title, then size, best match the AT-SPI root (with
+    ``untold_pids``, a window of pid 0, gnome-shell's, too, by a title they share).
 
     Unlike pairing, the position cannot count: the root's is window-relative.
     """
     fits = [
-        (title_cost(title, w.title) + abs(w.frame.w - frame.w) + abs(w.frame.h - frame.h), i, w)
+        (cost + abs(w.frame.w - frame.w) + abs(w.frame.h - frame.h), i, w)
         for i, w in enumerate(windows)
-        if w.pid == pid
+        if (cost := title_cost(title, w.title)) < TITLE_MISMATCH_COST or w.pid == pid
+        if w.pid == pid or (untold_pids and w.pid == 0)
     ]
     return min(fits)[2] if fits else None
 
@@ -127,7 +131,7 @@ class WindowOrigins:
             # toolkit's coordinates and stop asking this display.
             self._broken = True
             return None
-        win = choose_window(windows, pid, title, frame)
+        win = choose_window(windows, pid, title, frame, untold_pids=self._surface_local)
         if win is None:
             return None
         if frame.x != 0 or frame.y != 0 or not (relative or self._surface_local):

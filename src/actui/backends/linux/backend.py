@@ -1,4 +1,4 @@
-"""The Linux desktop backend: AT-SPI for semantics, X11 or sway for the physical side.
+"""The Linux desktop backend: AT-SPI for semantics, X11, sway or gnome-shell physically.
 
 AT-SPI delivers everything it can without focus or pointer. A request the
 runtime sends with the ``foreground`` (or ``default``) policy needs physical
@@ -20,8 +20,11 @@ policy meets an inactive window); whether it goes again in the foreground is
 call, whatever the accessibility bus or the registry said first (they go with
 the display or fail oddly after it), and waits on events end at once. On Wayland
 the physical side is sway's (IPC, virtual input, grim) in the same shape
-(:mod:`~actui.backends.linux.physical` chooses it); a Wayland session without
-sway has none, and a step that needs it is refused before anything is sent.
+(:mod:`~actui.backends.linux.physical` chooses it), or in actui's own headless
+gnome-shell the shell's (its window list without positions, remote-desktop
+keys, screenshots; roots get no frame, and text that would be pasted is never
+typed into a password field); a Wayland session without either has none, and a
+step that needs it is refused before anything is sent.
 This module only composes; each half owns its platform.
 """
 
@@ -151,11 +154,14 @@ class LinuxBackend(Backend):
             if self.desktop.kind == "wayland":  # surface-local extents: no screen geometry
                 return [semantic_only(root) for root in listing.roots]
             return [self._reach(root) for root in listing.roots]
-        paired = pair_windows(listing.roots, windows)
+        paired = pair_windows(listing.roots, windows, untold_pids=not self.desktop.pids)
         mine = [w for w in windows if not pid or w.pid == pid]
         overdue = self._overdue(paired, mine, {w.window_id for w in windows})
         unclaimed = unclaimed_roots(paired, mine, listing.described, listing.silent, overdue)
-        return [self._reach(root) for root in paired + unclaimed]
+        roots = [self._reach(root) for root in paired + unclaimed]
+        if not self.desktop.positions:  # gnome-shell: a window never placed has no frame
+            return [_unplaced(r) if r.frame and r.frame.empty else r for r in roots]
+        return roots
 
     def _reach(self, root: RootInfo) -> RootInfo:
         """The root with what the display lets actui do to it: input and capture need a
@@ -318,6 +324,9 @@ class LinuxBackend(Backend):
         if refusal is not None:
             return refusal
         if request.kind in ("typeText", "setText") and self._typing is not None:
+            refused = await self._secret_refusal(request, aimed.target)
+            if refused is not None:
+                return refused
             result = await self._typing.type(request, window_id, aimed.target)
         elif request.kind == "keypress":
             physical = self._input
@@ -327,6 +336,19 @@ class LinuxBackend(Backend):
             result = await self._input.deliver(request, window_id)
         self.atspi.note_input(request.root)  # GTK4's events lag physical input too
         return result
+
+    async def _secret_refusal(self, request: ActionRequest, aimed: str | None) -> Refused | None:
+        """The display's refusal to type this text into a password field (the field aimed
+        at, else the focused one), when it has one; a field it cannot see counts as one."""
+        check = self.desktop.secret_refusal
+        if check is None:
+            return None
+        field = aimed or await self.atspi.focused_element(request.root)
+        try:
+            text = await self.atspi.read_field(field) if field else None
+        except ActuiError:
+            text = None
+        return check(request) if text is None or text.secure else None
 
     async def _lands(self, request: ActionRequest) -> None:
         """A pointer click aimed at an element goes only where the toolkit says that
@@ -403,8 +425,8 @@ class LinuxBackend(Backend):
         gone = self._display_gone()  # what the accessibility side says follows from it
         if gone is not None:
             return [gone.message]
-        missing = self.desktop.missing()
-        return [missing, *self.atspi.notices()] if missing else self.atspi.notices()
+        limits = self.desktop.notice()
+        return [limits, *self.atspi.notices()] if limits else self.atspi.notices()
 
     def started_processes(self, root: RootInfo, since: float) -> list[int]:
         return started_by(root.pid, since) if root.pid > 0 else []
@@ -415,3 +437,9 @@ class LinuxBackend(Backend):
             await self._screen.close()
         if self._input is not None:
             await self._input.close()
+
+
+def _unplaced(root: RootInfo) -> RootInfo:
+    """A window the compositor has not let actui place yet: no frame, and its coordinates
+    are said to be unknown rather than guessed."""
+    return replace(root, frame=None, capabilities=replace(root.capabilities, geometry="none"))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from pathlib import Path
 
 from actui.backends.linux.bridges import unreadable_toolkits
 from actui.config import load_config
@@ -95,6 +96,8 @@ async def _check_wayland() -> list[str]:
     kind = desktop_kind(os.environ)
     name = compositor_name(os.environ)
     print(f"  ok   Wayland session ({wayland_socket(os.environ)}), compositor: {name}")
+    if kind == "gnome":
+        return await _check_gnome_shell()
     if kind != "sway":
         print(
             f"  note {name} lets no ordinary client list windows, send input or read the "
@@ -116,6 +119,30 @@ async def _check_wayland() -> list[str]:
     print("  ok   input: virtual pointer and keyboard; capture: wlr-screencopy")
     if shutil.which("grim") is None:
         print("  note grim is not installed: with several outputs there is no capture")
+    return []
+
+
+async def _check_gnome_shell() -> list[str]:
+    """actui's own headless gnome-shell: its window list answers on the private bus."""
+    from actui.backends.linux.physical import wayland_socket
+    from actui.backends.wayland.gnome import GnomeSession, ShellBus
+
+    bus = ShellBus(os.environ.get("DBUS_SESSION_BUS_ADDRESS", ""), wayland_socket(os.environ))
+    shell = GnomeSession(bus, dict(os.environ))
+    try:
+        windows = await shell.windows()
+    except Exception as exc:  # the check reports any failure as text
+        return [f"gnome-shell's window list does not answer ({exc})"]
+    finally:
+        await shell.close()
+    placed = sum(not w.frame.empty for w in windows)
+    print(f"  ok   gnome-shell: {len(windows)} windows (titles, focus, sizes), {placed} placed")
+    pipewire = Path(os.environ.get("XDG_RUNTIME_DIR", "")) / "pipewire-0"
+    pointer = "through a screen cast" if pipewire.exists() else "none (no PipeWire runs)"
+    print(
+        f"  ok   input: RemoteDesktop keyboard, Unicode through its clipboard; pointer: {pointer}"
+    )
+    print("  ok   capture: gnome-shell's Screenshot")
     return []
 
 

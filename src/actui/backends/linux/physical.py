@@ -3,7 +3,9 @@
 AT-SPI carries the semantics on X11 and Wayland alike; windows, pixels,
 liveness and pointer and keyboard input are the display server's. On X11 that
 is EWMH, XTEST and the X server's pixels; on sway it is sway's IPC, the
-wlroots virtual pointer and keyboard, and grim. Other Wayland compositors
+wlroots virtual pointer and keyboard, and grim; on actui's own headless
+gnome-shell it is the shell's D-Bus window list, screenshots and
+remote-desktop keyboard (no window positions, no pointer). Other Wayland compositors
 (GNOME Shell, KWin) let no ordinary client list windows, inject input or read
 the screen, so a session there has no physical side at all: the semantic path
 still works, and a step that needs the rest is refused before anything is
@@ -30,7 +32,12 @@ from actui.backends.x11.session import Capture
 from actui.errors import DisplayGone
 from actui.refusals import Refused
 
-DesktopKind = Literal["x11", "sway", "wayland", "none"]
+DesktopKind = Literal["x11", "sway", "gnome", "wayland", "none"]
+COMPOSITOR_VAR = "ACTUI_COMPOSITOR"
+"""Set by actui's own sandbox when its compositor is :data:`GNOME_SHELL`: a gnome-shell
+whose private session bus lets actui own the names that open its window list,
+screenshots and remote-desktop input (never so on a user's own GNOME session)."""
+GNOME_SHELL = "gnome-shell"
 
 
 class Lifeline(Protocol):
@@ -77,6 +84,32 @@ class Desktop:
     screen: Screen | None = None
     input: PhysicalInput | None = None
     origins: WindowSource | None = None
+    secret_refusal: Callable[[ActionRequest], Refused | None] | None = None
+    """Why text cannot be typed into a password field on this display, if it ever cannot
+    (gnome-shell: only by keys, never through the clipboard)."""
+
+    @property
+    def positions(self) -> bool:
+        """Whether the display tells where every window is: X11 and sway do; gnome-shell
+        only where actui found a window (its frame is empty elsewhere), and a Wayland
+        session without sway nothing."""
+        return self.kind in ("x11", "sway")
+
+    @property
+    def pids(self) -> bool:
+        """Whether the display names each window's process (gnome-shell does not)."""
+        return self.kind != "gnome"
+
+    def notice(self) -> str:
+        """What this session's physical side cannot do, for the listing's notices ("" when
+        it can do all of it)."""
+        if self.kind == "gnome":
+            return (
+                "gnome-shell tells no window's position: actui finds a window's place from "
+                "its picture while it has the focus, and a window never placed has no frame "
+                "(geometry: none for it); no client can focus a window here"
+            )
+        return self.missing()
 
     def missing(self) -> str:
         """Why this Wayland session gives no windows, input or pixels, and what would ("" on
@@ -94,6 +127,8 @@ class Desktop:
 def desktop_kind(env: Mapping[str, str]) -> DesktopKind:
     """Wayland when the session says so (its socket or its type), X11 when only DISPLAY."""
     if env.get("WAYLAND_DISPLAY") or env.get("XDG_SESSION_TYPE") == "wayland":
+        if env.get(COMPOSITOR_VAR) == GNOME_SHELL:
+            return "gnome"
         return "sway" if sway_socket(env) else "wayland"
     return "x11" if env.get("DISPLAY") else "none"
 
@@ -120,6 +155,8 @@ def _mtime(path: Path) -> float:
 
 def compositor_name(env: Mapping[str, str]) -> str:
     """The Wayland compositor as the session names it, for messages (best effort)."""
+    if env.get(COMPOSITOR_VAR) == GNOME_SHELL:
+        return GNOME_SHELL
     if sway_socket(env):
         return "sway"
     desktop = env.get("XDG_CURRENT_DESKTOP") or env.get("DESKTOP_SESSION") or ""
@@ -151,4 +188,18 @@ def open_desktop(env: Mapping[str, str]) -> Desktop:
         sway = SwaySession(ipc, wayland_socket(env), dict(env))
         placing = SwaySession(ipc, wayland_socket(env), dict(env))
         return Desktop(kind, "sway", sway, WaylandInput(sway), placing)
+    if kind == "gnome":
+        from actui.backends.wayland.gnome import GnomeSession, ShellBus
+        from actui.backends.wayland.gnome_input import GnomeInput, secret_refusal
+
+        shell = ShellBus(env.get("DBUS_SESSION_BUS_ADDRESS", ""), wayland_socket(env))
+        session = GnomeSession(shell, dict(env))
+        return Desktop(
+            kind,
+            GNOME_SHELL,
+            session,
+            GnomeInput(session, env.get("XDG_RUNTIME_DIR", "")),
+            session,
+            secret_refusal,
+        )
     return Desktop(kind, compositor_name(env))

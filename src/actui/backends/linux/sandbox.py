@@ -18,7 +18,10 @@ output is. If the owner dies without a teardown, a reaper process
 (:mod:`actui.backends.linux.sandbox_reaper`) stops them and removes the run dir.
 
 With ``wayland`` the display is a headless sway (:mod:`actui.backends.linux.compositor`)
-instead of Xvfb and openbox, with a runtime directory of its own, removed with the run dir.
+instead of Xvfb and openbox, with a runtime directory of its own, removed with the run dir;
+with ``wayland="gnome"`` it is a headless gnome-shell (:mod:`actui.backends.linux.gnome_shell`)
+beside a second private bus daemon that stands in for the system bus it needs, and
+PipeWire with WirePlumber, through which its pointer input must go.
 """
 
 from __future__ import annotations
@@ -38,14 +41,14 @@ import time
 from collections.abc import Awaitable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from dbus_fast import Message, MessageType, Variant
 from dbus_fast.aio import MessageBus
 
 from actui.backends import exit_records, socket_paths
 from actui.backends.exits import from_returncode
-from actui.backends.linux import compositor, sandbox_reaper
+from actui.backends.linux import compositor, gnome_shell, sandbox_reaper
 from actui.backends.linux.bridges import bridge_env
 from actui.backends.linux.sandbox_reaper import TOKEN_VAR, members
 from actui.backends.linux.sandbox_reaper import tagged_pids as tagged_pids
@@ -70,6 +73,8 @@ _FIRST_DISPLAY = 100
 _DISPLAY_ATTEMPTS = 20  # only lost lock races use more than one
 _DBUS = ("org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus")
 _A11Y_BUS = ("org.a11y.Bus", "/org/a11y/bus")
+_PROPERTIES = "org.freedesktop.DBus.Properties"
+_FALSE = Variant("b", False)
 _REGISTRY = "org.a11y.atspi.Registry"
 _ACCESSIBLE_ROOT = "/org/a11y/atspi/accessible/root"
 
@@ -88,6 +93,7 @@ _TOOLKIT_ENV = {
 }
 
 T = TypeVar("T")
+Compositor = Literal["sway", "gnome"]
 
 
 class SandboxError(RuntimeError):
@@ -128,14 +134,18 @@ class Sandbox:
         height: int = 800,
         window_manager: bool = True,
         accessibility_on: bool = True,
-        wayland: bool = False,
+        wayland: bool | Compositor = False,
     ) -> None:
         self.width = width
         self.height = height
         self.window_manager = window_manager
-        self.wayland = wayland
-        """A headless sway (:mod:`~actui.backends.linux.compositor`) instead of Xvfb and openbox:
+        self.compositor: Compositor | None = (
+            ("sway" if wayland is True else wayland) if wayland else None
+        )
+        """A headless sway (:mod:`~actui.backends.linux.compositor`, ``wayland=True``) or
+        gnome-shell (:mod:`~actui.backends.linux.gnome_shell`) instead of Xvfb and openbox:
         apps are native Wayland clients."""
+        self.wayland = self.compositor is not None
         self.accessibility_on = accessibility_on
         """Whether ``org.a11y.Status.IsEnabled`` starts true, as a screen reader would set it."""
         self.display = ""
@@ -158,6 +168,8 @@ class Sandbox:
         if wayland:
             env.pop("DISPLAY", None)
             env.update(compositor.WAYLAND_ENV)
+        if self.compositor == "gnome":
+            env.update(gnome_shell.MARKER)
         env[TOKEN_VAR] = self._token
         self.env: dict[str, str] = env
 
@@ -280,6 +292,11 @@ class Sandbox:
 
     async def _window_pids(self) -> set[int]:
         """The pids of the clients owning managed windows (X11's or the compositor's)."""
+        if self.compositor == "gnome":
+            raise SandboxError(
+                "gnome-shell names no window's process, so only an app on the accessibility "
+                "bus can be waited for here (leave x11 false)"
+            )
         if self.wayland:
             return await compositor.window_pids(self.env["SWAYSOCK"])
         return await asyncio.to_thread(_x11_window_pids, self.display)
@@ -289,7 +306,7 @@ class Sandbox:
     async def _start(self) -> None:
         base = socket_paths.roomy(tempfile.gettempdir(), len(_RUNDIR_PREFIX) + 9 + _SOCKET_ROOM)
         self._rundir = Path(tempfile.mkdtemp(prefix=_RUNDIR_PREFIX, dir=base))
-        if self.wayland:
+        if self.compositor == "sway":
             self._compositor_dir = compositor.runtime_dir(self._rundir.parent)
         await self._start_reaper()
         self.env["XDG_RUNTIME_DIR"] = str(self._rundir)
@@ -311,10 +328,14 @@ class Sandbox:
             XDG_CACHE_HOME=str(home / ".cache"),
             XDG_STATE_HOME=str(home / ".local/state"),
         )
-        if self.wayland:
+        if self.compositor == "sway":
             await self._start_sway()
-        else:
+        elif self.compositor is None:
             await self._start_x()
+        else:  # gnome-shell needs a system bus; so does what the session bus activates
+            self.env["DBUS_SYSTEM_BUS_ADDRESS"] = await self._start_bus(
+                "system-bus", f"unix:path={self._rundir / 'system_bus_socket'}", "system bus"
+            )
         await self._start_session_bus()
         wm = (
             await self._spawn("openbox", ["openbox", "--sm-disable"])
@@ -322,6 +343,8 @@ class Sandbox:
             else None
         )
         await self._start_a11y()
+        if self.compositor == "gnome":
+            await self._start_gnome_shell()
         if wm is not None:
             self._step = "waiting for openbox to manage the screen"
             await self._ready(wm, asyncio.to_thread(_wait_for_wm, self.display, START_TIMEOUT_S))
@@ -405,17 +428,74 @@ class Sandbox:
         # the desktop keeps an idle virtual keyboard and pointer, as a real seat has.
         self._seat = await asyncio.to_thread(VirtualDevices, display)
 
+    async def _start_gnome_shell(self) -> None:
+        """A headless gnome-shell on the private buses, its overview closed; ready once
+        ``org.gnome.Shell`` is owned."""
+        assert self._session is not None and self._rundir is not None
+        if shutil.which("pipewire") and shutil.which("wireplumber"):
+            # mutter takes absolute pointer motion only relative to a screen cast, which
+            # streams through PipeWire (its session manager links the stream)
+            self._step = "starting PipeWire"
+            pipewire = await self._spawn("pipewire", ["pipewire"])
+            await self._ready(pipewire, _appears(self._rundir / "pipewire-0"))
+            await self._spawn("wireplumber", ["wireplumber"])
+        self._step = "starting gnome-shell"
+        shell = await self._spawn(
+            "gnome-shell", gnome_shell.argv(self.width, self.height), server=True
+        )
+        await self._ready(shell, _name_owned(self._session, gnome_shell.SHELL_NAME))
+        self._step = "waiting for gnome-shell's start-up overview, to close it"
+        properties = (gnome_shell.SHELL_NAME, gnome_shell.SHELL_PATH, _PROPERTIES)
+        overview = [gnome_shell.SHELL_NAME, "OverviewActive"]
+        closed = False
+        while True:  # it opens the overview as its start-up ends, after owning its name
+            try:
+                (active,) = await _call(self._session, *properties, "Get", "ss", overview)
+                if not active.value and closed:
+                    break
+                if active.value:
+                    self._step = "closing gnome-shell's overview"
+                    await _call(self._session, *properties, "Set", "ssv", [*overview, _FALSE])
+                    closed = True
+                    continue
+            except SandboxError:  # its object is exported a moment after its name
+                if shell.process.returncode is not None:
+                    raise
+            await asyncio.sleep(APP_POLL_S)
+        # A seat without a keyboard gives no window the keyboard (GTK then focuses no
+        # widget), and mutter adds a session's keyboard and pointer only at their first
+        # event: the desktop keeps an idle remote-desktop session that pressed Shift and
+        # moved by nothing once, as on sway it keeps idle virtual devices.
+        self._step = "opening gnome-shell's remote-desktop keyboard"
+        service, path = gnome_shell.REMOTE_DESKTOP
+        (session,) = await _call(self._session, service, path, service, "CreateSession")
+        remote = (service, session, gnome_shell.REMOTE_SESSION)
+        await _call(self._session, *remote, "Start")
+        for down in (True, False):
+            shift = [gnome_shell.SHIFT_KEYSYM, down]
+            await _call(self._session, *remote, "NotifyKeyboardKeysym", "ub", shift)
+        await _call(self._session, *remote, "NotifyPointerMotionRelative", "dd", [0.0, 0.0])
+        self.display = str(self._rundir / gnome_shell.SOCKET_NAME)
+        self.env["WAYLAND_DISPLAY"] = self.display
+
     async def _start_session_bus(self) -> None:
-        self._step = "starting the session bus"
+        assert self._rundir is not None
+        address = await self._start_bus("dbus-daemon", f"unix:dir={self._rundir}", "session bus")
+        self.env["DBUS_SESSION_BUS_ADDRESS"] = address
+        self._session = await self._connect(address)
+
+    async def _start_bus(self, name: str, where: str, what: str) -> str:
+        """A private bus daemon (session policy) listening at ``where``; its address."""
+        self._step = f"starting the {what}"
         daemon = await self._spawn(
-            "dbus-daemon",
+            name,
             [
                 "dbus-daemon",
                 "--session",
                 "--nofork",
                 "--nosyslog",
                 "--print-address=1",
-                f"--address=unix:dir={self._rundir}",
+                f"--address={where}",
             ],
             stdout=asyncio.subprocess.PIPE,
             server=True,
@@ -423,9 +503,8 @@ class Sandbox:
         assert daemon.process.stdout is not None
         address = (await self._ready(daemon, daemon.process.stdout.readline())).decode().strip()
         if not address:
-            raise SandboxError("dbus-daemon printed no address" + _tail_of(daemon))
-        self.env["DBUS_SESSION_BUS_ADDRESS"] = address
-        self._session = await self._connect(address)
+            raise SandboxError(f"{name} printed no address" + _tail_of(daemon))
+        return address
 
     async def _start_a11y(self) -> None:
         assert self._session is not None
@@ -765,6 +844,14 @@ async def _name_owned(bus: MessageBus, name: str) -> None:
             await owned
     finally:
         bus.remove_message_handler(on_message)
+
+
+async def _appears(path: Path) -> None:
+    """Return once ``path`` exists (a socket a daemon makes when it listens)."""
+    while True:
+        if await asyncio.to_thread(path.exists):
+            return
+        await asyncio.sleep(APP_POLL_S)
 
 
 async def _connection_pid(bus: MessageBus, name: str) -> int:

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from actui.backends.exits import from_returncode
-from actui.backends.linux.sandbox import STOP_GRACE_S, Sandbox, SandboxError
+from actui.backends.linux.sandbox import STOP_GRACE_S, Compositor, Sandbox, SandboxError
 
 
 async def run_sandboxed(
-    command: Sequence[str], apps: Sequence[str] = (), *, wayland: bool = False
+    command: Sequence[str], apps: Sequence[str] = (), *, wayland: bool | Compositor = False
 ) -> int:
     """Run COMMAND on a fresh private desktop with APPS started; return COMMAND's exit code.
 
@@ -186,8 +186,11 @@ def sandbox_main(argv: list[str]) -> int:
     )
     run.add_argument(
         "--wayland",
-        action="store_true",
-        help="a headless sway (Wayland) instead of Xvfb: apps start as native Wayland clients",
+        nargs="?",
+        const="sway",
+        choices=("sway", "gnome"),
+        help="a headless Wayland compositor instead of Xvfb, sway unless `--wayland=gnome` "
+        "(gnome-shell): apps start as native Wayland clients",
     )
     run.add_argument(
         "command",
@@ -197,7 +200,7 @@ def sandbox_main(argv: list[str]) -> int:
     )
     args = parser.parse_args(argv)
     try:
-        return asyncio.run(run_sandboxed(args.command, args.app, wayland=args.wayland))
+        return asyncio.run(run_sandboxed(args.command, args.app, wayland=args.wayland or False))
     except SandboxError as error:
         print(f"actui sandbox: {error}", file=sys.stderr)
         return 1

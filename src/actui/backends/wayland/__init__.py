@@ -1,1 +1,1 @@
-"""The Wayland half of the Linux desktop backend on sway: windows, pixels and physical input."""
+"""The Wayland half of the Linux desktop backend on sway and on a headless gnome-shell."""

@@ -120,11 +120,11 @@ class SwaySession:
                     image = await asyncio.to_thread(copier.region, frame)
                 except WaylandError as exc:
                     raise CaptureFailed(f"the screen could not be read: {exc}") from None
-                return await asyncio.to_thread(_encode, image, frame, max(1, max_dimension))
+                return await asyncio.to_thread(encode_capture, image, frame, max(1, max_dimension))
         region = f"{frame.x},{frame.y} {frame.w}x{frame.h}"
         ppm = await self._grim(["-t", "ppm", "-g", region, "-"])
         image = await asyncio.to_thread(_decoded, ppm)
-        return await asyncio.to_thread(_encode, image, frame, max(1, max_dimension))
+        return await asyncio.to_thread(encode_capture, image, frame, max(1, max_dimension))
 
     async def _copier(self) -> ScreenCopy | None:
         """The in-process screencopy, made on first use; None where it cannot serve (several
@@ -172,15 +172,22 @@ def _decoded(ppm: bytes) -> PilImage.Image:
     return image
 
 
-def _encode(image: PilImage.Image, frame: Rect, max_dimension: int) -> Capture:
+def encode_capture(
+    image: PilImage.Image,
+    frame: Rect,
+    max_dimension: int,
+    source: str = "wlr-screencopy",
+    warnings: tuple[str, ...] = (),
+) -> Capture:
+    """``image`` of ``frame`` as a capture, shrunk to ``max_dimension`` at most."""
     width, height = scaled_size(image.width, image.height, max_dimension)
     small = downscale(image.convert("RGB"), width, height)
     return Capture(
         png=encode_png(small),
         width=width,
         height=height,
-        source="wlr-screencopy",
-        warnings=(),
+        source=source,
+        warnings=warnings,
         scale=width / image.width,
         frame=frame,
     )

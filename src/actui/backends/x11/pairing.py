@@ -2,7 +2,8 @@
 
 AT-SPI knows a window's tree but not its X window id, stacking, activation or
 (reliably) its screen position; EWMH knows those but not the tree. This module
-joins the two lists by process id, title and geometry, and turns the windows
+joins the two lists by process id, title and geometry (by title and size alone for a
+compositor that tells no window's process: gnome-shell), and turns the windows
 no accessible application owns (xmessage, xterm, a wedged app's dialog) into
 roots of their own, so no window on screen goes unlisted. It must stay free of
 any I/O so it can be property-tested.
@@ -21,17 +22,25 @@ TITLE_MISMATCH_COST = 1_000_000
 windows of one process whose titles disagree when nothing better is left."""
 
 
-def pairing_cost(root: RootInfo, window: XWindow) -> int | None:
-    """How badly ``window`` fits ``root`` (lower is better); None when they cannot pair."""
-    if root.pid <= 0 or root.pid != window.pid:
+def pairing_cost(root: RootInfo, window: XWindow, *, untold_pids: bool = False) -> int | None:
+    """How badly ``window`` fits ``root`` (lower is better); None when they cannot pair.
+
+    With ``untold_pids`` (a compositor that names no window's process) a window of pid 0
+    pairs with a root whose title it shares."""
+    untold = untold_pids and window.pid == 0
+    if root.pid <= 0 or (root.pid != window.pid and not untold):
         return None
     cost = title_cost(root.title, window.title)
+    if untold and cost >= TITLE_MISMATCH_COST:
+        return None
     if root.frame is not None and not root.frame.empty:
         cost += _l1(root.frame, window.frame)
     return cost
 
 
-def pair_windows(roots: Sequence[RootInfo], windows: Sequence[XWindow]) -> list[RootInfo]:
+def pair_windows(
+    roots: Sequence[RootInfo], windows: Sequence[XWindow], *, untold_pids: bool = False
+) -> list[RootInfo]:
     """The roots, each enriched with the X window that fits it best (at most one each).
 
     Pairs are taken cheapest first across all roots, so a root listed early
@@ -43,7 +52,7 @@ def pair_windows(roots: Sequence[RootInfo], windows: Sequence[XWindow]) -> list[
         (cost, r, w)
         for r, root in enumerate(roots)
         for w, window in enumerate(windows)
-        if (cost := pairing_cost(root, window)) is not None
+        if (cost := pairing_cost(root, window, untold_pids=untold_pids)) is not None
     )
     chosen: dict[int, XWindow] = {}
     used: set[int] = set()
