@@ -68,6 +68,9 @@ async def _type_and_press_ok(
             },
         )
         assert not acted.is_error, acted.text
+        assert [s.action for s in executed(acted).steps] == ["focus", "typeText", "press"], (
+            acted.text + str(acted.details)  # the transaction ran every step: else OK was never pressed
+        )
         assert dialog.returncode is None or dialog.returncode == 0  # alive until OK
         out, _ = await asyncio.wait_for(dialog.communicate(), timeout=30)
         assert dialog.returncode == 0  # it exited by OK, not by a crash

@@ -62,6 +62,9 @@ from actui.refusals import Refused
 # GTK 4 emits ~250 ms after a button's DoAction: its effect is read back 0.1 s later
 # than the common window allows.
 SETTLE_S = settle_window(lag_s=0.1)
+INACTIVE_WINDOW_FOCUS_S = 1.5
+"""How long a focus given in a window not yet active may take to show (a read-back that
+shows it ends the wait sooner)."""
 # How long an action waits for a disabled target to accept input. Apps enable
 # controls a moment after the edit that makes them valid (GTK 3's file chooser
 # enables Save 150 ms after the last change to the name), and GTK 3 drops an
@@ -752,9 +755,22 @@ class ActionDelivery:
             else:
                 await self._bus.call(at.bus, at.path, COMPONENT, "GrabFocus")
             budget = focus_settle_s(request.root.toolkit, SETTLE_S)
+            if not await self._window_active(request):
+                # a toolkit shows the focus only once its window is active: a window just
+                # mapped on a busy desktop may take longer than the settle window for that
+                budget = max(budget, INACTIVE_WINDOW_FOCUS_S)
             outcome, now = await read_back(False, focused, bool, _wake(watch), budget)
         mechanism = "Text.SetCaretOffset(0)" if caret else "Component.GrabFocus"
         return self._result(request, outcome, mechanism, {"focused": now})
+
+    async def _window_active(self, request: ActionRequest) -> bool:
+        """Whether the step's window reads ``active``; one that cannot be read counts as
+        active (the usual settle window then applies)."""
+        try:
+            states = await read_states(self._bus, Address.parse(request.root.native_id))
+        except ActuiError:
+            return True
+        return "active" in states
 
     async def _focus_page(
         self, request: ActionRequest, at: Address, basics: Basics
