@@ -26,8 +26,9 @@ import pytest
 import pytest_asyncio
 from computer_helpers import assert_alive
 from PIL import Image as PilImage
+from wayland_helpers import ended_with, survived, window
 
-from actui.api import Computer, Expect, Observation, click_at, keypress, type_text
+from actui.api import Computer, Expect, click_at, keypress, type_text
 from actui.backends import arrival
 from actui.backends.base import SEMANTIC_ONLY, RootCapabilities
 from actui.backends.linux.backend import LinuxBackend
@@ -92,29 +93,6 @@ async def start(desktop: Sandbox, *argv: str, stdout: int | None = None) -> Any:
     return process
 
 
-async def window(computer: Computer, pid: int) -> Observation:
-    """The app's window once sway shows it (paired: it has a window id and a frame)."""
-    async with asyncio.timeout(20):
-        while True:
-            roots = await computer.find_roots(pid=pid)
-            if roots and roots.first.root.window_id:
-                return await computer.observe(roots.first)
-            await asyncio.sleep(0.05)
-
-
-async def survived(computer: Computer, pid: int) -> None:
-    """The app still runs and answers: a fresh look at its window succeeds."""
-    assert_alive(pid)
-    await window(computer, pid)
-    assert_alive(pid)
-
-
-async def ended_with(process: Any, code: int) -> bytes:
-    out, _ = await asyncio.wait_for(process.communicate(), 15)
-    assert process.returncode == code, f"exited with {process.returncode}, not {code}"
-    return bytes(out or b"")
-
-
 async def test_a_zenity_form_is_filled_semantically_and_prints_its_values(
     computer: Computer, desktop: Sandbox
 ) -> None:
@@ -127,7 +105,7 @@ async def test_a_zenity_form_is_filled_semantically_and_prints_its_values(
     ok = state.search("OK", role="button").first
     done = await state.act(name.set_text("Grace Ω"), city.set_text("Zürich"), ok.press())
     assert [step.delivery for step in done.steps] == ["ax", "ax", "ax"], done.text
-    assert (await ended_with(form, 0)).decode() == "Grace Ω|Zürich\n"
+    assert await ended_with(form, 0) == "Grace Ω|Zürich\n"
 
 
 async def test_the_gtk4_calculator_computes_by_presses_and_by_a_coordinate_click(
@@ -294,7 +272,7 @@ async def test_headless_mode_sends_no_input_and_leaves_sways_focus_alone(
         ok = state.search("OK", role="button").first
         done = await state.act(entry.set_text("headless ✓"), ok.press())
         assert [step.delivery for step in done.steps] == ["ax", "ax"], done.text
-        assert (await ended_with(target, 0)).decode() == "headless ✓\n"
+        assert await ended_with(target, 0) == "headless ✓\n"
         assert focused_pid(desktop) == focus  # sway's own view: focus never moved
         assert seat_devices(desktop) == devices  # no virtual device was even made
         await survived(headless, other.pid)
@@ -357,7 +335,7 @@ async def test_a_session_whose_compositor_offers_nothing_keeps_the_semantic_path
         ok = state.search("OK", role="button").first
         assert done.state is not None
         await done.state.act(ok.press())
-        assert (await ended_with(entry, 0)).decode() == "kept\n"
+        assert await ended_with(entry, 0) == "kept\n"
 
 
 async def test_two_desktops_at_once_see_only_their_own_windows_and_leave_nothing(

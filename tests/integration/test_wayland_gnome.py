@@ -20,12 +20,12 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from computer_helpers import assert_alive
 from dbus_fast import Message, MessageType, RequestNameReply
 from dbus_fast.aio import MessageBus
 from PIL import Image as PilImage
+from wayland_helpers import ended_with, survived, window
 
-from actui.api import Computer, Expect, Observation, click_at, type_text
+from actui.api import Computer, Expect, click_at, type_text
 from actui.backends import arrival
 from actui.backends.linux.sandbox import Sandbox, SandboxError
 from actui.backends.linux.sandbox_reaper import tagged_pids
@@ -51,32 +51,6 @@ async def start(desktop: Sandbox, *argv: str) -> Any:
     process = await desktop.launch(list(argv), stdout=-1)
     await desktop.wait_for_app(process.pid)
     return process
-
-
-async def window(computer: Computer, pid: int, *, focused: bool = False) -> Observation:
-    """The app's window once gnome-shell lists it (paired: it has a window id), and with
-    ``focused`` once the shell gave it the focus and actui found its place (a frame)."""
-    async with asyncio.timeout(20):
-        while True:
-            roots = await computer.find_roots(pid=pid)
-            root = roots.first.root if roots else None
-            ready = root is not None and bool(root.window_id)
-            if ready and (not focused or (root.is_focused and root.frame is not None)):
-                return await computer.observe(roots.first)
-            await asyncio.sleep(0.05)
-
-
-async def survived(computer: Computer, pid: int) -> None:
-    """The app still runs and answers: a fresh look at its window succeeds."""
-    assert_alive(pid)
-    await window(computer, pid)
-    assert_alive(pid)
-
-
-async def ended_with(process: Any, code: int) -> str:
-    out, _ = await asyncio.wait_for(process.communicate(), 15)
-    assert process.returncode == code, f"exited with {process.returncode}, not {code}"
-    return bytes(out or b"").decode()
 
 
 async def shell_windows(desktop: Sandbox) -> dict[str, bool]:
