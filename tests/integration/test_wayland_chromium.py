@@ -20,8 +20,8 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
+import wayland_helpers
 from computer_helpers import assert_alive
-from wayland_helpers import module_desktop
 
 from actui.api import Computer, Observation, Root, click_at
 from actui.backends.base import RootCapabilities
@@ -36,7 +36,7 @@ BMP = "Ωmega – 42 ✓ é ß 中"
 character is refused before any key is sent, and Unicode typing is checked on the BMP."""
 
 
-desktop, computer = module_desktop(True, ACTUI_BROWSER_HEADED="1")
+desktop, computer = wayland_helpers.module_desktop(True, ACTUI_BROWSER_HEADED="1")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

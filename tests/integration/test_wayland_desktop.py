@@ -14,7 +14,6 @@ import asyncio
 import io
 import json
 import os
-import signal
 import stat
 import subprocess
 import sys
@@ -22,16 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import wayland_helpers
 from computer_helpers import assert_alive
 from PIL import Image as PilImage
-from wayland_helpers import (
-    ended_with,
-    fill_a_zenity_form,
-    module_desktop,
-    start,
-    survived,
-    window,
-)
+from wayland_helpers import ended_with, start, survived, window
 
 from actui.api import Computer, Expect, click_at, keypress, type_text
 from actui.backends import arrival
@@ -51,7 +44,7 @@ BMP = "Ωmega – 42 ✓ é ß 中"
 """Qt 5's accessible text counts a character outside the BMP twice and reads one too many."""
 
 
-desktop, computer = module_desktop(True)
+desktop, computer = wayland_helpers.module_desktop(True)
 
 
 def sway(desktop: Sandbox, *args: str) -> Any:
@@ -86,7 +79,7 @@ def seat_devices(desktop: Sandbox) -> list[str]:
 async def test_a_zenity_form_is_filled_semantically_and_prints_its_values(
     computer: Computer, desktop: Sandbox
 ) -> None:
-    await fill_a_zenity_form(computer, desktop)
+    await wayland_helpers.fill_a_zenity_form(computer, desktop)
 
 
 async def test_the_gtk4_calculator_computes_by_presses_and_by_a_coordinate_click(
@@ -366,15 +359,9 @@ async def test_a_compositor_that_dies_is_named_as_the_cause() -> None:
         async with Computer(env=doomed.env) as session:
             await window(session, app.pid)
             sway_pid = int(Path(doomed.env["SWAYSOCK"]).name.split(".")[2])
-            os.kill(sway_pid, signal.SIGKILL)
-            async with asyncio.timeout(10):
-                while True:
-                    listed = await session.call("find_roots", {})
-                    if listed.is_error:
-                        break
-                    await asyncio.sleep(0.05)
-            display = doomed.env["WAYLAND_DISPLAY"]
-            assert f"the Wayland display {display} is gone" in listed.text, listed.text
+            await wayland_helpers.killed_compositor_is_named(
+                session, sway_pid, doomed.env["WAYLAND_DISPLAY"]
+            )
 
 
 async def test_actui_sandbox_run_wayland_gives_the_command_a_wayland_desktop() -> None:

@@ -12,22 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import io
-import os
-import signal
 from pathlib import Path
 
 import pytest
+import wayland_helpers
 from dbus_fast import Message, MessageType, RequestNameReply
 from dbus_fast.aio import MessageBus
 from PIL import Image as PilImage
-from wayland_helpers import (
-    ended_with,
-    fill_a_zenity_form,
-    module_desktop,
-    start,
-    survived,
-    window,
-)
+from wayland_helpers import ended_with, start, survived, window
 
 from actui.api import Computer, Expect, click_at, type_text
 from actui.backends import arrival
@@ -39,7 +31,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 UNICODE = "Ωmega – 42 ✓ é ß 中"
 
 
-desktop, computer = module_desktop("gnome")
+desktop, computer = wayland_helpers.module_desktop("gnome")
 
 
 async def shell_windows(desktop: Sandbox) -> dict[str, bool]:
@@ -67,7 +59,7 @@ async def shell_windows(desktop: Sandbox) -> dict[str, bool]:
 async def test_a_zenity_form_is_filled_semantically_and_prints_its_values(
     computer: Computer, desktop: Sandbox
 ) -> None:
-    await fill_a_zenity_form(computer, desktop)
+    await wayland_helpers.fill_a_zenity_form(computer, desktop)
 
 
 async def test_find_roots_lists_gnome_shells_windows_with_title_focus_and_a_found_place(
@@ -204,14 +196,7 @@ async def test_a_dying_shell_is_named_and_teardown_leaves_no_process_or_file() -
         async with Computer(env=doomed.env) as session:
             await window(session, app.pid)
             shell = next(pid for pid, name in tagged.items() if name == "gnome-shell")
-            os.kill(shell, signal.SIGKILL)
-            async with asyncio.timeout(10):
-                while True:
-                    listed = await session.call("find_roots", {})
-                    if listed.is_error:
-                        break
-                    await asyncio.sleep(0.05)
-            assert f"the Wayland display {doomed.display} is gone" in listed.text, listed.text
+            await wayland_helpers.killed_compositor_is_named(session, shell, doomed.display)
     assert tagged_pids(token) == set()  # D-Bus-activated helpers included
     assert not await asyncio.to_thread(rundir.exists)
 

@@ -1,10 +1,12 @@
 """What the Wayland desktop modules share: their module's desktop and computer, starting an
 app, waiting for its window as the compositor lists it, the app's survival, a dialog's exit
-with its output, and the zenity form every desktop must fill."""
+with its output, the zenity form every desktop must fill, and a killed compositor named."""
 
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
@@ -82,3 +84,15 @@ async def fill_a_zenity_form(computer: Computer, desktop: Sandbox) -> None:
     done = await state.act(name.set_text("Grace Ω"), city.set_text("Zürich"), ok.press())
     assert [step.delivery for step in done.steps] == ["ax", "ax", "ax"], done.text
     assert await ended_with(form, 0) == "Grace Ω|Zürich\n"
+
+
+async def killed_compositor_is_named(session: Computer, pid: int, display: str) -> None:
+    """The compositor ``pid`` killed: within 10 s a listing fails, naming ``display`` gone."""
+    os.kill(pid, signal.SIGKILL)
+    async with asyncio.timeout(10):
+        while True:
+            listed = await session.call("find_roots", {})
+            if listed.is_error:
+                break
+            await asyncio.sleep(0.05)
+    assert f"the Wayland display {display} is gone" in listed.text, listed.text
