@@ -6,9 +6,12 @@ send, give up after a fixed time, and treat an error reply (or none at all) as
 a failure. That way is written here once; each caller names its failures
 itself (``silent``, ``refused``), because a sandbox that cannot start and a
 desktop whose shell stopped answering are different news to different readers.
-The accessibility bus (``atspi/bus.py``) does not come here: it keeps
-thousands of calls in flight at once without a task or a timer each, which
-``asyncio.wait_for`` around every call would cost.
+The accessibility bus (``atspi/bus.py``) does not come here: a walk sends it
+thousands of calls, at most 64 in flight and the rest held back, with one
+timer for all of them and no task each (its ``request``; docs/design-notes.md
+§6). A task and a deadline per call, as here, would cost that, and so many
+calls sent at once fill the socket's buffer, on which dbus-fast closes the
+connection.
 """
 
 from __future__ import annotations
