@@ -15,12 +15,12 @@ from __future__ import annotations
 import asyncio
 import json
 import subprocess
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_asyncio
+import wayland_helpers
 from computer_helpers import assert_alive
 
 from actui.api import Computer, Observation, Root, click_at
@@ -36,17 +36,7 @@ BMP = "Ωmega – 42 ✓ é ß 中"
 character is refused before any key is sent, and Unicode typing is checked on the BMP."""
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def desktop() -> AsyncIterator[Sandbox]:
-    async with Sandbox(wayland=True) as sandbox:
-        yield sandbox
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def computer(desktop: Sandbox) -> AsyncIterator[Computer]:
-    env = {**desktop.env, "ACTUI_HEADLESS": "0", "ACTUI_BROWSER_HEADED": "1"}
-    async with Computer(env=env) as session:
-        yield session
+desktop, computer = wayland_helpers.module_desktop(True, ACTUI_BROWSER_HEADED="1")
 
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module")

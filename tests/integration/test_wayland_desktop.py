@@ -14,19 +14,17 @@ import asyncio
 import io
 import json
 import os
-import signal
 import stat
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import pytest_asyncio
+import wayland_helpers
 from computer_helpers import assert_alive
 from PIL import Image as PilImage
-from wayland_helpers import ended_with, survived, window
+from wayland_helpers import ended_with, start, survived, window
 
 from actui.api import Computer, Expect, click_at, keypress, type_text
 from actui.backends import arrival
@@ -46,16 +44,7 @@ BMP = "Ωmega – 42 ✓ é ß 中"
 """Qt 5's accessible text counts a character outside the BMP twice and reads one too many."""
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def desktop() -> AsyncIterator[Sandbox]:
-    async with Sandbox(wayland=True) as sandbox:
-        yield sandbox
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def computer(desktop: Sandbox) -> AsyncIterator[Computer]:
-    async with Computer(env={**desktop.env, "ACTUI_HEADLESS": "0"}) as session:
-        yield session
+desktop, computer = wayland_helpers.module_desktop(True)
 
 
 def sway(desktop: Sandbox, *args: str) -> Any:
@@ -87,25 +76,10 @@ def seat_devices(desktop: Sandbox) -> list[str]:
     return [d["identifier"] for seat in sway(desktop, "-t", "get_seats") for d in seat["devices"]]
 
 
-async def start(desktop: Sandbox, *argv: str, stdout: int | None = None) -> Any:
-    process = await desktop.launch(list(argv), **({"stdout": stdout} if stdout else {}))
-    await desktop.wait_for_app(process.pid)
-    return process
-
-
 async def test_a_zenity_form_is_filled_semantically_and_prints_its_values(
     computer: Computer, desktop: Sandbox
 ) -> None:
-    form = await start(
-        desktop, "zenity", "--forms", "--add-entry=Name", "--add-entry=City", stdout=-1
-    )
-    state = await window(computer, form.pid)
-    name = state.search("Name", role="textbox").first
-    city = state.search("City", role="textbox").first
-    ok = state.search("OK", role="button").first
-    done = await state.act(name.set_text("Grace Ω"), city.set_text("Zürich"), ok.press())
-    assert [step.delivery for step in done.steps] == ["ax", "ax", "ax"], done.text
-    assert await ended_with(form, 0) == "Grace Ω|Zürich\n"
+    await wayland_helpers.fill_a_zenity_form(computer, desktop)
 
 
 async def test_the_gtk4_calculator_computes_by_presses_and_by_a_coordinate_click(
@@ -385,15 +359,9 @@ async def test_a_compositor_that_dies_is_named_as_the_cause() -> None:
         async with Computer(env=doomed.env) as session:
             await window(session, app.pid)
             sway_pid = int(Path(doomed.env["SWAYSOCK"]).name.split(".")[2])
-            os.kill(sway_pid, signal.SIGKILL)
-            async with asyncio.timeout(10):
-                while True:
-                    listed = await session.call("find_roots", {})
-                    if listed.is_error:
-                        break
-                    await asyncio.sleep(0.05)
-            display = doomed.env["WAYLAND_DISPLAY"]
-            assert f"the Wayland display {display} is gone" in listed.text, listed.text
+            await wayland_helpers.killed_compositor_is_named(
+                session, sway_pid, doomed.env["WAYLAND_DISPLAY"]
+            )
 
 
 async def test_actui_sandbox_run_wayland_gives_the_command_a_wayland_desktop() -> None:

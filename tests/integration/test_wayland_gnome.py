@@ -12,18 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import io
-import os
-import signal
-from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-import pytest_asyncio
+import wayland_helpers
 from dbus_fast import Message, MessageType, RequestNameReply
 from dbus_fast.aio import MessageBus
 from PIL import Image as PilImage
-from wayland_helpers import ended_with, survived, window
+from wayland_helpers import ended_with, start, survived, window
 
 from actui.api import Computer, Expect, click_at, type_text
 from actui.backends import arrival
@@ -35,22 +31,7 @@ pytestmark = pytest.mark.asyncio(loop_scope="module")
 UNICODE = "Ωmega – 42 ✓ é ß 中"
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def desktop() -> AsyncIterator[Sandbox]:
-    async with Sandbox(wayland="gnome") as sandbox:
-        yield sandbox
-
-
-@pytest_asyncio.fixture(scope="module", loop_scope="module")
-async def computer(desktop: Sandbox) -> AsyncIterator[Computer]:
-    async with Computer(env={**desktop.env, "ACTUI_HEADLESS": "0"}) as session:
-        yield session
-
-
-async def start(desktop: Sandbox, *argv: str) -> Any:
-    process = await desktop.launch(list(argv), stdout=-1)
-    await desktop.wait_for_app(process.pid)
-    return process
+desktop, computer = wayland_helpers.module_desktop("gnome")
 
 
 async def shell_windows(desktop: Sandbox) -> dict[str, bool]:
@@ -78,14 +59,7 @@ async def shell_windows(desktop: Sandbox) -> dict[str, bool]:
 async def test_a_zenity_form_is_filled_semantically_and_prints_its_values(
     computer: Computer, desktop: Sandbox
 ) -> None:
-    form = await start(desktop, "zenity", "--forms", "--add-entry=Name", "--add-entry=City")
-    state = await window(computer, form.pid)
-    name = state.search("Name", role="textbox").first
-    city = state.search("City", role="textbox").first
-    ok = state.search("OK", role="button").first
-    done = await state.act(name.set_text("Grace Ω"), city.set_text("Zürich"), ok.press())
-    assert [step.delivery for step in done.steps] == ["ax", "ax", "ax"], done.text
-    assert await ended_with(form, 0) == "Grace Ω|Zürich\n"
+    await wayland_helpers.fill_a_zenity_form(computer, desktop)
 
 
 async def test_find_roots_lists_gnome_shells_windows_with_title_focus_and_a_found_place(
@@ -116,7 +90,7 @@ async def test_text_is_typed_by_keys_and_unicode_through_the_clipboard_and_read_
     computer: Computer, desktop: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(arrival, "SEMANTIC_TYPING_CHARS", 10**9)  # physical, all of it
-    entry = await start(desktop, "zenity", "--entry", "--title=Typing", "--text=Say")
+    entry = await start(desktop, "zenity", "--entry", "--title=Typing", "--text=Say", stdout=-1)
     state = await window(computer, entry.pid, focused=True)
     field = state.search(role="textbox").first
     keys = await state.act(type_text("Hello World 42 "))
@@ -136,7 +110,7 @@ async def test_a_password_goes_by_keys_only_never_through_the_clipboard(
     computer: Computer, desktop: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(arrival, "SEMANTIC_TYPING_CHARS", 10**9)
-    secret = await start(desktop, "zenity", "--password", "--title=Secret")
+    secret = await start(desktop, "zenity", "--password", "--title=Secret", stdout=-1)
     state = await window(computer, secret.pid, focused=True)
     field = state.search(role="password").first
     refused = await state.act(field.focus(), type_text("pässword"))
@@ -156,7 +130,9 @@ async def test_a_password_goes_by_keys_only_never_through_the_clipboard(
 async def test_a_click_at_the_pixels_of_a_visual_look_answers_yes(
     computer: Computer, desktop: Sandbox
 ) -> None:
-    question = await start(desktop, "zenity", "--question", "--title=Pointer", "--text=Click?")
+    question = await start(
+        desktop, "zenity", "--question", "--title=Pointer", "--text=Click?", stdout=-1
+    )
     await window(computer, question.pid, focused=True)
     root = (await computer.find_roots(pid=question.pid)).first
     visual = await computer.observe(root, mode="visual")  # its pixels, to aim at
@@ -220,14 +196,7 @@ async def test_a_dying_shell_is_named_and_teardown_leaves_no_process_or_file() -
         async with Computer(env=doomed.env) as session:
             await window(session, app.pid)
             shell = next(pid for pid, name in tagged.items() if name == "gnome-shell")
-            os.kill(shell, signal.SIGKILL)
-            async with asyncio.timeout(10):
-                while True:
-                    listed = await session.call("find_roots", {})
-                    if listed.is_error:
-                        break
-                    await asyncio.sleep(0.05)
-            assert f"the Wayland display {doomed.display} is gone" in listed.text, listed.text
+            await wayland_helpers.killed_compositor_is_named(session, shell, doomed.display)
     assert tagged_pids(token) == set()  # D-Bus-activated helpers included
     assert not await asyncio.to_thread(rundir.exists)
 

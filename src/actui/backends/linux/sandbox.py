@@ -43,10 +43,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from dbus_fast import Message, MessageType, Variant
+from dbus_fast import Message, Variant
 from dbus_fast.aio import MessageBus
 
-from actui.backends import exit_records, socket_paths
+from actui.backends import dbus_calls, exit_records, socket_paths
 from actui.backends.exits import from_returncode
 from actui.backends.linux import compositor, gnome_shell, sandbox_reaper
 from actui.backends.linux.bridges import bridge_env
@@ -800,23 +800,14 @@ async def _call(
     body: Sequence[Any] = (),
 ) -> list[Any]:
     """One D-Bus method call with a deadline; errors and silence become SandboxError."""
-    message = Message(
-        destination=destination,
-        path=path,
-        interface=interface,
-        member=member,
-        signature=signature,
-        body=list(body),
+    message = Message(destination, path, interface, member, signature=signature, body=list(body))
+
+    def refused(detail: str) -> SandboxError:
+        return SandboxError(f"{destination} {member} failed: {detail}")
+
+    reply = await dbus_calls.call(
+        bus, message, CALL_TIMEOUT_S, silent=SandboxError, refused=refused
     )
-    try:
-        reply = await asyncio.wait_for(bus.call(message), CALL_TIMEOUT_S)
-    except TimeoutError:
-        raise SandboxError(
-            f"{destination} did not answer {member} within {CALL_TIMEOUT_S:g} s"
-        ) from None
-    if reply is None or reply.message_type == MessageType.ERROR:
-        detail = f"{reply.error_name}: {reply.body}" if reply else "no reply"
-        raise SandboxError(f"{destination} {member} failed: {detail}")
     return list(reply.body)
 
 

@@ -32,10 +32,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from dbus_fast import Message, MessageType
+from dbus_fast import Message
 from dbus_fast.aio import MessageBus
 from PIL import Image as PilImage
 
+from actui.backends import dbus_calls
 from actui.backends.base import Rect
 from actui.backends.wayland.locate import find_within
 from actui.backends.wayland.screen import encode_capture
@@ -158,12 +159,7 @@ class ShellBus:
         """One method call with a deadline; the reply (its ``unix_fds`` included)."""
         bus = await self.connection()
         message = Message(
-            destination=destination,
-            path=path,
-            interface=interface,
-            member=member,
-            signature=signature,
-            body=list(body),
+            destination, path, interface, member, signature=signature, body=list(body)
         )
         return await self._send(bus, message)
 
@@ -173,18 +169,14 @@ class ShellBus:
         return (await self._send(bus, ask)).body[0]
 
     async def _send(self, bus: MessageBus, message: Message) -> Message:
-        try:
-            reply = await asyncio.wait_for(bus.call(message), CALL_TIMEOUT_S)
-        except TimeoutError:
-            raise CallTimeout(
-                f"{message.destination} did not answer {message.member} within {CALL_TIMEOUT_S:g} s"
-            ) from None
-        if reply is None or reply.message_type == MessageType.ERROR:
-            if self._gone is not None:
-                raise self._gone
-            detail = f"{reply.error_name}: {reply.body}" if reply else "no reply"
-            raise BackendUnavailable(f"gnome-shell's {message.member} failed: {detail}")
-        return reply
+        def refused(detail: str) -> Exception:
+            if self._gone is not None:  # the shell's end, not the call, is the news
+                return self._gone
+            return BackendUnavailable(f"gnome-shell's {message.member} failed: {detail}")
+
+        return await dbus_calls.call(
+            bus, message, CALL_TIMEOUT_S, silent=CallTimeout, refused=refused
+        )
 
     def close(self) -> None:
         if self._bus is not None:
