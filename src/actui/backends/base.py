@@ -167,6 +167,25 @@ def cell_name(row: int, column: int) -> str:
 
 
 @dataclass(frozen=True)
+class Pages:
+    """Where a document stands among its pages, as its application counts them.
+
+    ``caret`` is the 1-based page holding the caret (0 when the application does not
+    say), ``total`` how many pages the document has. An application that lists only the
+    paragraphs on screen exposes part of a document of more than one page: text on its
+    other pages cannot be read until it is brought on screen.
+    """
+
+    caret: int
+    total: int
+
+    @property
+    def partial(self) -> bool:
+        """Whether the document has pages besides the one on screen."""
+        return self.total > 1
+
+
+@dataclass(frozen=True)
 class Window:
     """A container too big to list, read as a window onto its data.
 
@@ -240,6 +259,8 @@ class RawNode:
     """Native ids of the elements the platform says label this one (AT-SPI LABELLED_BY)."""
     window: Window | None = None
     """Set on a container read through its viewport: its children are the shown part."""
+    pages: Pages | None = None
+    """Set on a document's page whose application says how many pages it has."""
     unread: int = 0
     """Children left unread because the element is not shown (a hidden page, a closed
     menu): their count, -1 when the toolkit did not say. ``read_below`` reads them on
