@@ -4,14 +4,18 @@ adds about a document that exposes only what is on screen."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import outline_of, raw
 
 from actui.backends.atspi.page_count import pages_of
 from actui.backends.base import Pages, RawNode
+from actui.errors import PreconditionFailed
+from actui.outline.conditions import UiCondition
 from actui.outline.diff import compute_changes, render_changes, stabilize
-from actui.outline.documents import pages_text, partly_shown
+from actui.outline.documents import pages_text, partly_shown, unmatched_in
 from actui.outline.fold import label_line, node_line
 from actui.results.views import node_json
 
@@ -105,3 +109,25 @@ def test_the_note_says_what_was_not_looked_at_and_never_that_the_text_is_absent(
     assert f"text on its other pages was not {looked}" in note
     assert "ctrl+End" in note and "Page Down" in note and "Find" in note
     assert "absent" not in note and "no such" not in note and "does not contain" not in note
+
+
+def test_a_condition_that_found_nothing_names_the_partly_shown_documents_in_its_scope() -> None:
+    outline = outline_of(_window(Pages(1, 193), in_frame=True))
+    text = UiCondition(text="purple elephants")
+    assert [p.ref for p in unmatched_in(text, outline)] == ["@e4"]
+    assert [p.ref for p in unmatched_in(replace(text, scope_ref="@e3"), outline)] == ["@e4"]
+    assert [p.ref for p in unmatched_in(replace(text, until="absent"), outline)] == ["@e4"]
+    # one element decides a condition on it; a scope beside the document holds none of it
+    assert unmatched_in(replace(text, ref="@e4"), outline) == ()
+    assert unmatched_in(replace(text, scope_ref="@e4", scope_exact=True), outline) == ()
+    assert unmatched_in(replace(text, scope_ref="@e5"), outline) == ()
+    assert unmatched_in(replace(text, scope_ref="@e99"), outline) == ()
+
+
+def test_a_precondition_that_failed_carries_the_documents_note() -> None:
+    (part,) = partly_shown(outline_of(_window(Pages(2, 9))))
+    failed = PreconditionFailed(
+        'text "x" to be present', 500, ["@e9 label"], [part.note("checked")]
+    )
+    assert failed.message.endswith(part.note("checked")), failed.message
+    assert "Closest: @e9 label." in failed.message

@@ -14,6 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from actui.backends.base import Pages
+from actui.outline.conditions import UiCondition, anchor_node
 from actui.outline.model import Node, Outline
 
 BRING_ON_SCREEN = "ctrl+End, Page Down, or the app's own Find"
@@ -53,6 +54,11 @@ class PartShown:
         return {"ref": self.ref, "role": self.role, **pages_json(self.pages)}
 
 
+def partly_wire(parts: tuple[PartShown, ...]) -> dict[str, object]:
+    """``{"partlyShown": [...]}`` for a result's ``details``; nothing when there are none."""
+    return {"partlyShown": [part.to_wire() for part in parts]} if parts else {}
+
+
 def partly_shown(outline: Outline, within: Node | None = None) -> tuple[PartShown, ...]:
     """The documents of ``outline`` (inside ``within``, the element itself included) that
     have pages besides the one on screen, in outline order."""
@@ -62,3 +68,17 @@ def partly_shown(outline: Outline, within: Node | None = None) -> tuple[PartShow
         for node in nodes
         if node.pages is not None and node.pages.partial
     )
+
+
+def unmatched_in(cond: UiCondition, outline: Outline) -> tuple[PartShown, ...]:
+    """The partly shown documents a condition that found no match in ``outline`` did not
+    look all through: those inside its anchor (anywhere without one). A condition on one
+    element (``ref``, ``scopeExact``) is decided by that element, so it has none. For
+    ``until: absent`` a holding condition is such a case: the text is gone from the
+    screen, not shown to be gone from the document."""
+    if cond.exact:
+        return ()
+    within = None if cond.anchor is None else anchor_node(cond, outline)
+    if cond.anchor is not None and within is None:
+        return ()
+    return partly_shown(outline, within)

@@ -15,6 +15,7 @@ from pydantic import Field, field_validator, model_validator
 
 from actui.backends.base import TextFormat, TextSlice
 from actui.errors import InvalidParams, SecureTextUnreadable
+from actui.outline.documents import partly_shown
 from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.model import Node
 from actui.outline.search import node_filter, render_search, search
@@ -81,8 +82,10 @@ async def search_ui(observer: Observer, p: SearchUi) -> ToolResult:
         passes = node_filter(p.role, p.capability)
         state, reached = await _search_unread(observer, state, text, passes)
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
-    found = Found(state.state_id, result, state.base_state_id if reached else None, tuple(reached))
-    lines = [render_search(result)]
+    partly = () if result.matches else partly_shown(state.outline)
+    base = state.base_state_id if reached else None
+    found = Found(state.state_id, result, base, tuple(reached), partly)
+    lines = [render_search(result), *(part.note("searched") for part in partly)]
     if reached:
         lines.append(f"read on demand into stateId {state.state_id}:")
         lines += [c.note(state.state_id) for c in reached]
@@ -223,7 +226,8 @@ async def read_element(observer: Observer, p: ReadText) -> ToolResult:
         return await backend.read_text(root, wire, p.offset, ELEMENT_PAGE_CHARS)
 
     sliced = await observer.read_at(state, job)
-    read = ElementText(p.ref, p.offset, sliced.text, sliced.total_chars)
+    partly = partly_shown(state.outline, node) if node.pages is not None else ()
+    read = ElementText(p.ref, p.offset, sliced.text, sliced.total_chars, partly)
     total, next_offset = read.total_chars, p.offset + read.limit
     # the text is the app's: one JSON string literal on its own line, whatever it holds
     shown = (
@@ -235,6 +239,7 @@ async def read_element(observer: Observer, p: ReadText) -> ToolResult:
             "\n[continue with "
             f'read_text({{ref:"{p.ref}", stateId:"{state.state_id}", offset:{next_offset}}})]'
         )
+    shown += "".join(f"\n{part.note('read')}" for part in partly)
     return ToolResult(shown, read)
 
 
