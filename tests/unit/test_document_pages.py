@@ -11,13 +11,14 @@ from hypothesis import strategies as st
 from strategies import outline_of, raw
 
 from actui.backends.atspi.page_count import pages_of
-from actui.backends.base import Pages, RawNode
+from actui.backends.base import Pages, PageScan, RawNode
 from actui.errors import PreconditionFailed
 from actui.outline.conditions import UiCondition
 from actui.outline.diff import compute_changes, render_changes, stabilize
 from actui.outline.documents import pages_text, partly_shown, unmatched_in
 from actui.outline.fold import label_line, node_line
 from actui.results.views import node_json
+from actui.runtime.reaching import PagesScanned
 
 WRITER = {
     "total-columns": "1",
@@ -131,3 +132,42 @@ def test_a_precondition_that_failed_carries_the_documents_note() -> None:
     )
     assert failed.message.endswith(part.note("checked")), failed.message
     assert "Closest: @e9 label." in failed.message
+
+
+def _scanned(matched: int, screens: int, at_end: bool, slow: bool, place: float) -> PagesScanned:
+    return PagesScanned(
+        "@e4", "document text", Pages(1, 193), PageScan(matched, screens, at_end, slow, place)
+    )
+
+
+@given(st.floats(0, 1), st.integers(1, 500))
+def test_the_page_a_scan_stopped_at_is_within_the_document(place: float, total: int) -> None:
+    scanned = PagesScanned(
+        "@e4", "document text", Pages(1, total), PageScan(0, 3, False, True, place)
+    )
+    assert 1 <= scanned.page <= total
+    if place == 1:
+        assert scanned.page == total
+
+
+def test_a_scans_note_says_how_far_the_view_went_and_that_the_caret_stayed() -> None:
+    found = _scanned(1, 452, False, False, 0.999).note("s3")
+    assert found.startswith("@e4 document text: scrolled its view down 452 screen(s)")
+    assert "the caret left where it was" in found and "about page 193 of 193" in found
+    assert "1 paragraph(s) match; stateId s3 is a fresh look" in found
+    end = _scanned(0, 12, True, False, 1.0).note("s3")
+    assert "to its end: no paragraph below where its view was matches" in end
+    assert "Pages above it were not searched" in end and "ctrl+Home" in end
+    slow = _scanned(0, 380, False, True, 0.84).note("s3")
+    assert "about page 163 of 193, before the time ran out" in slow
+    assert "search_ui again on stateId s3 goes on from there" in slow
+    for note in (found, end, slow):
+        assert "\n" not in note and "absent" not in note
+    assert _scanned(0, 380, False, True, 0.84).json() == {
+        "ref": "@e4",
+        "screensScrolled": 380,
+        "matched": 0,
+        "reachedEnd": False,
+        "stoppedSlow": True,
+        "aboutPage": 163,
+    }

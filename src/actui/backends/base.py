@@ -215,6 +215,25 @@ class Window:
 
 
 @dataclass(frozen=True)
+class PageScan:
+    """What reading a document's pages below the screen found (``Backend.scan_pages``).
+
+    The application's view of the document was scrolled down a screen at a time (its
+    caret and its text untouched) until a paragraph whose text was accepted came on
+    screen, the document ended, or the time ran out; the view stays where it stopped, so
+    a look shows what was found. ``matched`` counts the accepted paragraphs of the last
+    screen; ``place`` is how far down the document the view's top then was (0 the top,
+    1 the end).
+    """
+
+    matched: int
+    screens: int
+    at_end: bool
+    slow: bool
+    place: float
+
+
+@dataclass(frozen=True)
 class RowQuery:
     """Which unread rows of a windowed container to read, and which cells to keep.
 
@@ -539,6 +558,14 @@ class Backend(abc.ABC):
         rows are read on demand without scrolling or moving focus.
         """
         raise NotImplementedError(f"{self.name} has no windowed containers")
+
+    async def scan_pages(
+        self, root: RootInfo, node_id: str, accepts: Callable[[str], bool], budget_s: float
+    ) -> PageScan | None:
+        """A document's pages below the screen read for text ``accepts`` (``PageScan``),
+        within ``budget_s``; None when this backend cannot bring them on screen without
+        moving the caret."""
+        return None
 
     async def read_below(self, root: RootInfo, node_id: str, budget_s: float) -> RawNode:
         """An element a snapshot left unread (``RawNode.unread``), read with its subtree.

@@ -39,6 +39,8 @@ from typing import Protocol
 from actui.backends.base import (
     Backend,
     JsonObject,
+    Pages,
+    PageScan,
     RawNode,
     RootInfo,
     RowQuery,
@@ -50,6 +52,7 @@ from actui.deadlines import Deadline
 from actui.errors import CallTimeout
 from actui.outline.conditions import UiCondition, anchor_node, evaluate, text_test
 from actui.outline.diff import stabilize
+from actui.outline.documents import PartShown, unmatched_in
 from actui.outline.model import Node, Outline, grafted, opened, ref_number
 from actui.outline.search import rank_text
 from actui.runtime.store import Intervals, State, StateMeta, new_state_id
@@ -199,6 +202,32 @@ def _total(window: Window) -> int:
     return window.rows if window.rows is not None else window.count
 
 
+async def scan_documents(
+    backend: Backend,
+    root: RootInfo,
+    outline: Outline,
+    parts: Iterable[PartShown],
+    accepts: Callable[[str], bool],
+    budget_s: float = BUDGET_S,
+) -> list[PagesScanned]:
+    """The pages below the screen of documents that expose only what is on screen
+    (``parts`` of ``outline``), read for text ``accepts`` within ``budget_s`` (at most
+    :data:`BUDGET_S`) until one matches; those whose backend cannot bring their pages on
+    screen are left out."""
+    deadline = Deadline(min(budget_s, BUDGET_S))
+    scanned: list[PagesScanned] = []
+    for part in parts:
+        wire = outline.nodes[part.ref].wire
+        if wire is None or deadline.expired:
+            continue
+        scan = await backend.scan_pages(root, wire, accepts, deadline.left())
+        if scan is not None:
+            scanned.append(PagesScanned(part.ref, part.role, part.pages, scan))
+            if scan.matched:
+                break
+    return scanned
+
+
 def _searched(state: State) -> dict[str, Intervals]:
     return dict(state.meta.searched_rows)
 
@@ -278,7 +307,53 @@ class SheetCell:
         }
 
 
-Reached = Coverage | Unopened | SheetCell
+@dataclass(frozen=True)
+class PagesScanned:
+    """What a search read of a document's pages below the screen (``Backend.scan_pages``):
+    its view scrolled down a screen at a time, the caret and the text untouched, until a
+    paragraph matched, the document ended, or the time ran out."""
+
+    ref: str
+    role: str
+    pages: Pages
+    scan: PageScan
+
+    @property
+    def page(self) -> int:
+        """About which page the view stopped at (the scroll bar's place among the pages)."""
+        return min(self.pages.total, 1 + int(self.scan.place * self.pages.total))
+
+    def note(self, state_id: str) -> str:
+        scan, what = self.scan, f"{self.ref} {self.role}"
+        moved = f"scrolled its view down {scan.screens:,} screen(s), the caret left where it was"
+        where = f"about page {self.page:,} of {self.pages.total:,}"
+        if scan.matched:
+            return (
+                f"{what}: {moved}, to {where}, where {scan.matched:,} paragraph(s) match; "
+                f"stateId {state_id} is a fresh look at that page."
+            )
+        if scan.at_end:
+            return (
+                f"{what}: {moved}, to its end: no paragraph below where its view was matches. "
+                "Pages above it were not searched (ctrl+Home brings the first on screen)."
+            )
+        return (
+            f"{what}: {moved}, to {where}, before the time ran out; search_ui again on "
+            f"stateId {state_id} goes on from there."
+        )
+
+    def json(self) -> JsonObject:
+        return {
+            "ref": self.ref,
+            "screensScrolled": self.scan.screens,
+            "matched": self.scan.matched,
+            "reachedEnd": self.scan.at_end,
+            "stoppedSlow": self.scan.slow,
+            "aboutPage": self.page,
+        }
+
+
+Reached = Coverage | Unopened | SheetCell | PagesScanned
 
 
 def has_unread(state: State) -> bool:
@@ -298,7 +373,7 @@ def _shown(window: Window) -> Intervals:
     return ((window.first_row, window.last_row),) if window.shown else ()
 
 
-def _accepts(text: str) -> Callable[[str], bool]:
+def accepting(text: str) -> Callable[[str], bool]:
     """A cell is kept when ``text`` matches it as search ranks it, short of fuzzy."""
 
     def accepts(label: str) -> bool:
@@ -507,7 +582,7 @@ async def search_unread(
     subtrees first, then the cells of unread rows, until one that ``passes`` the search's
     filters holds an exact match."""
     deadline = Deadline(BUDGET_S)
-    goal = Goal(_accepts(text), _found_exact(text, passes), cell=named_cell(text))
+    goal = Goal(accepting(text), _found_exact(text, passes), cell=named_cell(text))
     got = await reach(backend, state.root, state.outline, _searched(state), goal, deadline, scale)
     meta = replace(state.meta, searched_rows=got.searched)
     return _successor(state, got.outline, epoch, meta), list(got.reached)
@@ -595,7 +670,25 @@ class ConditionReach:
         deadline = Deadline(min(max(0.0, budget_s), BUDGET_S))
         got = await reach(self._backend, root, outline, self._searched, goal, deadline, self._scale)
         self._searched, self._cells = got.searched, self._cells + got.cells
+        reached = got.reached + await self._scanned(root, got.outline, deadline)
         self._next_read = Deadline(READ_EVERY_S)
         if got.outline is outline:
-            return outline, got.reached
-        return stabilize(self._base, got.outline), got.reached
+            return outline, reached
+        return stabilize(self._base, got.outline), reached
+
+    async def _scanned(
+        self, root: RootInfo, outline: Outline, deadline: Deadline
+    ) -> tuple[PagesScanned, ...]:
+        """The pages below the screen of the partly shown documents the condition's text
+        could be in, while it is not met (``scan_documents``): a look after it shows the
+        page the view stopped at."""
+        accepts = text_test(self._cond)
+        if self._cond.text is None or accepts is None or evaluate(self._cond, outline).present:
+            return ()
+        parts = unmatched_in(self._cond, outline)
+        if not parts or deadline.expired:
+            return ()
+        scanned = await scan_documents(
+            self._backend, root, outline, parts, accepts, deadline.left()
+        )
+        return tuple(scanned)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from pydantic import Field, field_validator, model_validator
 
-from actui.backends.base import TextFormat, TextSlice
+from actui.backends.base import Snapshot, TextFormat, TextSlice
 from actui.errors import InvalidParams, SecureTextUnreadable
 from actui.outline.documents import partly_shown
 from actui.outline.fold import label_line, path_text, render_fold
@@ -28,8 +28,17 @@ from actui.results.typed import Found
 from actui.results.views import format_lines
 from actui.runtime.imaging import scale_of
 from actui.runtime.observer import Observer
-from actui.runtime.reaching import Reached, has_unread, read_below, search_unread
+from actui.runtime.reaching import (
+    PagesScanned,
+    Reached,
+    accepting,
+    has_unread,
+    read_below,
+    scan_documents,
+    search_unread,
+)
 from actui.runtime.store import State
+from actui.runtime.waiting import observed_outline
 from actui.tools.contract import ElementRefDoc, StateId, Tool, ToolParams
 from actui.tools.session import Session
 
@@ -82,13 +91,24 @@ async def search_ui(observer: Observer, p: SearchUi) -> ToolResult:
         passes = node_filter(p.role, p.capability)
         state, reached = await _search_unread(observer, state, text, passes)
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
-    partly = () if result.matches else partly_shown(state.outline)
-    base = state.base_state_id if reached else None
-    found = Found(state.state_id, result, base, tuple(reached), partly)
+    read_into = state.state_id
+    scanned: list[PagesScanned] = []
+    if text and not result.matches and partly_shown(state.outline):
+        state, scanned = await _scan_pages(observer, state, text)
+        result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
+    done = {s.ref for s in scanned}  # their notes say which pages were searched
+    partly = (
+        ()
+        if result.matches
+        else tuple(part for part in partly_shown(state.outline) if part.ref not in done)
+    )
+    base = state.base_state_id if reached or scanned else None
+    found = Found(state.state_id, result, base, (*reached, *scanned), partly)
     lines = [render_search(result), *(part.note("searched") for part in partly)]
     if reached:
-        lines.append(f"read on demand into stateId {state.state_id}:")
-        lines += [c.note(state.state_id) for c in reached]
+        lines.append(f"read on demand into stateId {read_into}:")
+        lines += [c.note(read_into) for c in reached]
+    lines += [s.note(state.state_id) for s in scanned]
     return ToolResult("\n".join(lines), found)
 
 
@@ -105,6 +125,27 @@ async def _search_unread(
     successor, reached = await observer.read_at(state, job)
     observer.keep(successor)
     return successor, reached
+
+
+async def _scan_pages(
+    observer: Observer, state: State, text: str
+) -> tuple[State, list[PagesScanned]]:
+    """The pages below the screen of the state's partly shown documents, read for ``text``
+    (``reaching.scan_documents``); where a view moved, a fresh look is saved after it."""
+    root = await observer.resolve(state.root)
+    backend = observer.backend_for(root)
+
+    async def job(epoch: int) -> tuple[list[PagesScanned], Snapshot | None, int]:
+        parts = partly_shown(state.outline)
+        scanned = await scan_documents(backend, root, state.outline, parts, accepting(text))
+        moved = any(s.scan.screens for s in scanned)
+        return scanned, await observer.snapshot(root) if moved else None, epoch
+
+    scanned, snapshot, epoch = await observer.read_at(state, job)
+    if snapshot is None:
+        return state, scanned
+    outline = observed_outline(snapshot, state.outline, scale_of(state))
+    return observer.save(snapshot, outline, epoch, base=state), scanned
 
 
 async def expand_ui(observer: Observer, p: ExpandUi) -> ToolResult:
