@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import outline_of, raw
 
-from actui.backends.atspi.page_count import pages_of
+from actui.backends.atspi.page_count import counts_pages, pages_of
 from actui.backends.base import Pages, PageScan, RawNode
 from actui.errors import PreconditionFailed
 from actui.outline.conditions import UiCondition
@@ -171,3 +171,8 @@ def test_a_scans_note_says_how_far_the_view_went_and_that_the_caret_stayed() -> 
         "stoppedSlow": True,
         "aboutPage": 163,
     }
+
+
+def test_only_a_text_documents_page_is_asked_its_page_count() -> None:
+    assert counts_pages("document text")
+    assert not counts_pages("document presentation") and not counts_pages("document frame")

@@ -23,6 +23,14 @@ from actui.errors import CallTimeout
 
 CARET_PAGE = "page-number"
 TOTAL_PAGES = "total-pages"
+COUNTED_ROLES = frozenset({"document text"})
+"""Pages asked for their count: Writer's, where it was measured (an Impress or Draw page
+is a slide or a drawing, not a page of running text)."""
+
+
+def counts_pages(role: str) -> bool:
+    """Whether a document page of ``role`` is asked how many pages it has."""
+    return role in COUNTED_ROLES
 
 
 def request_pages(bus: AtspiBus, at: Address) -> asyncio.Future[list[Any]]:

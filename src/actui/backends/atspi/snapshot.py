@@ -64,7 +64,7 @@ from actui.backends.atspi.gecko import closed_popup
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import Assembled, Mirrors, NodeRecord, Reuse, remembered
 from actui.backends.atspi.names import clean_name, clean_text
-from actui.backends.atspi.page_count import pages_from, request_pages
+from actui.backends.atspi.page_count import counts_pages, pages_from, request_pages
 from actui.backends.atspi.reader import (
     ACCESSIBLE,
     COUNT_FIRST_ROLES,
@@ -802,7 +802,8 @@ class SnapshotReader:
             if wants_children and plan.is_page(basics):
                 # what is on screen is asked again: the paragraphs change as it scrolls
                 listed, visit.page = None, True
-                paging = request_pages(self._bus, visit.at)
+                if counts_pages(basics.role):
+                    paging = request_pages(self._bus, visit.at)
             if viewed is not None and is_windowed(basics):
                 visit.window, listed = viewed.window, list(viewed.children)
                 visit.cell_hints, visit.laid = viewed.hints, viewed.extents
