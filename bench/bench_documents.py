@@ -122,18 +122,31 @@ def calls_text(kinds: Counter[str]) -> str:
     return f"{sum(kinds.values()):,} calls ({top})"
 
 
+MAX_SEARCHES = 5
+"""Searches at most for one phrase: a search that ran out of time scrolling a document
+says ``search_ui again ... goes on from there``, and an agent does."""
+
+
 async def searched(computer: ToolBox, state: str) -> tuple[str, str]:
-    """``search_ui`` for the phrase in ``state``, then ``read_text`` of the first match:
-    what each found, its AT-SPI calls and ms."""
+    """``search_ui`` for the phrase in ``state`` (again while it says it ran out of time
+    scrolling, as an agent does), then ``read_text`` of the first match: what each found,
+    its AT-SPI calls and ms."""
+    searches = 0
     with counted_kinds() as calls, Stopwatch() as watch:
-        found = ok(await computer.call("search_ui", {"stateId": state, "text": PHRASE}))
+        while searches < MAX_SEARCHES:
+            searches += 1
+            found = ok(await computer.call("search_ui", {"stateId": state, "text": PHRASE}))
+            state = str(found.details["stateId"])
+            slow = any(u.get("stoppedSlow") for u in found.details.get("unread", []))
+            if found.details["matches"] or not slow:
+                break
     matches = found.details["matches"]
-    search = f"{len(matches)} found, {calls_text(calls)}, {ms(watch.ms)} ms"
+    again = f" in {searches} searches" if searches > 1 else ""
+    search = f"{len(matches)} found{again}, {calls_text(calls)}, {ms(watch.ms)} ms"
     if not matches:
         return search, "nothing found to read"
-    later = str(found.details["stateId"])
     with counted_kinds() as calls, Stopwatch() as watch:
-        read = ok(await computer.call("read_text", {"stateId": later, "ref": matches[0]["ref"]}))
+        read = ok(await computer.call("read_text", {"stateId": state, "ref": matches[0]["ref"]}))
     assert PHRASE in read.text, read.text
     return search, f"{sum(calls.values()):,} calls, {ms(watch.ms)} ms"
 
@@ -172,10 +185,13 @@ async def main() -> None:
     rows, looks = [], {}
     with tempfile.TemporaryDirectory() as folder:
         for index, (name, paragraphs) in enumerate(PARAGRAPHS.items()):
-            path = Path(folder) / f"{name.replace(' ', '-')}.fodt"
-            written(path, paragraphs)
             order = list(trees) if index % 2 == 0 else list(reversed(trees))
-            for tree in order:
+            for turn, tree in enumerate(order):
+                # a copy each: a killed soffice leaves its lock file beside the document,
+                # and the next one to open it asks whether to open it read-only
+                path = Path(folder) / f"{index}-{turn}" / f"{name.replace(' ', '-')}.fodt"
+                path.parent.mkdir()
+                written(path, paragraphs)
                 got = await measured_with(trees[tree], path, args.rounds)
                 looks[(tree, name)] = float(got["look_ms"])
                 rows.append(

@@ -17,8 +17,7 @@ import asyncio
 import re
 import subprocess
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -59,9 +58,8 @@ async def writer(
         yield office
 
 
-@contextmanager
-def bus_calls() -> Iterator[Counter[str]]:
-    """The AT-SPI calls actui sends meanwhile, by member (``AtspiBus.request`` wrapped)."""
+def counted(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """The AT-SPI calls actui sends from now to the test's end, by member."""
     members: Counter[str] = Counter()
     original = AtspiBus.request
 
@@ -69,11 +67,8 @@ def bus_calls() -> Iterator[Counter[str]]:
         members[str(args[3])] += 1
         return original(self, *args, **kwargs)
 
-    AtspiBus.request = request  # type: ignore[method-assign]
-    try:
-        yield members
-    finally:
-        AtspiBus.request = original  # type: ignore[method-assign]
+    monkeypatch.setattr(AtspiBus, "request", request)
+    return members
 
 
 async def _loaded(writer: Office) -> tuple[Observation, Pages]:
@@ -122,19 +117,19 @@ async def test_the_page_says_where_the_caret_is_and_a_check_of_what_shows_says_w
 
 
 async def test_a_search_from_page_1_scrolls_to_the_last_phrase_and_leaves_the_caret(
-    writer: Office,
+    writer: Office, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     look, pages = await _loaded(writer)
     look = await writer.run(look, keypress("ctrl", "Home"))
     texts: list[str] = []
-    with bus_calls() as calls:
-        for _ in range(4):  # a loaded machine may need the search to go on
-            text, found = await _search(writer, look, PHRASE)
-            texts.append(text)
-            look = await writer.look()
-            if found.result.matches:
-                break
-            assert "search_ui again on stateId" in text, text  # it stopped for time
+    calls = counted(monkeypatch)
+    for _ in range(4):  # a loaded machine may need the search to go on
+        text, found = await _search(writer, look, PHRASE)
+        texts.append(text)
+        look = await writer.look()
+        if found.result.matches:
+            break
+        assert "search_ui again on stateId" in text, text  # it stopped for time
     assert found.result.matches, texts
     assert "scrolled its view down" in texts[-1] and "the caret left where it was" in texts[-1]
     assert calls["DoAction"] >= 100 and sum(calls.values()) <= SCAN_CALLS * len(texts), calls
@@ -148,13 +143,13 @@ async def test_a_search_from_page_1_scrolls_to_the_last_phrase_and_leaves_the_ca
 
 
 async def test_after_ctrl_end_the_phrase_is_found_on_screen_in_bounded_calls(
-    writer: Office,
+    writer: Office, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     look, pages = await _loaded(writer)
     look = await writer.run(look, keypress("ctrl", "Home"))
     look = await writer.run(look, keypress("ctrl", "End"))
-    with bus_calls() as calls:
-        text, found = await _search(writer, look, PHRASE)
+    calls = counted(monkeypatch)
+    text, found = await _search(writer, look, PHRASE)
     (match,) = [m for m in found.result.matches if m.role == "paragraph"]
     assert calls["DoAction"] == 0 and "scrolled" not in text, (calls, text)
     assert sum(calls.values()) <= AFTER_END_CALLS, calls

@@ -74,6 +74,9 @@ MAX_CELLS = 2_048
 """Cells one search reads at most: toolkits keep each one they were asked for (GTK 3
 about 0.8 KB a cell; LibreOffice about 7.4 KB, 57 MB for 7,680 cells), so a search costs
 an app at most a few MB; searching again continues."""
+PAGES_BUDGET_S = 15.0
+"""Seconds one search spends scrolling documents down at most: Writer's 193-page document
+took about 7 s at load 1 (452 screens), and 8 s reached only part of it at load 5–10."""
 END_ROWS = 256
 """Rows at the end of a container read first."""
 CHUNK_CELLS = 512
@@ -208,13 +211,13 @@ async def scan_documents(
     outline: Outline,
     parts: Iterable[PartShown],
     accepts: Callable[[str], bool],
-    budget_s: float = BUDGET_S,
+    budget_s: float = PAGES_BUDGET_S,
 ) -> list[PagesScanned]:
     """The pages below the screen of documents that expose only what is on screen
     (``parts`` of ``outline``), read for text ``accepts`` within ``budget_s`` (at most
-    :data:`BUDGET_S`) until one matches; those whose backend cannot bring their pages on
-    screen are left out."""
-    deadline = Deadline(min(budget_s, BUDGET_S))
+    :data:`PAGES_BUDGET_S`) until one matches; those whose backend cannot bring their
+    pages on screen are left out."""
+    deadline = Deadline(min(budget_s, PAGES_BUDGET_S))
     scanned: list[PagesScanned] = []
     for part in parts:
         wire = outline.nodes[part.ref].wire
@@ -668,9 +671,10 @@ class ConditionReach:
         cell = None if cond.text is None else named_cell(cond.text)
         goal = Goal(text_test(cond), met, within, MAX_CELLS - self._cells, cell)
         deadline = Deadline(min(max(0.0, budget_s), BUDGET_S))
+        pages = Deadline(min(max(0.0, budget_s), PAGES_BUDGET_S))
         got = await reach(self._backend, root, outline, self._searched, goal, deadline, self._scale)
         self._searched, self._cells = got.searched, self._cells + got.cells
-        reached = got.reached + await self._scanned(root, got.outline, deadline)
+        reached = got.reached + await self._scanned(root, got.outline, pages)
         self._next_read = Deadline(READ_EVERY_S)
         if got.outline is outline:
             return outline, reached

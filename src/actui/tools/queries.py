@@ -303,7 +303,8 @@ SEARCH_UI = Tool(
     SearchUi,
     "Find elements in a stored state by text, role or capability. Rows a big list or "
     "sheet did not show, and parts not shown (hidden pages), are read on demand into a "
-    "new stateId.",
+    "new stateId; a document listing only its screen is scrolled down to the text, its "
+    "caret left in place.",
     lambda s, p: search_ui(s.observer, p),
     shape((*STATE, "matches"), stateId=STRING, matches=array(ELEMENT), hasMore=BOOLEAN),
 )
