@@ -649,7 +649,9 @@ class ConditionReach:
         rows = text_test(cond) is not None and self._cells < MAX_CELLS
         cell = None if cond.text is None else named_cell(cond.text)
         readable = [n for n, w in _windows(outline) if cell is not None or not w.cells]
-        return any(inside(n) for n in _hidden(outline)) or (rows and any(map(inside, readable)))
+        pages = cond.text is not None and bool(unmatched_in(cond, outline))
+        hidden = any(inside(n) for n in _hidden(outline))
+        return hidden or pages or (rows and any(map(inside, readable)))
 
     def due_in(self) -> float | None:
         return None if self._idle else self._next_read.left()

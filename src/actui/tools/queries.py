@@ -18,7 +18,7 @@ from actui.errors import InvalidParams, SecureTextUnreadable
 from actui.outline.documents import partly_shown
 from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.model import Node
-from actui.outline.search import node_filter, render_search, search
+from actui.outline.search import SearchResult, node_filter, render_search, search
 from actui.quoting import inline, quote
 from actui.results.bounds import ELEMENT_PAGE_CHARS, OutputStore
 from actui.results.observations import ElementText, Expanded, Inspected, OutputPage
@@ -93,13 +93,13 @@ async def search_ui(observer: Observer, p: SearchUi) -> ToolResult:
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
     read_into = state.state_id
     scanned: list[PagesScanned] = []
-    if text and not result.matches and partly_shown(state.outline):
+    if text and not _found(result) and partly_shown(state.outline):
         state, scanned = await _scan_pages(observer, state, text)
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
     done = {s.ref for s in scanned}  # their notes say which pages were searched
     partly = (
         ()
-        if result.matches
+        if _found(result)
         else tuple(part for part in partly_shown(state.outline) if part.ref not in done)
     )
     base = state.base_state_id if reached or scanned else None
@@ -110,6 +110,12 @@ async def search_ui(observer: Observer, p: SearchUi) -> ToolResult:
         lines += [c.note(read_into) for c in reached]
     lines += [s.note(state.state_id) for s in scanned]
     return ToolResult("\n".join(lines), found)
+
+
+def _found(result: SearchResult) -> bool:
+    """Whether a search found more than look-alikes (a fuzzy match of "Paragraph 4000" is
+    any paragraph on screen)."""
+    return any(m.reason != "fuzzy" for m in result.matches)
 
 
 async def _search_unread(
