@@ -11,39 +11,27 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from actui.backends.base import (
-    ActionRequest,
-    ActionResult,
-    Backend,
-    Pages,
-    PageScan,
-    RawNode,
-    Rect,
-    RootInfo,
-    Snapshot,
-    TextSlice,
-)
+from model_app import ROOT, ModelApp
+
+from actui.backends.base import Pages, PageScan, RawNode, RootInfo, Snapshot
 from actui.outline.conditions import UiCondition
 from actui.outline.documents import partly_shown
 from actui.outline.model import Outline
 from actui.runtime.reaching import ConditionReach, PagesScanned, accepting, scan_documents
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
 
-ROOT = RootInfo("app/1", 7, "words", "Words", "window", "frame", frame=Rect(0, 0, 300, 200))
 SCREEN = 10
 """Paragraphs a screen shows."""
 
 
-class Writer(Backend):
+class Writer(ModelApp):
     """``count`` paragraphs, ``SCREEN`` of them on screen from ``top``; the caret on page 1."""
 
     def __init__(self, count: int = 200, last: str = "The last phrase: purple elephants.") -> None:
+        super().__init__()
         self.texts = [f"Paragraph {i} of the sample." for i in range(count - 1)] + [last]
         self.top = 0
         self.scans = 0
-
-    async def list_roots(self, pid: int | None = None) -> list[RootInfo]:
-        return [ROOT]
 
     async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
         shown = tuple(
@@ -66,15 +54,6 @@ class Writer(Backend):
             if matched := sum(1 for text in shown if accepts(text)):
                 return PageScan(matched, screens, False, False, self.top / len(self.texts))
         return PageScan(0, screens, True, False, 1.0)
-
-    async def act(self, request: ActionRequest) -> ActionResult:
-        raise AssertionError("nothing is acted on")
-
-    async def read_text(self, root: RootInfo, node_id: str, offset: int, limit: int) -> TextSlice:
-        return TextSlice("", 0, 0)
-
-    async def close(self) -> None:
-        return None
 
 
 async def _look(app: Writer) -> Outline:
