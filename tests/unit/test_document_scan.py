@@ -32,6 +32,7 @@ class Writer(ModelApp):
         self.texts = [f"Paragraph {i} of the sample." for i in range(count - 1)] + [last]
         self.top = 0
         self.scans = 0
+        self.budgets: list[float] = []
 
     async def snapshot(self, root: RootInfo, *, max_nodes: int, max_depth: int) -> Snapshot:
         shown = tuple(
@@ -47,6 +48,7 @@ class Writer(ModelApp):
         self, root: RootInfo, node_id: str, accepts: Callable[[str], bool], budget_s: float
     ) -> PageScan | None:
         self.scans += 1
+        self.budgets.append(budget_s)
         screens = 0
         while self.top + SCREEN < len(self.texts):
             self.top, screens = self.top + SCREEN, screens + 1
@@ -102,3 +104,10 @@ async def test_a_wait_for_text_to_be_gone_or_on_one_element_never_scrolls() -> N
     assert gone.satisfied and app.scans == 0 and app.top == 0
     one = await _waited(app, UiCondition(ref="@e3", text="purple", timeout_ms=600))
     assert not one.satisfied and app.scans == 0 and app.top == 0
+
+
+async def test_a_wait_scrolls_for_at_most_half_its_time_left_so_looks_still_follow() -> None:
+    app = Writer()
+    waited = await _waited(app, UiCondition(text="zebra quartz", timeout_ms=2_000))
+    assert not waited.satisfied and waited.checks >= 2
+    assert app.budgets and max(app.budgets) <= 1.0, app.budgets

@@ -673,7 +673,7 @@ class ConditionReach:
         cell = None if cond.text is None else named_cell(cond.text)
         goal = Goal(text_test(cond), met, within, MAX_CELLS - self._cells, cell)
         deadline = Deadline(min(max(0.0, budget_s), BUDGET_S))
-        pages = Deadline(min(max(0.0, budget_s), PAGES_BUDGET_S))
+        pages = Deadline(min(max(0.0, budget_s) / 2, PAGES_BUDGET_S))
         got = await reach(self._backend, root, outline, self._searched, goal, deadline, self._scale)
         self._searched, self._cells = got.searched, self._cells + got.cells
         reached = got.reached + await self._scanned(root, got.outline, pages)
@@ -687,7 +687,9 @@ class ConditionReach:
     ) -> tuple[PagesScanned, ...]:
         """The pages below the screen of the partly shown documents the condition's text
         could be in, while it is not met (``scan_documents``): a look after it shows the
-        page the view stopped at."""
+        page the view stopped at. ``deadline`` is half the wait's time left at most, so
+        looks still come after it (the text may appear elsewhere meanwhile, a status bar's
+        "Saved"), and a later read goes on where this one stopped."""
         accepts = text_test(self._cond)
         if self._cond.text is None or accepts is None or evaluate(self._cond, outline).present:
             return ()
