@@ -1,5 +1,6 @@
 """search_ui, expand_ui and waits reaching what an observation left unread: the rows of
-windowed containers, and subtrees that were not shown (hidden pages, ``Node.unread``).
+windowed containers, subtrees that were not shown (hidden pages, ``Node.unread``), and a
+document's pages below the screen.
 
 A hidden subtree is read whole on demand (``Backend.read_below``, bounded by
 the budget left): expand_ui reads the one it is asked about, a search that
@@ -22,6 +23,14 @@ also a cell holding text), so the only cell whose name a text can match is the
 one it names, read first and alone (:class:`SheetCell`). Scanning compared
 addresses by prefix and substring (``A`` took every cell of column A) and made
 LibreOffice a cell object for each cell asked for (``kept_cells``).
+
+A document whose application lists only what is on screen (``Node.pages``) is searched,
+when nothing else matched, by scrolling its view down a screen at a time
+(``Backend.scan_pages``: the caret and the text untouched) within
+:data:`PAGES_BUDGET_S`, until a paragraph matches (a fresh look then shows it), the end,
+or the time is up (:class:`PagesScanned` says which). Unlike the rest, this moves what
+the app shows: search_ui and wait_for say so in their text; after act_ui's ``expect`` or
+``require`` only its diff shows the view moved.
 
 A wait (``wait_for``, ``act_ui``'s ``expect`` and ``require``) whose condition a
 look does not show met reads the same way, within the wait's time left, until
