@@ -26,7 +26,7 @@ import pytest_asyncio
 from computer_helpers import assert_alive
 from office import Office, start
 
-from actui.api import Expect, Observation, keypress
+from actui.api import Expect, Observation, keypress, wait
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.base import Pages
 from actui.backends.linux.sandbox import Sandbox
@@ -138,6 +138,20 @@ async def test_a_search_from_page_1_scrolls_to_the_last_phrase_and_leaves_the_ca
     assert_alive(writer.pid)
     assert isinstance(later.value, ElementText) and PHRASE in later.value.text, later.text
     # the caret stayed on page 1 (the page's own attributes), the last page is on screen
+    assert f"(caret on page 1 of {pages.total:,})" in _page_line(look), look.text
+    assert look.search(PHRASE, role="paragraph"), look.text
+
+
+async def test_an_expectation_on_the_last_phrase_is_verified_by_scrolling_to_it(
+    writer: Office,
+) -> None:
+    look, pages = await _loaded(writer)
+    look = await writer.run(look, keypress("ctrl", "Home"))
+    done = await look.act(wait(10), expect=Expect(text=PHRASE, timeout_ms=30_000))
+    assert_alive(writer.pid)
+    assert done.check == "verified", done.text
+    assert "scrolled its view down" in done.text and "caret left where it was" in done.text
+    look = await writer.look()
     assert f"(caret on page 1 of {pages.total:,})" in _page_line(look), look.text
     assert look.search(PHRASE, role="paragraph"), look.text
 

@@ -356,9 +356,13 @@ class Verification:
     closest: tuple[str, ...] | None = None
     partly: tuple[PartShown, ...] = ()
     """Documents the check found no match in that expose only what is on screen."""
+    scrolled: tuple[ReadNote, ...] = ()
+    """Documents whose view the check scrolled down to look at their pages."""
 
     def to_wire(self) -> Wire:
         out: Wire = {"status": self.status, **condition_json(self.condition)}
+        if self.scrolled:
+            out["scrolled"] = [note.json() for note in self.scrolled]
         if self.where is not None:
             out[self.where.key] = self.where.to_wire()
         if self.closest is not None:

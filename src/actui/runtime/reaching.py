@@ -29,8 +29,8 @@ when nothing else matched, by scrolling its view down a screen at a time
 (``Backend.scan_pages``: the caret and the text untouched) within
 :data:`PAGES_BUDGET_S`, until a paragraph matches (a fresh look then shows it), the end,
 or the time is up (:class:`PagesScanned` says which). Unlike the rest, this moves what
-the app shows: search_ui and wait_for say so in their text; after act_ui's ``expect`` or
-``require`` only its diff shows the view moved.
+the app shows: search_ui, wait_for and act_ui's ``expect`` say so in their text (a
+``require`` that held shows it in the act's diff).
 
 A wait (``wait_for``, ``act_ui``'s ``expect`` and ``require``) whose condition a
 look does not show met reads the same way, within the wait's time left, until

@@ -56,6 +56,7 @@ from actui.results.views import focus_line, root_delta_lines, trace_summary
 from actui.runtime.deltas import SETTLE_WINDOW_S, RootDelta, SettledBy, root_deltas, settle
 from actui.runtime.imaging import scale_of
 from actui.runtime.observer import Observer
+from actui.runtime.reaching import PagesScanned
 from actui.runtime.roots import match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State
@@ -392,7 +393,8 @@ class Transaction:
         elif status == "failed":
             instead = tuple(closest(expect, waited.outline))
         partly = () if waited.evaluation.present else unmatched_in(expect, waited.outline)
-        verification = Verification(status, expect, where, instead, partly)
+        scrolled = tuple(r for r in waited.reached if isinstance(r, PagesScanned))
+        verification = Verification(status, expect, where, instead, partly, scrolled)
         return verification, Seen(waited.snapshot, waited.outline, waited.epoch)
 
     async def _opened(self) -> list[Snapshot]:
@@ -492,6 +494,7 @@ class Transaction:
             error = StepError("postcondition_failed", message)
         if verification is not None:
             head += [part.note("checked") for part in verification.partly]
+            head += [note.note(successor.state_id) for note in verification.scrolled]
         above = "\n".join(head)
         body, view = renderer.diff_text(state, successor, above, changes)
         execution = replace(
