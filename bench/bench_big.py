@@ -22,6 +22,7 @@ import asyncio
 import re
 import resource
 import sys
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -55,21 +56,41 @@ def peak_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def member_of(interface: str, member: str, body: Any) -> str:
+    """``GetState``, or ``Get(Value)`` / ``GetAll(Accessible)`` for property reads."""
+    if member in ("Get", "GetAll") and body:
+        return f"{member}({str(body[0]).rsplit('.', 1)[-1]})"
+    return member
+
+
 @contextmanager
-def counted_calls() -> Iterator[list[int]]:
-    """Every AT-SPI call actui sends meanwhile, counted (``AtspiBus.request`` wrapped)."""
-    count = [0]
+def counted_kinds() -> Iterator[Counter[str]]:
+    """Every AT-SPI call actui sends meanwhile, counted by kind (``AtspiBus.request``
+    wrapped; :func:`member_of` names the kind)."""
+    kinds: Counter[str] = Counter()
     original = AtspiBus.request
 
     def request(self: AtspiBus, *args: Any, **kwargs: Any) -> Any:
-        count[0] += 1
+        body = args[5] if len(args) > 5 else kwargs.get("body", ())
+        kinds[member_of(args[2], args[3], body)] += 1
         return original(self, *args, **kwargs)
 
     AtspiBus.request = request  # type: ignore[method-assign]
     try:
-        yield count
+        yield kinds
     finally:
         AtspiBus.request = original  # type: ignore[method-assign]
+
+
+@contextmanager
+def counted_calls() -> Iterator[list[int]]:
+    """Every AT-SPI call actui sends meanwhile, counted (read once the block ends)."""
+    count = [0]
+    with counted_kinds() as kinds:
+        try:
+            yield count
+        finally:
+            count[0] = sum(kinds.values())
 
 
 async def cold_observe(env: dict[str, str], pid: int) -> tuple[float, dict[str, Any]]:

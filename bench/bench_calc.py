@@ -31,12 +31,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from bench_big import cold_observe, rss_mb, started_calc, started_list
+from bench_big import cold_observe, counted_kinds, rss_mb, started_calc, started_list
 from bench_desktop import ok, root_ref
 from bench_walk_floor import get_items_ms, recorded_snapshot, replay_bus
 from benchkit import Series, Stopwatch, machine_line, ms, table
 
-from actui.backends.atspi.bus import AtspiBus
 from actui.backends.linux.sandbox import Sandbox
 from actui.tools.dispatch import ToolBox
 
@@ -45,32 +44,16 @@ OWN_SRC = HERE.parent / "src"
 SCRIPT = Path(__file__).resolve()
 
 
-def member_of(interface: str, member: str, body: Any) -> str:
-    """``GetState``, or ``Get(Value)`` / ``GetAll(Accessible)`` for property reads."""
-    if member in ("Get", "GetAll") and body:
-        return f"{member}({str(body[0]).rsplit('.', 1)[-1]})"
-    return member
-
-
 async def child(pid: int) -> None:
     """One cold observe in this process: a JSON line on stdout."""
-    kinds: Counter[str] = Counter()
-    original = AtspiBus.request
-
-    def request(self: AtspiBus, *args: Any, **kwargs: Any) -> Any:
-        interface, member = args[2], args[3]
-        body = args[5] if len(args) > 5 else kwargs.get("body", ())
-        kinds[member_of(interface, member, body)] += 1
-        return original(self, *args, **kwargs)
-
     env = dict(os.environ)
     computer = ToolBox(env=env)
     try:
         await root_ref(computer, pid)  # connected and listed: not timed
     finally:
         await computer.close()
-    AtspiBus.request = request  # type: ignore[method-assign]
-    took, details = await cold_observe(env, pid)
+    with counted_kinds() as kinds:
+        took, details = await cold_observe(env, pid)
     walk = float(details["timingsMs"]["total_ms"])
     print(json.dumps({"ms": took, "walk": walk, "nodes": details["nodeCount"], "calls": kinds}))
 

@@ -308,11 +308,15 @@ class PreconditionFailed(ActuiError):
 
     code = "precondition_failed"
 
-    def __init__(self, condition: str, timeout_ms: int, closest: list[str]) -> None:
+    def __init__(
+        self, condition: str, timeout_ms: int, closest: list[str], notes: list[str] | None = None
+    ) -> None:
+        """``notes``: what the check could not look at (a document's pages off screen)."""
         text = (
             f"precondition_failed: {condition} did not hold within {timeout_ms} ms; "
             "nothing was sent and the state is still current."
         )
         if closest:
             text += " Closest: " + "; ".join(closest) + "."
+        text += "".join(f" {note}" for note in notes or ())
         super().__init__(text)

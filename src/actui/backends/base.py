@@ -167,6 +167,25 @@ def cell_name(row: int, column: int) -> str:
 
 
 @dataclass(frozen=True)
+class Pages:
+    """Where a document stands among its pages, as its application counts them.
+
+    ``caret`` is the 1-based page holding the caret (0 when the application does not
+    say), ``total`` how many pages the document has. An application that lists only the
+    paragraphs on screen exposes part of a document of more than one page: text on its
+    other pages cannot be read until it is brought on screen.
+    """
+
+    caret: int
+    total: int
+
+    @property
+    def partial(self) -> bool:
+        """Whether the document has pages besides the one on screen."""
+        return self.total > 1
+
+
+@dataclass(frozen=True)
 class Window:
     """A container too big to list, read as a window onto its data.
 
@@ -193,6 +212,25 @@ class Window:
     @property
     def shown(self) -> bool:
         return self.first_row >= 0
+
+
+@dataclass(frozen=True)
+class PageScan:
+    """What reading a document's pages below the screen found (``Backend.scan_pages``).
+
+    The application's view of the document was scrolled down a screen at a time (its
+    caret and its text untouched) until a paragraph whose text was accepted came on
+    screen, the document ended, or the time ran out; the view stays where it stopped, so
+    a look shows what was found. ``matched`` counts the accepted paragraphs of the last
+    screen; ``place`` is how far down the document the view's top then was (0 the top,
+    1 the end).
+    """
+
+    matched: int
+    screens: int
+    at_end: bool
+    slow: bool
+    place: float
 
 
 @dataclass(frozen=True)
@@ -240,6 +278,8 @@ class RawNode:
     """Native ids of the elements the platform says label this one (AT-SPI LABELLED_BY)."""
     window: Window | None = None
     """Set on a container read through its viewport: its children are the shown part."""
+    pages: Pages | None = None
+    """Set on a document's page whose application says how many pages it has."""
     unread: int = 0
     """Children left unread because the element is not shown (a hidden page, a closed
     menu): their count, -1 when the toolkit did not say. ``read_below`` reads them on
@@ -518,6 +558,14 @@ class Backend(abc.ABC):
         rows are read on demand without scrolling or moving focus.
         """
         raise NotImplementedError(f"{self.name} has no windowed containers")
+
+    async def scan_pages(
+        self, root: RootInfo, node_id: str, accepts: Callable[[str], bool], budget_s: float
+    ) -> PageScan | None:
+        """A document's pages below the screen read for text ``accepts`` (``PageScan``),
+        within ``budget_s``; None when this backend cannot bring them on screen without
+        moving the caret."""
+        return None
 
     async def read_below(self, root: RootInfo, node_id: str, budget_s: float) -> RawNode:
         """An element a snapshot left unread (``RawNode.unread``), read with its subtree.

@@ -18,6 +18,7 @@ import json
 from collections.abc import Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 
+from actui.outline.documents import pages_text
 from actui.outline.fold import (
     VALUE_CAP,
     display_name,
@@ -186,6 +187,8 @@ def node_fields(node: Node) -> dict[str, object]:
     if not node.secure:
         fields["value"] = node.value
         fields["valueLength"] = node.value_length
+    if node.pages is not None:
+        fields["pages"] = pages_text(node.pages)
     return fields
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from actui.backends.base import CAPABILITIES
 from actui.errors import UnknownRef
+from actui.outline.documents import pages_text
 from actui.outline.model import Node, Outline, is_offscreen
 from actui.outline.windows import window_text
 from actui.quoting import inline, quote
@@ -188,7 +189,10 @@ def node_details(node: Node, *, every_cap: bool = False) -> str:
 
 def node_line(node: Node) -> str:
     """A node as one fold line, without indent or fold summary."""
-    return f"{node.ref} {display_name(node)}{_window(node)}{_unread(node)}{node_details(node)}"
+    return (
+        f"{node.ref} {display_name(node)}{_window(node)}{_pages(node)}{_unread(node)}"
+        f"{node_details(node)}"
+    )
 
 
 def _unread(node: Node) -> str:
@@ -204,6 +208,11 @@ def _window(node: Node) -> str:
     return f" {window_text(node.window)}" if node.window is not None else ""
 
 
+def _pages(node: Node) -> str:
+    """`` (caret on page 1 of 193)``: where a document stands, where its app says so."""
+    return f" ({pages_text(node.pages)})" if node.pages is not None else ""
+
+
 def label_line(node: Node) -> str:
     """The head line of expand_ui and inspect_ui.
 
@@ -217,7 +226,10 @@ def label_line(node: Node) -> str:
     label = quoted(node.label, INSPECT_LABEL_CAP) if node.label else "(unlabeled)"
     if node.name_inferred:
         label += f" {INFERRED}"
-    return f"{node.ref} {role} {label}{_window(node)}{node_details(node, every_cap=True)}"
+    return (
+        f"{node.ref} {role} {label}{_window(node)}{_pages(node)}"
+        f"{node_details(node, every_cap=True)}"
+    )
 
 
 def path_text(outline: Outline, node: Node) -> str:

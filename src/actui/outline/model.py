@@ -13,7 +13,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 
-from actui.backends.base import RawNode, Rect, Window
+from actui.backends.base import Pages, RawNode, Rect, Window
 from actui.outline.reading import (
     FIELD_ROLES,
     LABEL_ROLES,
@@ -53,6 +53,8 @@ class Node:
     """The name is the text of a label found beside or above the node, not the platform's."""
     window: Window | None = None
     """Set on a container read as a window onto its data: its children are the shown part."""
+    pages: Pages | None = None
+    """A document's page count and the caret's page, where its application says them."""
     unread: int = 0
     """Children not read because the node is not shown (``RawNode.unread``)."""
 
@@ -222,6 +224,7 @@ def build_outline(tree: RawNode, origin: Rect | None, scale: float = 1.0) -> Out
             secure=raw.secure,
             truncated=raw.truncated,
             window=raw.window,
+            pages=raw.pages,
             unread=raw.unread,
             parent=parent,
             children=tuple(children.get(ref, ())),

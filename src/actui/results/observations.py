@@ -20,6 +20,7 @@ from typing import Literal
 
 from actui.backends.base import Accessibility, ProcessExit, TextFormat
 from actui.outline.conditions import UiCondition, condition_json
+from actui.outline.documents import PartShown, partly_wire
 from actui.outline.model import Node
 from actui.results.typed import StateSummary, Wire, exit_json, news_wire
 from actui.results.views import node_json
@@ -99,6 +100,8 @@ class WaitReport:
     window_changes: tuple[RootDelta, ...] = ()
     unread: tuple[ReadNote, ...] = ()
     """What the last check read on demand into the successor."""
+    partly: tuple[PartShown, ...] = ()
+    """Documents the last check found no match in that expose only what is on screen."""
 
     @property
     def gone(self) -> bool:
@@ -124,6 +127,7 @@ class WaitReport:
         out.update(self.observation.shown.to_wire())
         if self.unread:
             out["unread"] = [u.json() for u in self.unread]
+        out.update(partly_wire(self.partly))
         return out
 
 
@@ -255,6 +259,8 @@ class ElementText:
     offset: int
     text: str
     total_chars: int
+    partly: tuple[PartShown, ...] = ()
+    """The element is a document that exposes only what is on screen."""
 
     @property
     def limit(self) -> int:
@@ -272,6 +278,7 @@ class ElementText:
             "totalChars": self.total_chars,
             "hasMore": self.has_more,
             "text": self.text,
+            **partly_wire(self.partly),
         }
 
 

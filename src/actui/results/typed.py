@@ -26,6 +26,7 @@ from actui.backends.base import (
     RootKind,
 )
 from actui.outline.conditions import UiCondition, condition_json
+from actui.outline.documents import PartShown, partly_wire
 from actui.outline.search import Match, SearchResult
 from actui.outline.windows import Windowed
 from actui.quoting import clip
@@ -353,13 +354,20 @@ class Verification:
     condition: UiCondition
     where: Where | None = None
     closest: tuple[str, ...] | None = None
+    partly: tuple[PartShown, ...] = ()
+    """Documents the check found no match in that expose only what is on screen."""
+    scrolled: tuple[ReadNote, ...] = ()
+    """Documents whose view the check scrolled down to look at their pages."""
 
     def to_wire(self) -> Wire:
         out: Wire = {"status": self.status, **condition_json(self.condition)}
+        if self.scrolled:
+            out["scrolled"] = [note.json() for note in self.scrolled]
         if self.where is not None:
             out[self.where.key] = self.where.to_wire()
         if self.closest is not None:
             out["closest"] = list(self.closest)
+        out.update(partly_wire(self.partly))
         return out
 
 
@@ -508,6 +516,8 @@ class Found:
     result: SearchResult
     base_state_id: str | None = None
     unread: tuple[ReadNote, ...] = ()
+    partly: tuple[PartShown, ...] = ()
+    """Documents that expose only what is on screen, when nothing was found."""
 
     def to_wire(self) -> Wire:
         matches = self.result.matches
@@ -521,4 +531,5 @@ class Found:
         if self.unread:
             out["baseStateId"] = self.base_state_id
             out["unread"] = [u.json() for u in self.unread]
+        out.update(partly_wire(self.partly))
         return out

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from actui.backends.base import RootInfo, TextFormat
+from actui.outline.documents import pages_json
 from actui.outline.fold import INSPECT_LABEL_CAP
 from actui.outline.model import Node, Outline
 from actui.outline.windows import window_json
@@ -171,6 +172,8 @@ def node_json(node: Node) -> Wire:
     }
     if node.window is not None:
         out["window"] = window_json(node.window)
+    if node.pages is not None:
+        out["pages"] = pages_json(node.pages)
     for field, text in (("name", node.name), ("description", node.description)):
         if len(text) > INSPECT_LABEL_CAP:
             out[f"{field}Length"] = len(text)

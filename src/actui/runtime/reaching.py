@@ -1,5 +1,6 @@
 """search_ui, expand_ui and waits reaching what an observation left unread: the rows of
-windowed containers, and subtrees that were not shown (hidden pages, ``Node.unread``).
+windowed containers, subtrees that were not shown (hidden pages, ``Node.unread``), and a
+document's pages below the screen.
 
 A hidden subtree is read whole on demand (``Backend.read_below``, bounded by
 the budget left): expand_ui reads the one it is asked about, a search that
@@ -23,6 +24,14 @@ one it names, read first and alone (:class:`SheetCell`). Scanning compared
 addresses by prefix and substring (``A`` took every cell of column A) and made
 LibreOffice a cell object for each cell asked for (``kept_cells``).
 
+A document whose application lists only what is on screen (``Node.pages``) is searched,
+when nothing else matched, by scrolling its view down a screen at a time
+(``Backend.scan_pages``: the caret and the text untouched) within
+:data:`PAGES_BUDGET_S`, until a paragraph matches (a fresh look then shows it), the end,
+or the time is up (:class:`PagesScanned` says which). Unlike the rest, this moves what
+the app shows: search_ui, wait_for and act_ui's ``expect`` say so in their text (a
+``require`` that held shows it in the act's diff).
+
 A wait (``wait_for``, ``act_ui``'s ``expect`` and ``require``) whose condition a
 look does not show met reads the same way, within the wait's time left, until
 the condition holds (:class:`ConditionReach`); what it read joins the state the
@@ -39,6 +48,8 @@ from typing import Protocol
 from actui.backends.base import (
     Backend,
     JsonObject,
+    Pages,
+    PageScan,
     RawNode,
     RootInfo,
     RowQuery,
@@ -50,6 +61,7 @@ from actui.deadlines import Deadline
 from actui.errors import CallTimeout
 from actui.outline.conditions import UiCondition, anchor_node, evaluate, text_test
 from actui.outline.diff import stabilize
+from actui.outline.documents import PartShown, unmatched_in
 from actui.outline.model import Node, Outline, grafted, opened, ref_number
 from actui.outline.search import rank_text
 from actui.runtime.store import Intervals, State, StateMeta, new_state_id
@@ -71,6 +83,9 @@ MAX_CELLS = 2_048
 """Cells one search reads at most: toolkits keep each one they were asked for (GTK 3
 about 0.8 KB a cell; LibreOffice about 7.4 KB, 57 MB for 7,680 cells), so a search costs
 an app at most a few MB; searching again continues."""
+PAGES_BUDGET_S = 15.0
+"""Seconds one search spends scrolling documents down at most: Writer's 193-page document
+took about 7 s at load 1 (452 screens), and 8 s reached only part of it at load 5–10."""
 END_ROWS = 256
 """Rows at the end of a container read first."""
 CHUNK_CELLS = 512
@@ -199,6 +214,32 @@ def _total(window: Window) -> int:
     return window.rows if window.rows is not None else window.count
 
 
+async def scan_documents(
+    backend: Backend,
+    root: RootInfo,
+    outline: Outline,
+    parts: Iterable[PartShown],
+    accepts: Callable[[str], bool],
+    budget_s: float = PAGES_BUDGET_S,
+) -> list[PagesScanned]:
+    """The pages below the screen of documents that expose only what is on screen
+    (``parts`` of ``outline``), read for text ``accepts`` within ``budget_s`` (at most
+    :data:`PAGES_BUDGET_S`) until one matches; those whose backend cannot bring their
+    pages on screen are left out."""
+    deadline = Deadline(min(budget_s, PAGES_BUDGET_S))
+    scanned: list[PagesScanned] = []
+    for part in parts:
+        wire = outline.nodes[part.ref].wire
+        if wire is None or deadline.expired:
+            continue
+        scan = await backend.scan_pages(root, wire, accepts, deadline.left())
+        if scan is not None:
+            scanned.append(PagesScanned(part.ref, part.role, part.pages, scan))
+            if scan.matched:
+                break
+    return scanned
+
+
 def _searched(state: State) -> dict[str, Intervals]:
     return dict(state.meta.searched_rows)
 
@@ -278,7 +319,53 @@ class SheetCell:
         }
 
 
-Reached = Coverage | Unopened | SheetCell
+@dataclass(frozen=True)
+class PagesScanned:
+    """What a search read of a document's pages below the screen (``Backend.scan_pages``):
+    its view scrolled down a screen at a time, the caret and the text untouched, until a
+    paragraph matched, the document ended, or the time ran out."""
+
+    ref: str
+    role: str
+    pages: Pages
+    scan: PageScan
+
+    @property
+    def page(self) -> int:
+        """About which page the view stopped at (the scroll bar's place among the pages)."""
+        return min(self.pages.total, 1 + int(self.scan.place * self.pages.total))
+
+    def note(self, state_id: str) -> str:
+        scan, what = self.scan, f"{self.ref} {self.role}"
+        moved = f"scrolled its view down {scan.screens:,} screen(s), the caret left where it was"
+        where = f"about page {self.page:,} of {self.pages.total:,}"
+        if scan.matched:
+            return (
+                f"{what}: {moved}, to {where}, where {scan.matched:,} paragraph(s) match; "
+                f"stateId {state_id} is a fresh look at that page."
+            )
+        if scan.at_end:
+            return (
+                f"{what}: {moved}, to its end: no paragraph below where its view was matches. "
+                "Pages above it were not searched (ctrl+Home brings the first on screen)."
+            )
+        return (
+            f"{what}: {moved}, to {where}, before the time ran out; search_ui again on "
+            f"stateId {state_id} goes on from there."
+        )
+
+    def json(self) -> JsonObject:
+        return {
+            "ref": self.ref,
+            "screensScrolled": self.scan.screens,
+            "matched": self.scan.matched,
+            "reachedEnd": self.scan.at_end,
+            "stoppedSlow": self.scan.slow,
+            "aboutPage": self.page,
+        }
+
+
+Reached = Coverage | Unopened | SheetCell | PagesScanned
 
 
 def has_unread(state: State) -> bool:
@@ -298,7 +385,7 @@ def _shown(window: Window) -> Intervals:
     return ((window.first_row, window.last_row),) if window.shown else ()
 
 
-def _accepts(text: str) -> Callable[[str], bool]:
+def accepting(text: str) -> Callable[[str], bool]:
     """A cell is kept when ``text`` matches it as search ranks it, short of fuzzy."""
 
     def accepts(label: str) -> bool:
@@ -507,7 +594,7 @@ async def search_unread(
     subtrees first, then the cells of unread rows, until one that ``passes`` the search's
     filters holds an exact match."""
     deadline = Deadline(BUDGET_S)
-    goal = Goal(_accepts(text), _found_exact(text, passes), cell=named_cell(text))
+    goal = Goal(accepting(text), _found_exact(text, passes), cell=named_cell(text))
     got = await reach(backend, state.root, state.outline, _searched(state), goal, deadline, scale)
     meta = replace(state.meta, searched_rows=got.searched)
     return _successor(state, got.outline, epoch, meta), list(got.reached)
@@ -571,7 +658,9 @@ class ConditionReach:
         rows = text_test(cond) is not None and self._cells < MAX_CELLS
         cell = None if cond.text is None else named_cell(cond.text)
         readable = [n for n, w in _windows(outline) if cell is not None or not w.cells]
-        return any(inside(n) for n in _hidden(outline)) or (rows and any(map(inside, readable)))
+        pages = cond.text is not None and bool(unmatched_in(cond, outline))
+        hidden = any(inside(n) for n in _hidden(outline))
+        return hidden or pages or (rows and any(map(inside, readable)))
 
     def due_in(self) -> float | None:
         return None if self._idle else self._next_read.left()
@@ -593,9 +682,30 @@ class ConditionReach:
         cell = None if cond.text is None else named_cell(cond.text)
         goal = Goal(text_test(cond), met, within, MAX_CELLS - self._cells, cell)
         deadline = Deadline(min(max(0.0, budget_s), BUDGET_S))
+        pages = Deadline(min(max(0.0, budget_s) / 2, PAGES_BUDGET_S))
         got = await reach(self._backend, root, outline, self._searched, goal, deadline, self._scale)
         self._searched, self._cells = got.searched, self._cells + got.cells
+        reached = got.reached + await self._scanned(root, got.outline, pages)
         self._next_read = Deadline(READ_EVERY_S)
         if got.outline is outline:
-            return outline, got.reached
-        return stabilize(self._base, got.outline), got.reached
+            return outline, reached
+        return stabilize(self._base, got.outline), reached
+
+    async def _scanned(
+        self, root: RootInfo, outline: Outline, deadline: Deadline
+    ) -> tuple[PagesScanned, ...]:
+        """The pages below the screen of the partly shown documents the condition's text
+        could be in, while it is not met (``scan_documents``): a look after it shows the
+        page the view stopped at. ``deadline`` is half the wait's time left at most, so
+        looks still come after it (the text may appear elsewhere meanwhile, a status bar's
+        "Saved"), and a later read goes on where this one stopped."""
+        accepts = text_test(self._cond)
+        if self._cond.text is None or accepts is None or evaluate(self._cond, outline).present:
+            return ()
+        parts = unmatched_in(self._cond, outline)
+        if not parts or deadline.expired:
+            return ()
+        scanned = await scan_documents(
+            self._backend, root, outline, parts, accepts, deadline.left()
+        )
+        return tuple(scanned)

@@ -22,7 +22,7 @@ from actui.deadlines import Deadline
 from actui.outline.conditions import Evaluation, UiCondition, evaluate
 from actui.outline.diff import stabilize
 from actui.outline.model import Outline, build_outline
-from actui.runtime.reaching import ReadNote
+from actui.runtime.reaching import PagesScanned, ReadNote
 
 SnapshotFn = Callable[[], Awaitable[tuple[Snapshot, int]]]
 """Takes a snapshot and says at which epoch of its resource it was taken."""
@@ -120,6 +120,8 @@ async def wait_until(
     budget = condition.timeout_ms if timeout_ms is None else timeout_ms
     deadline = Deadline(budget / 1000)
     checks = 0
+    scrolled: list[ReadNote] = []
+    """Documents a read scrolled: their views stay moved, so every later result says so."""
     while True:
         mark = backend.change_mark(root)
         snapshot, epoch = await take_snapshot()
@@ -129,6 +131,7 @@ async def wait_until(
         if reach is not None and not evaluation.present:
             outline, reached = await reach(snapshot.root, outline, deadline.left())
             evaluation = evaluate(condition, outline)
+            scrolled += [r for r in reached if isinstance(r, PagesScanned) and r.scan.screens]
         met_in = None
         if across is not None and not evaluation.present:
             met_in = _shown_in(condition, await across())
@@ -149,7 +152,7 @@ async def wait_until(
                 checks=checks,
                 event_driven=backend.waits_are_event_driven(root),
                 met_in=met_in,
-                reached=tuple(reached),
+                reached=tuple(reached) or tuple(scrolled),
             )
         due = None if reach is None else reach.due_in()
         pause = remaining if across is None else min(remaining, RELIST_S)

@@ -13,11 +13,12 @@ from collections.abc import Callable
 
 from pydantic import Field, field_validator, model_validator
 
-from actui.backends.base import TextFormat, TextSlice
+from actui.backends.base import Snapshot, TextFormat, TextSlice
 from actui.errors import InvalidParams, SecureTextUnreadable
+from actui.outline.documents import partly_shown
 from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.model import Node
-from actui.outline.search import node_filter, render_search, search
+from actui.outline.search import SearchResult, node_filter, render_search, search
 from actui.quoting import inline, quote
 from actui.results.bounds import ELEMENT_PAGE_CHARS, OutputStore
 from actui.results.observations import ElementText, Expanded, Inspected, OutputPage
@@ -27,8 +28,17 @@ from actui.results.typed import Found
 from actui.results.views import format_lines
 from actui.runtime.imaging import scale_of
 from actui.runtime.observer import Observer
-from actui.runtime.reaching import Reached, has_unread, read_below, search_unread
+from actui.runtime.reaching import (
+    PagesScanned,
+    Reached,
+    accepting,
+    has_unread,
+    read_below,
+    scan_documents,
+    search_unread,
+)
 from actui.runtime.store import State
+from actui.runtime.waiting import observed_outline
 from actui.tools.contract import ElementRefDoc, StateId, Tool, ToolParams
 from actui.tools.session import Session
 
@@ -81,12 +91,31 @@ async def search_ui(observer: Observer, p: SearchUi) -> ToolResult:
         passes = node_filter(p.role, p.capability)
         state, reached = await _search_unread(observer, state, text, passes)
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
-    found = Found(state.state_id, result, state.base_state_id if reached else None, tuple(reached))
-    lines = [render_search(result)]
+    read_into = state.state_id
+    scanned: list[PagesScanned] = []
+    if text and not _found(result) and partly_shown(state.outline):
+        state, scanned = await _scan_pages(observer, state, text)
+        result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
+    done = {s.ref for s in scanned}  # their notes say which pages were searched
+    partly = (
+        ()
+        if _found(result)
+        else tuple(part for part in partly_shown(state.outline) if part.ref not in done)
+    )
+    base = state.base_state_id if reached or scanned else None
+    found = Found(state.state_id, result, base, (*reached, *scanned), partly)
+    lines = [render_search(result), *(part.note("searched") for part in partly)]
     if reached:
-        lines.append(f"read on demand into stateId {state.state_id}:")
-        lines += [c.note(state.state_id) for c in reached]
+        lines.append(f"read on demand into stateId {read_into}:")
+        lines += [c.note(read_into) for c in reached]
+    lines += [s.note(state.state_id) for s in scanned]
     return ToolResult("\n".join(lines), found)
+
+
+def _found(result: SearchResult) -> bool:
+    """Whether a search found more than look-alikes (a fuzzy match of "Paragraph 4000" is
+    any paragraph on screen)."""
+    return any(m.reason != "fuzzy" for m in result.matches)
 
 
 async def _search_unread(
@@ -102,6 +131,27 @@ async def _search_unread(
     successor, reached = await observer.read_at(state, job)
     observer.keep(successor)
     return successor, reached
+
+
+async def _scan_pages(
+    observer: Observer, state: State, text: str
+) -> tuple[State, list[PagesScanned]]:
+    """The pages below the screen of the state's partly shown documents, read for ``text``
+    (``reaching.scan_documents``); where a view moved, a fresh look is saved after it."""
+    root = await observer.resolve(state.root)
+    backend = observer.backend_for(root)
+
+    async def job(epoch: int) -> tuple[list[PagesScanned], Snapshot | None, int]:
+        parts = partly_shown(state.outline)
+        scanned = await scan_documents(backend, root, state.outline, parts, accepting(text))
+        moved = any(s.scan.screens for s in scanned)
+        return scanned, await observer.snapshot(root) if moved else None, epoch
+
+    scanned, snapshot, epoch = await observer.read_at(state, job)
+    if snapshot is None:
+        return state, scanned
+    outline = observed_outline(snapshot, state.outline, scale_of(state))
+    return observer.save(snapshot, outline, epoch, base=state), scanned
 
 
 async def expand_ui(observer: Observer, p: ExpandUi) -> ToolResult:
@@ -223,7 +273,8 @@ async def read_element(observer: Observer, p: ReadText) -> ToolResult:
         return await backend.read_text(root, wire, p.offset, ELEMENT_PAGE_CHARS)
 
     sliced = await observer.read_at(state, job)
-    read = ElementText(p.ref, p.offset, sliced.text, sliced.total_chars)
+    partly = partly_shown(state.outline, node) if node.pages is not None else ()
+    read = ElementText(p.ref, p.offset, sliced.text, sliced.total_chars, partly)
     total, next_offset = read.total_chars, p.offset + read.limit
     # the text is the app's: one JSON string literal on its own line, whatever it holds
     shown = (
@@ -235,6 +286,7 @@ async def read_element(observer: Observer, p: ReadText) -> ToolResult:
             "\n[continue with "
             f'read_text({{ref:"{p.ref}", stateId:"{state.state_id}", offset:{next_offset}}})]'
         )
+    shown += "".join(f"\n{part.note('read')}" for part in partly)
     return ToolResult(shown, read)
 
 
@@ -257,7 +309,8 @@ SEARCH_UI = Tool(
     SearchUi,
     "Find elements in a stored state by text, role or capability. Rows a big list or "
     "sheet did not show, and parts not shown (hidden pages), are read on demand into a "
-    "new stateId.",
+    "new stateId; a document listing only its screen is scrolled down to the text, its "
+    "caret left in place.",
     lambda s, p: search_ui(s.observer, p),
     shape((*STATE, "matches"), stateId=STRING, matches=array(ELEMENT), hasMore=BOOLEAN),
 )

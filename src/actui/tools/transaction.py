@@ -32,6 +32,7 @@ from actui.outline.conditions import (
 )
 from actui.outline.conditions import evaluate as evaluate_condition
 from actui.outline.diff import Changes
+from actui.outline.documents import unmatched_in
 from actui.outline.model import Outline
 from actui.quoting import inline, quote
 from actui.results.rendering import Renderer, observation
@@ -55,6 +56,7 @@ from actui.results.views import focus_line, root_delta_lines, trace_summary
 from actui.runtime.deltas import SETTLE_WINDOW_S, RootDelta, SettledBy, root_deltas, settle
 from actui.runtime.imaging import scale_of
 from actui.runtime.observer import Observer
+from actui.runtime.reaching import PagesScanned
 from actui.runtime.roots import match_root
 from actui.runtime.scheduler import Scheduler
 from actui.runtime.store import State
@@ -310,7 +312,9 @@ class Transaction:
         held = await self.observer.wait(self.state, root, require)
         if not held.satisfied:
             near = closest(require, held.outline)
-            raise PreconditionFailed(describe(require), require.timeout_ms, near)
+            partly = () if held.evaluation.present else unmatched_in(require, held.outline)
+            notes = [part.note("checked") for part in partly]
+            raise PreconditionFailed(describe(require), require.timeout_ms, near, notes)
 
     def _launched(self) -> list[int]:
         """Processes the acted-on application started since the steps began."""
@@ -388,7 +392,9 @@ class Transaction:
             instead = (f"{where.ref} {where.kind} {title} still shows it",)
         elif status == "failed":
             instead = tuple(closest(expect, waited.outline))
-        verification = Verification(status, expect, where, instead)
+        partly = () if waited.evaluation.present else unmatched_in(expect, waited.outline)
+        scrolled = tuple(r for r in waited.reached if isinstance(r, PagesScanned))
+        verification = Verification(status, expect, where, instead, partly, scrolled)
         return verification, Seen(waited.snapshot, waited.outline, waited.epoch)
 
     async def _opened(self) -> list[Snapshot]:
@@ -486,6 +492,9 @@ class Transaction:
             )
             head.append(message)
             error = StepError("postcondition_failed", message)
+        if verification is not None:
+            head += [part.note("checked") for part in verification.partly]
+            head += [note.note(successor.state_id) for note in verification.scrolled]
         above = "\n".join(head)
         body, view = renderer.diff_text(state, successor, above, changes)
         execution = replace(

@@ -19,6 +19,7 @@ from actui.outline.conditions import (
     condition_of,
     describe,
 )
+from actui.outline.documents import unmatched_in
 from actui.quoting import inline, quote
 from actui.results.observations import WaitReport, WindowClosed
 from actui.results.rendering import Renderer, observation
@@ -57,6 +58,8 @@ async def wait_for(observer: Observer, renderer: Renderer, p: WaitFor) -> ToolRe
         near = closest(cond, waited.outline)
         if near:
             head += "; closest: " + "; ".join(near)
+    partly = () if waited.evaluation.present else unmatched_in(cond, waited.outline)
+    head = "\n".join([head, *(part.note("checked") for part in partly)])
     news, changes = renderer.window_news(root.pid)
     above = "\n".join([head, *news])
     body, shown = renderer.diff_text(state, successor, above)
@@ -73,6 +76,7 @@ async def wait_for(observer: Observer, renderer: Renderer, p: WaitFor) -> ToolRe
         matches=tuple(waited.evaluation.matches),
         window_changes=changes,
         unread=tuple(waited.reached),
+        partly=partly,
     )
     return ToolResult(f"{above}\n{body}", result)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from actui import sentences
 from actui.backends.atspi.actions import ENABLE_WAIT_S, REACH, ActionDelivery
@@ -29,6 +29,7 @@ from actui.backends.atspi.hits import at_point, judge
 from actui.backends.atspi.insets import measure_inset
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
+from actui.backends.atspi.page_scan import scan_down, scroll_bar
 from actui.backends.atspi.pages import caret_paragraph, page_under
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import Listing, RootLister
@@ -42,6 +43,7 @@ from actui.backends.base import (
     ActionRequest,
     ActionResult,
     Backend,
+    PageScan,
     RawNode,
     Rect,
     RootInfo,
@@ -51,6 +53,7 @@ from actui.backends.base import (
     TextFormat,
     TextSlice,
 )
+from actui.deadlines import Deadline
 from actui.errors import ActuiError, SecureTextUnreadable, TargetGone
 from actui.refusals import Refused
 
@@ -329,6 +332,18 @@ class AtspiBackend(Backend):
         origin, _ = await self._origin(root)
         selects = "Selection" in basics.interfaces
         return await read_cells(self._bus, cells, origin, root.toolkit, parent_selects=selects)
+
+    async def scan_pages(
+        self, root: RootInfo, node_id: str, accepts: Callable[[str], bool], budget_s: float
+    ) -> PageScan | None:
+        """A LibreOffice document's pages below the screen (``page_scan``)."""
+        if not is_libreoffice(root.app_name):
+            return None
+        at = Address.parse(node_id)
+        bar = await scroll_bar(self._bus, at)
+        if bar is None:
+            return None
+        return await scan_down(self._bus, at, bar, accepts, Deadline(budget_s))
 
     async def close(self) -> None:
         await self._bus.close()

@@ -64,6 +64,7 @@ from actui.backends.atspi.gecko import closed_popup
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import Assembled, Mirrors, NodeRecord, Reuse, remembered
 from actui.backends.atspi.names import clean_name, clean_text
+from actui.backends.atspi.page_count import counts_pages, pages_from, request_pages
 from actui.backends.atspi.reader import (
     ACCESSIBLE,
     COUNT_FIRST_ROLES,
@@ -96,7 +97,7 @@ from actui.backends.atspi.viewport import (
     is_windowed,
     read_window,
 )
-from actui.backends.base import RawNode, Rect, RootInfo, Snapshot, Window
+from actui.backends.base import Pages, RawNode, Rect, RootInfo, Snapshot, Window
 from actui.deadlines import Deadline
 from actui.errors import CallTimeout, TargetGone
 
@@ -154,6 +155,8 @@ class _Visit:
     cache did not count them."""
     cell_hints: Mapping[Address, CellHint] = field(default_factory=dict)
     """Of a windowed container: what its table already told of its shown cells."""
+    pages: Pages | None = None
+    """A document's page count, where its page says it (``page_count``)."""
     page: bool = False
     """A document's page (``viewport.is_document``): its paragraphs are read on every
     walk, never taken from the mirror: LibreOffice sends no event when a paragraph's
@@ -758,7 +761,7 @@ class SnapshotReader:
         if known is not None and _unloaded(known):
             known = None
         pending: list[asyncio.Future[list[Any]]] = []
-        ahead = labels = None
+        ahead = labels = paging = None
         try:
             if plan.rect_follows_parent and parent is not None:
                 await parent.settled.wait()
@@ -799,6 +802,8 @@ class SnapshotReader:
             if wants_children and plan.is_page(basics):
                 # what is on screen is asked again: the paragraphs change as it scrolls
                 listed, visit.page = None, True
+                if counts_pages(basics.role):
+                    paging = request_pages(self._bus, visit.at)
             if viewed is not None and is_windowed(basics):
                 visit.window, listed = viewed.window, list(viewed.children)
                 visit.cell_hints, visit.laid = viewed.hints, viewed.extents
@@ -824,6 +829,8 @@ class SnapshotReader:
                 visit.basics = basics
             if labels is not None:
                 visit.labelled_by = await _labelled_by(labels)
+            if paging is not None:
+                visit.pages = await pages_from(paging)
             visit.children_read = wants_children or basics.child_count == 0
         except AppGone:
             raise  # a partial tree of a dead app would look like a real one
@@ -836,7 +843,7 @@ class SnapshotReader:
             visit.basics = None
             visits[visit.parent].truncated = True
         finally:
-            discard(pending if labels is None else [*pending, labels])
+            discard([*pending, *(f for f in (labels, paging) if f is not None)])
             if ahead is not None:
                 ahead.discard()
             visit.settled.set()
@@ -1150,6 +1157,7 @@ def element_node(
     truncated: bool = False,
     labelled_by: tuple[str, ...] = (),
     window: Window | None = None,
+    pages: Pages | None = None,
     unread: int = 0,
     children: tuple[RawNode, ...] = (),
     judge_seen: bool = False,
@@ -1184,6 +1192,7 @@ def element_node(
         truncated=truncated,
         labelled_by=labelled_by,
         window=window,
+        pages=pages,
         unread=unread,
         children=children,
     )
@@ -1219,6 +1228,7 @@ def _assemble(visits: list[_Visit], toolkit: str) -> tuple[RawNode, int]:
             truncated=v.truncated,
             labelled_by=v.labelled_by,
             window=v.window,
+            pages=v.pages,
             unread=v.unread,
             children=tuple(built.pop(c) for c in kept),
             judge_seen=i > 0,

@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -46,6 +46,7 @@ from actui.backends.base import (
     ActionResult,
     Backend,
     Image,
+    PageScan,
     ProcessExit,
     RawNode,
     RootInfo,
@@ -379,6 +380,13 @@ class LinuxBackend(Backend):
 
     async def find_in_rows(self, root: RootInfo, query: RowQuery) -> list[RawNode]:
         return await self.atspi.find_in_rows(root, query)
+
+    async def scan_pages(
+        self, root: RootInfo, node_id: str, accepts: Callable[[str], bool], budget_s: float
+    ) -> PageScan | None:
+        if is_window_only(root):
+            return None
+        return await self.atspi.scan_pages(root, node_id, accepts, budget_s)
 
     async def keyboard_focus(self, root: RootInfo) -> str | None:
         if is_window_only(root):
