@@ -291,6 +291,11 @@ class Mirrors:
         for at in [a for a in self._bounds if a.bus == app]:
             del self._bounds[at]
 
+    def holds(self, root_id: str, key: tuple[int, ...]) -> bool:
+        """Whether :meth:`take` would give a walk with these caps something to reuse."""
+        mirror = self._mirrors.get(root_id)
+        return mirror is not None and mirror.key == key and bool(mirror.records)
+
     def take(self, root_id: str, key: tuple[int, ...], *, trusted: bool) -> Reuse | None:
         """The root's mirror for a walk with the same caps and connection.
 
@@ -298,7 +303,7 @@ class Mirrors:
         arriving during the walk is not lost; the walk stores what it read.
         """
         mirror = self._mirrors.get(root_id)
-        if mirror is None or mirror.key != key or not mirror.records:
+        if not self.holds(root_id, key) or mirror is None:
             self._mirrors[root_id] = _Mirror(key, {})
             self._mirrors.move_to_end(root_id)
             self._trim()
