@@ -50,9 +50,12 @@ GTK fixes for an accessible's lifetime, are taken from the last walk.
 Ordering makes the mirror safe to read: a snapshot first makes one call to the
 application (the root's extents) and only then takes the dirty set; D-Bus
 delivers an application's signals in the order it sent them, so every event
-sent before that reply has been counted. An application whose connection
-closed loses its mirrors; a reconnected accessibility bus (events may have
-been missed) or a restarted registry loses all of them. This module makes no calls.
+sent before that reply has been counted. A root with no mirror to take gets an
+empty one before any call, collecting what changes while it is walked; its extents
+and the toolkit's cache are then asked together (:meth:`Mirrors.holds`). An
+application whose connection closed loses its mirrors; a reconnected accessibility
+bus (events may have been missed) or a restarted registry loses all of them. This
+module makes no calls.
 """
 
 from __future__ import annotations
