@@ -9,6 +9,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_asyncio
@@ -16,6 +17,7 @@ from computer_helpers import found_of, matches_of, observation_of, state_id_of, 
 from corpus_helpers import Driven
 
 from actui import api
+from actui.backends.atspi.bus import AtspiBus
 from actui.backends.linux.sandbox import Sandbox
 from actui.outline.windows import Windowed
 from actui.runtime.reaching import Coverage
@@ -166,6 +168,35 @@ async def test_the_python_api_finds_a_row_not_shown_and_selects_it_through_the_s
         done = await found.state.act(cell.select())
         await big.selected(wanted)
         assert done.raise_for_outcome().outcome == "worked"
+    await big.app.answering()
+
+
+async def test_a_cold_look_asks_the_listing_at_once_and_the_cache_one_round_trip_later(
+    big: BigList, module_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The registry's list, the window's children and its frame leave together; the
+    toolkit's cache and the frame the walk is placed by leave together right after. A
+    call's wave is one more than the wave of the latest reply settled before it left:
+    the round trips in series before it."""
+    calls: list[tuple[str, int]] = []
+    settled = [0]
+    original = AtspiBus.request
+
+    def request(bus: AtspiBus, *args: Any, **kwargs: Any) -> Any:
+        future = original(bus, *args, **kwargs)
+        wave = settled[0] + 1
+        calls.append((str(args[3]), wave))
+        future.add_done_callback(lambda _: settled.__setitem__(0, max(settled[0], wave)))
+        return future
+
+    async with api.Computer(env={**module_sandbox.env, "ACTUI_HEADLESS": "1"}) as computer:
+        window = (await computer.find_roots(text=f"Big list {ROWS}")).first
+        monkeypatch.setattr(AtspiBus, "request", request)
+        state = await computer.observe(window, mode="semantic")
+        monkeypatch.undo()
+    assert [m for m, w in calls if w == 1] == ["GetChildren", "GetChildren", "GetExtents"], calls
+    assert sorted(m for m, w in calls if w == 2) == ["GetExtents", "GetItems"], calls
+    assert [m.label for m in state.search("Row 1", role="cell")][:1] == ["Row 1"], state.text
     await big.app.answering()
 
 

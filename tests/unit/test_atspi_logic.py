@@ -261,6 +261,22 @@ def test_mirror_events_dirty_their_element_until_the_next_walk_takes_them() -> N
     )
 
 
+def test_a_mirror_is_held_exactly_when_a_take_would_give_something_to_reuse() -> None:
+    """A snapshot asks the cache with the root's extents only when nothing is held."""
+    mirrors, key = Mirrors(), (512, 20, 1)
+    root = Address(":1.5", "/root")
+    assert not mirrors.holds(root.native_id, key)
+    assert mirrors.take(root.native_id, key, trusted=True) is None
+    assert not mirrors.holds(root.native_id, key), "the empty mirror a take left collects dirt"
+    mirrors.on_event(":1.5", _state_event(":1.5", "/root"))
+    mirrors.store(root.native_id, key, {root: _record()})
+    assert mirrors.holds(root.native_id, key)
+    assert not mirrors.holds(root.native_id, (512, 20, 2)), "another connection or caps"
+    reuse = mirrors.take(root.native_id, key, trusted=True)
+    assert reuse is not None and reuse.dirty == {root}, "an event during the walk is kept"
+    assert not mirrors.holds(root.native_id, key), "taken: nothing until the walk stores"
+
+
 def test_an_exited_app_loses_its_mirrors() -> None:
     mirrors, key = Mirrors(), (512, 20, 1)
     root = Address(":1.5", "/root")

@@ -107,11 +107,9 @@ class AtspiBackend(Backend):
     ) -> Snapshot:
         """``budget_s``: how long the walk admits new nodes (see ``snapshot.WALK_BUDGET_S``)."""
         await self._bus.ensure_events()
-        origin, frame = await self._origin(root)
         return await self._snapshots.snapshot(
             root,
-            origin,
-            frame,
+            lambda: self._origin(root),
             max_nodes=min(max_nodes, MAX_NODES),
             max_depth=min(max_depth, MAX_DEPTH),
             budget_s=budget_s,

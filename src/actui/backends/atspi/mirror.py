@@ -50,9 +50,12 @@ GTK fixes for an accessible's lifetime, are taken from the last walk.
 Ordering makes the mirror safe to read: a snapshot first makes one call to the
 application (the root's extents) and only then takes the dirty set; D-Bus
 delivers an application's signals in the order it sent them, so every event
-sent before that reply has been counted. An application whose connection
-closed loses its mirrors; a reconnected accessibility bus (events may have
-been missed) or a restarted registry loses all of them. This module makes no calls.
+sent before that reply has been counted. A root with no mirror to take gets an
+empty one before any call, collecting what changes while it is walked; its extents
+and the toolkit's cache are then asked together (:meth:`Mirrors.holds`). An
+application whose connection closed loses its mirrors; a reconnected accessibility
+bus (events may have been missed) or a restarted registry loses all of them. This
+module makes no calls.
 """
 
 from __future__ import annotations
@@ -291,6 +294,11 @@ class Mirrors:
         for at in [a for a in self._bounds if a.bus == app]:
             del self._bounds[at]
 
+    def holds(self, root_id: str, key: tuple[int, ...]) -> bool:
+        """Whether :meth:`take` would give a walk with these caps something to reuse."""
+        mirror = self._mirrors.get(root_id)
+        return mirror is not None and mirror.key == key and bool(mirror.records)
+
     def take(self, root_id: str, key: tuple[int, ...], *, trusted: bool) -> Reuse | None:
         """The root's mirror for a walk with the same caps and connection.
 
@@ -298,7 +306,7 @@ class Mirrors:
         arriving during the walk is not lost; the walk stores what it read.
         """
         mirror = self._mirrors.get(root_id)
-        if mirror is None or mirror.key != key or not mirror.records:
+        if not self.holds(root_id, key) or mirror is None:
             self._mirrors[root_id] = _Mirror(key, {})
             self._mirrors.move_to_end(root_id)
             self._trim()

@@ -137,6 +137,17 @@ class _Kept:
     roots: tuple[tuple[RootInfo, Rect | None], ...]
 
 
+_AppRoots = tuple[list[RootInfo], bool]
+"""An application's roots, and whether it answered (``RootLister._app_roots``)."""
+
+
+async def _cancelled(reads: list[asyncio.Task[_AppRoots]]) -> None:
+    """Reads whose answers no longer matter: cancelled, and waited for."""
+    for read in reads:
+        read.cancel()
+    await asyncio.gather(*reads, return_exceptions=True)
+
+
 @dataclass(frozen=True)
 class Listing:
     """One listing's roots, and the pids of the applications behind it.
@@ -223,11 +234,15 @@ class RootLister:
         listed = set(found)
         for gone in [at for at in self._apps if at not in listed]:
             del self._apps[gone]
-            self._kept.pop(gone.bus, None)
-            self._listed.pop(gone.bus, None)
-            self._silent.discard(gone.bus)
+            self._forget(gone.bus)
         apps = (self._apps.get(at) for at in found)
         return [a for a in apps if a is not None and (pid is None or a.pid == pid)]
+
+    def _forget(self, bus: str) -> None:
+        """Drop what is kept of an application that is no longer listed."""
+        self._kept.pop(bus, None)
+        self._listed.pop(bus, None)
+        self._silent.discard(bus)
 
     async def _registered(self) -> list[Address]:
         """The registry's applications; none when no registry is on the bus at all.
@@ -289,14 +304,53 @@ class RootLister:
         return (await self.listing(pid)).roots
 
     async def listing(self, pid: int | None = None) -> Listing:
-        apps = await self.applications(pid)
-        per_app = await asyncio.gather(*(self._app_roots(app) for app in apps))
+        """The roots of the applications the registry lists (of ``pid``'s, when given).
+
+        The roots of applications already known are asked with the registry's
+        list, not after it: one round trip of every listing instead of two. Such
+        a read is dropped when the registry no longer lists its application, or
+        when the bus or the registry restarted meanwhile (then it is read again).
+        """
+        epochs = (self._bus.connection_epoch, self._bus.registry_epoch)
+        early = self._ask_known(pid)
+        try:
+            apps = await self.applications(pid)
+        except BaseException:
+            await _cancelled(list(early.values()))
+            raise
+        if epochs != (self._bus.connection_epoch, self._bus.registry_epoch):
+            await _cancelled(list(early.values()))
+            for at in early:
+                self._kept.pop(at.bus, None)  # it may have been kept after the reset
+            early = {}
+        listed = {app.address for app in apps}
+        gone = [at for at in early if at not in listed]
+        await _cancelled([early.pop(at) for at in gone])
+        for at in gone:
+            self._forget(at.bus)
+        per_app = await asyncio.gather(
+            *(early.get(app.address) or self._app_roots(app) for app in apps)
+        )
         roots = [root for found, _ in per_app for root in found]
         silent = {app.pid for app, (_, answered) in zip(apps, per_app, strict=True) if not answered}
         silent |= self._unread
         return Listing(roots, frozenset(a.pid for a in apps) | silent, frozenset(silent))
 
-    async def _app_roots(self, app: AppInfo) -> tuple[list[RootInfo], bool]:
+    def _ask_known(self, pid: int | None) -> dict[Address, asyncio.Task[_AppRoots]]:
+        """Reads of the known applications' roots (of ``pid``'s), started now; none while
+        what is known belongs to an earlier connection or registry."""
+        if (self._epoch, self._registry_epoch) != (
+            self._bus.connection_epoch,
+            self._bus.registry_epoch,
+        ):
+            return {}
+        return {
+            at: asyncio.ensure_future(self._app_roots(app))
+            for at, app in self._apps.items()
+            if pid is None or app.pid == pid
+        }
+
+    async def _app_roots(self, app: AppInfo) -> _AppRoots:
         """The application's roots, and whether it answered; its last listing, marked
         not answering, when it does not answer in time.
 

@@ -53,9 +53,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from actui.backends.atspi.address import Address
 from actui.backends.atspi.bus import AppGone, AtspiBus, CallFailed
@@ -190,6 +190,25 @@ class _Stop:
 WALK_BUDGET_S = 8.0
 """Seconds a walk admits new nodes for: a tool call returns within about this plus one
 call timeout, however slow the application."""
+
+
+Placed = tuple[tuple[int, int], Rect | None]
+"""A root's offset (added to window-relative extents) and its screen rect."""
+
+_A = TypeVar("_A")
+_B = TypeVar("_B")
+
+
+async def _together(first: Awaitable[_A], second: Awaitable[_B]) -> tuple[_A, _B]:
+    """Both awaited at once (one round trip, not two); the first's error wins, and the
+    other is then cancelled, or its error retrieved."""
+    tasks = (asyncio.ensure_future(first), asyncio.ensure_future(second))
+    try:
+        return await tasks[0], await tasks[1]
+    finally:
+        for task in tasks:
+            if not task.cancel() and not task.cancelled():
+                task.exception()
 
 
 def _uncounted(basics: Basics) -> bool:
@@ -535,17 +554,17 @@ class SnapshotReader:
     async def snapshot(
         self,
         root: RootInfo,
-        origin: tuple[int, int],
-        frame: Rect | None,
+        place: Callable[[], Awaitable[Placed]],
         *,
         max_nodes: int,
         max_depth: int,
         budget_s: float = WALK_BUDGET_S,
     ) -> Snapshot:
-        """The root's tree; ``frame`` is its screen rect, read by the caller just before.
+        """The root's tree; ``place`` reads its offset and screen rect.
 
         That read is a round trip to the application, so every event it sent
-        before answering has been counted when the mirror is taken.
+        before answering has been counted when the mirror is taken. With no
+        mirror to take, nothing waits on it: the toolkit's cache is asked with it.
         """
         started = time.perf_counter()
         at = Address.parse(root.native_id)
@@ -554,14 +573,21 @@ class SnapshotReader:
         # a restarted registry re-registered the events: what came before is walked again
         key = (max_nodes, max_depth, self._bus.connection_epoch, self._bus.registry_epoch)
         keep = remembered(root.toolkit)
-        trusted = self._mirrors.trusts(at.bus, root.toolkit)
-        taken = self._mirrors.take(root.native_id, key, trusted=trusted) if keep else None
-        reuse = taken.sized(frame) if taken is not None else None
-        last = reuse.unchanged(frame) if reuse is not None else None
-        if last is not None and reuse is not None:
-            self._mirrors.store(root.native_id, key, reuse.records, last)
-            return self._result(root, last, "mirror", started, started)
-        cache = None if reuse is not None and reuse.trusted else await self._cache(root, at)
+        reuse: Reuse | None = None
+        if keep and self._mirrors.holds(root.native_id, key):
+            origin, frame = await place()
+            trusted = self._mirrors.trusts(at.bus, root.toolkit)
+            taken = self._mirrors.take(root.native_id, key, trusted=trusted)
+            reuse = taken.sized(frame) if taken is not None else None
+            last = reuse.unchanged(frame) if reuse is not None else None
+            if last is not None and reuse is not None:
+                self._mirrors.store(root.native_id, key, reuse.records, last)
+                return self._result(root, last, "mirror", started, started)
+            cache = None if reuse is not None and reuse.trusted else await self._cache(root, at)
+        else:
+            if keep:  # an empty mirror, collecting what changes while the walk runs
+                self._mirrors.take(root.native_id, key, trusted=False)
+            (origin, frame), cache = await _together(place(), self._cache(root, at))
         cached_at = time.perf_counter()
         plan = _Plan.of(root, cache, reuse, origin, frame)
         try:
