@@ -147,7 +147,15 @@ async def test_an_expectation_on_the_last_phrase_is_verified_by_scrolling_to_it(
 ) -> None:
     look, pages = await _loaded(writer)
     look = await writer.run(look, keypress("ctrl", "Home"))
-    done = await look.act(wait(10), expect=Expect(text=PHRASE, timeout_ms=30_000))
+    (page,) = look.search(role="document text")
+    # a condition not scoped to the document leaves its view where it is and says how
+    unscoped = await look.act(wait(10), expect=Expect(text=PHRASE, timeout_ms=1_500))
+    assert_alive(writer.pid)
+    assert unscoped.check == "failed" and "scrolled its view" not in unscoped.text
+    assert f"give the condition scopeRef {page.ref}" in unscoped.text, unscoped.text
+    look = await writer.look()
+    assert not look.search(PHRASE, role="paragraph"), "the view stayed on page 1"
+    done = await look.act(wait(10), expect=Expect(text=PHRASE, scope=page, timeout_ms=30_000))
     assert_alive(writer.pid)
     assert done.check == "verified", done.text
     assert "scrolled its view down" in done.text and "caret left where it was" in done.text

@@ -15,7 +15,7 @@ from model_app import ROOT, ModelApp
 
 from actui.backends.base import Pages, PageScan, RawNode, RootInfo, Snapshot
 from actui.outline.conditions import UiCondition
-from actui.outline.documents import partly_shown
+from actui.outline.documents import condition_notes, partly_shown, unmatched_in
 from actui.outline.model import Outline
 from actui.runtime.reaching import ConditionReach, PagesScanned, accepting, scan_documents
 from actui.runtime.waiting import WaitResult, observed_outline, wait_until
@@ -92,7 +92,8 @@ async def _waited(app: Writer, cond: UiCondition) -> WaitResult:
 
 async def test_a_wait_for_text_on_a_later_page_is_met_once_the_view_reached_it() -> None:
     app = Writer()
-    waited = await _waited(app, UiCondition(text="purple elephants", timeout_ms=3_000))
+    cond = UiCondition(text="purple elephants", scope_ref="@e2", timeout_ms=3_000)
+    waited = await _waited(app, cond)
     assert waited.satisfied and app.top == 190
     (note,) = waited.reached  # the met look read nothing; the scroll is still said
     assert isinstance(note, PagesScanned) and note.scan.screens == 19
@@ -100,7 +101,7 @@ async def test_a_wait_for_text_on_a_later_page_is_met_once_the_view_reached_it()
 
 async def test_a_wait_for_text_to_be_gone_or_on_one_element_never_scrolls() -> None:
     app = Writer()
-    gone = await _waited(app, UiCondition(text="purple elephants", until="absent"))
+    gone = await _waited(app, UiCondition(text="purple", scope_ref="@e2", until="absent"))
     assert gone.satisfied and app.scans == 0 and app.top == 0
     one = await _waited(app, UiCondition(ref="@e3", text="purple", timeout_ms=600))
     assert not one.satisfied and app.scans == 0 and app.top == 0
@@ -108,6 +109,18 @@ async def test_a_wait_for_text_to_be_gone_or_on_one_element_never_scrolls() -> N
 
 async def test_a_wait_scrolls_for_at_most_half_its_time_left_so_looks_still_follow() -> None:
     app = Writer()
-    waited = await _waited(app, UiCondition(text="zebra quartz", timeout_ms=2_000))
+    waited = await _waited(app, UiCondition(text="zebra", scope_ref="@e2", timeout_ms=2_000))
     assert not waited.satisfied and waited.checks >= 2
     assert app.budgets and max(app.budgets) <= 1.0, app.budgets
+
+
+async def test_a_wait_not_scoped_to_the_document_leaves_its_view_and_says_how_to_scroll() -> None:
+    app = Writer()
+    cond = UiCondition(text="purple elephants", timeout_ms=600)
+    waited = await _waited(app, cond)
+    assert not waited.satisfied and app.scans == 0 and app.top == 0
+    (note,) = condition_notes(cond, unmatched_in(cond, waited.outline))
+    assert "was not checked" in note and "give the condition scopeRef @e2" in note
+    scoped = UiCondition(text="purple elephants", scope_ref="@e2", timeout_ms=600)
+    (plain,) = condition_notes(scoped, unmatched_in(scoped, waited.outline))
+    assert "scopeRef" not in plain, "a condition scoped to it is told nothing about scoping"

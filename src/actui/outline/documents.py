@@ -41,13 +41,19 @@ class PartShown:
     role: str
     pages: Pages
 
-    def note(self, looked: str) -> str:
+    def note(self, looked: str, scopable: bool = False) -> str:
         """The one line a look that found nothing adds: ``looked`` says what was not done
-        to the other pages (``searched``, ``checked``, ``read``)."""
+        to the other pages (``searched``, ``checked``, ``read``); ``scopable`` adds that a
+        condition scoped to the document scrolls it (see :func:`scrolled_for`)."""
+        scope = (
+            f", or give the condition scopeRef {self.ref}: it then scrolls the view down to look"
+            if scopable
+            else ""
+        )
         return (
             f"{self.ref} {self.role} exposes only what is on screen ({pages_text(self.pages)}): "
             f"text on its other pages was not {looked}. Bring it on screen as a person does "
-            f"({BRING_ON_SCREEN}), then look again."
+            f"({BRING_ON_SCREEN}), then look again{scope}."
         )
 
     def to_wire(self) -> dict[str, object]:
@@ -82,3 +88,18 @@ def unmatched_in(cond: UiCondition, outline: Outline) -> tuple[PartShown, ...]:
     if cond.anchor is not None and within is None:
         return ()
     return partly_shown(outline, within)
+
+
+def scrolled_for(cond: UiCondition, outline: Outline) -> tuple[PartShown, ...]:
+    """The partly shown documents a condition not met may scroll to look for its text:
+    only the one it is scoped to (``scopeRef`` on the document itself). Scrolling moves
+    what the person at the desktop sees, so a condition that merely did not name the
+    document (a wait for "Saved" in a status bar) leaves its view where it is."""
+    return tuple(part for part in unmatched_in(cond, outline) if part.ref == cond.scope_ref)
+
+
+def condition_notes(cond: UiCondition, parts: tuple[PartShown, ...]) -> list[str]:
+    """The lines a condition that found nothing adds for ``parts`` (``unmatched_in``):
+    each says the other pages were not checked, and how to have them scrolled to where
+    the condition was not scoped to that document."""
+    return [part.note("checked", scopable=part.ref != cond.scope_ref) for part in parts]

@@ -61,7 +61,7 @@ from actui.deadlines import Deadline
 from actui.errors import CallTimeout
 from actui.outline.conditions import UiCondition, anchor_node, evaluate, text_test
 from actui.outline.diff import stabilize
-from actui.outline.documents import PartShown, unmatched_in
+from actui.outline.documents import PartShown, scrolled_for
 from actui.outline.model import Node, Outline, grafted, opened, ref_number
 from actui.outline.search import rank_text
 from actui.runtime.store import Intervals, State, StateMeta, new_state_id
@@ -658,7 +658,7 @@ class ConditionReach:
         rows = text_test(cond) is not None and self._cells < MAX_CELLS
         cell = None if cond.text is None else named_cell(cond.text)
         readable = [n for n, w in _windows(outline) if cell is not None or not w.cells]
-        pages = cond.text is not None and bool(unmatched_in(cond, outline))
+        pages = cond.text is not None and bool(scrolled_for(cond, outline))
         hidden = any(inside(n) for n in _hidden(outline))
         return hidden or pages or (rows and any(map(inside, readable)))
 
@@ -694,15 +694,15 @@ class ConditionReach:
     async def _scanned(
         self, root: RootInfo, outline: Outline, deadline: Deadline
     ) -> tuple[PagesScanned, ...]:
-        """The pages below the screen of the partly shown documents the condition's text
-        could be in, while it is not met (``scan_documents``): a look after it shows the
+        """The pages below the screen of the partly shown document the condition is scoped
+        to (``scrolled_for``), while it is not met (``scan_documents``): a look after it shows the
         page the view stopped at. ``deadline`` is half the wait's time left at most, so
         looks still come after it (the text may appear elsewhere meanwhile, a status bar's
         "Saved"), and a later read goes on where this one stopped."""
         accepts = text_test(self._cond)
         if self._cond.text is None or accepts is None or evaluate(self._cond, outline).present:
             return ()
-        parts = unmatched_in(self._cond, outline)
+        parts = scrolled_for(self._cond, outline)
         if not parts or deadline.expired:
             return ()
         scanned = await scan_documents(

@@ -82,9 +82,12 @@ READS_ON_DEMAND = (
     f" every {READ_EVERY_S:g} s, each within the wait's time and at most {BUDGET_S:g} s,"
     f" and at most {MAX_CELLS:,} rows' cells in all; they queue behind writes to the same"
     " app. What they read joins the state the wait returns; `wait_for`'s `details.unread` says"
-    " what was read and what was not. An element that is not displayed at all (listed"
-    " `[hidden]`, such as a closed find bar's field) never meets a condition unless the"
-    " condition names it: its `ref`, or a `scopeRef` that is hidden itself."
+    " what was read and what was not. A document that lists only what is on screen"
+    " (LibreOffice Writer's page) is scrolled down to look, its caret left in place, only"
+    " when `scopeRef` is that document: scrolling moves what the person sees; otherwise"
+    " the result says its other pages were not checked. An element that is not displayed"
+    " at all (listed `[hidden]`, such as a closed find bar's field) never meets a condition"
+    " unless the condition names it: its `ref`, or a `scopeRef` that is hidden itself."
 )
 """Said under the tools whose conditions read on demand
 (``actui.runtime.reaching.ConditionReach``)."""

@@ -32,7 +32,7 @@ from actui.outline.conditions import (
 )
 from actui.outline.conditions import evaluate as evaluate_condition
 from actui.outline.diff import Changes
-from actui.outline.documents import unmatched_in
+from actui.outline.documents import condition_notes, unmatched_in
 from actui.outline.model import Outline
 from actui.quoting import inline, quote
 from actui.results.rendering import Renderer, observation
@@ -313,7 +313,7 @@ class Transaction:
         if not held.satisfied:
             near = closest(require, held.outline)
             partly = () if held.evaluation.present else unmatched_in(require, held.outline)
-            notes = [part.note("checked") for part in partly]
+            notes = condition_notes(require, partly)
             raise PreconditionFailed(describe(require), require.timeout_ms, near, notes)
 
     def _launched(self) -> list[int]:
@@ -493,7 +493,7 @@ class Transaction:
             head.append(message)
             error = StepError("postcondition_failed", message)
         if verification is not None:
-            head += [part.note("checked") for part in verification.partly]
+            head += condition_notes(verification.condition, verification.partly)
             head += [note.note(successor.state_id) for note in verification.scrolled]
         above = "\n".join(head)
         body, view = renderer.diff_text(state, successor, above, changes)

@@ -19,7 +19,7 @@ from actui.outline.conditions import (
     condition_of,
     describe,
 )
-from actui.outline.documents import unmatched_in
+from actui.outline.documents import condition_notes, unmatched_in
 from actui.quoting import inline, quote
 from actui.results.observations import WaitReport, WindowClosed
 from actui.results.rendering import Renderer, observation
@@ -59,7 +59,7 @@ async def wait_for(observer: Observer, renderer: Renderer, p: WaitFor) -> ToolRe
         if near:
             head += "; closest: " + "; ".join(near)
     partly = () if waited.evaluation.present else unmatched_in(cond, waited.outline)
-    head = "\n".join([head, *(part.note("checked") for part in partly)])
+    head = "\n".join([head, *condition_notes(cond, partly)])
     news, changes = renderer.window_news(root.pid)
     above = "\n".join([head, *news])
     body, shown = renderer.diff_text(state, successor, above)
