@@ -185,7 +185,9 @@ async def test_after_ctrl_end_a_search_scrolls_up_to_the_first_paragraph_and_lea
     look, pages = await _loaded(writer)
     look = await writer.run(look, keypress("ctrl", "End"))
     text, found = await _search(writer, look, FIRST)
-    (match,) = [m for m in found.result.matches if m.role == "paragraph"]
+    matches = [m for m in found.result.matches if m.role == "paragraph"]
+    assert len(matches) == 1, text
+    (match,) = matches
     assert re.search(r"up [\d,]+ screen\(s\)", text) and "the caret left where it was" in text, text
     read = await writer.computer.run("read_text", {"stateId": found.state_id, "ref": match.ref})
     assert_alive(writer.pid)
