@@ -134,7 +134,8 @@ async def _walk(
     screens = 0
     while not deadline.expired:
         moved, listed = await view.move(action)
-        if moved <= value if action == INCREMENT_BLOCK else moved >= value:
+        went = moved - value if action == INCREMENT_BLOCK else value - moved
+        if went <= 0:  # the bar went no further: the end (or the top)
             return _Walk(0, screens, True, value)
         value, screens = moved, screens + 1
         fresh = [item for item in listed if item not in seen]
