@@ -174,7 +174,8 @@ async def test_a_wait_for_text_on_a_later_page_is_met_once_the_view_reached_it()
 async def test_a_wait_for_text_above_the_screen_is_met_once_the_view_went_up_to_it() -> None:
     app = Writer()
     app.top = 190
-    waited = await _waited(app, UiCondition(text="Paragraph 7 of the sample", timeout_ms=3_000))
+    cond = UiCondition(text="Paragraph 7 of the sample", scope_ref="@e2", timeout_ms=3_000)
+    waited = await _waited(app, cond)
     assert waited.satisfied and app.top == 0
     (note,) = waited.reached
     assert isinstance(note, PagesScanned) and note.scan.screens_up == 19

@@ -710,7 +710,7 @@ class ConditionReach:
     async def _scanned(
         self, root: RootInfo, outline: Outline, deadline: Deadline
     ) -> tuple[PagesScanned, ...]:
-        """The pages off screen of the partly shown documents the condition's text
+        """The pages below the screen of the partly shown documents the condition's text
         could be in, while it is not met (``scan_documents``): a look after it shows the
         page the view stopped at. ``deadline`` is half the wait's time left at most, so
         looks still come after it (the text may appear elsewhere meanwhile, a status bar's
