@@ -6,7 +6,8 @@ and how many there are; a condition that finds nothing in what is shown says the
 pages were not checked (never that the text is absent); a search for the phrase ending
 the last page scrolls the view down a screen at a time and finds it, the caret still on
 page 1; after ctrl+End the phrase is on screen and found with no scrolling, in bounded
-calls. The oracles are the app's own reads: the page's attributes (the caret's page),
+calls, and a search for the first paragraph scrolls the view up to it, the caret still
+on the last page. The oracles are the app's own reads: the page's attributes (the caret's page),
 the paragraph's text read back, the calls counted on the bus. LibreOffice starts once
 for the module; every call is followed by the check that it still runs.
 """
@@ -36,6 +37,8 @@ from actui.results.typed import Found
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 PHRASE = "purple elephants dance at dawn"
+FIRST = "Paragraph 0 of the sample"
+"""How the document's first paragraph starts, and no other (``long_document.py``)."""
 WRITER = Path(__file__).parents[1] / "apps" / "long_document.py"
 PARAGRAPHS = 5_000
 """Paragraphs of about two lines each: about 193 pages of A4."""
@@ -182,3 +185,23 @@ async def test_after_ctrl_end_the_phrase_is_found_on_screen_in_bounded_calls(
     look = await writer.look()
     last = re.search(r"\(caret on page ([\d,]+) of ([\d,]+)\)", _page_line(look))
     assert last is not None and last.group(1) == last.group(2) == f"{pages.total:,}", look.text
+
+
+async def test_after_ctrl_end_a_search_scrolls_up_to_the_first_paragraph_and_leaves_the_caret(
+    writer: Office,
+) -> None:
+    look, pages = await _loaded(writer)
+    look = await writer.run(look, keypress("ctrl", "End"))
+    text, found = await _search(writer, look, FIRST)
+    matches = [m for m in found.result.matches if m.role == "paragraph"]
+    assert len(matches) == 1, text
+    (match,) = matches
+    assert re.search(r"up [\d,]+ screen\(s\)", text) and "the caret left where it was" in text, text
+    read = await writer.computer.run("read_text", {"stateId": found.state_id, "ref": match.ref})
+    assert_alive(writer.pid)
+    assert isinstance(read.value, ElementText) and read.value.text.startswith(FIRST), read.text
+    # the caret stayed on the last page (the page's own attributes), the first is on screen
+    look = await writer.look()
+    last = re.search(r"\(caret on page ([\d,]+) of ([\d,]+)\)", _page_line(look))
+    assert last is not None and last.group(1) == last.group(2) == f"{pages.total:,}", look.text
+    assert look.search(FIRST, role="paragraph"), look.text

@@ -134,16 +134,17 @@ def test_a_precondition_that_failed_carries_the_documents_note() -> None:
     assert "Closest: @e9 label." in failed.message
 
 
-def _scanned(matched: int, screens: int, at_end: bool, slow: bool, place: float) -> PagesScanned:
-    return PagesScanned(
-        "@e4", "document text", Pages(1, 193), PageScan(matched, screens, at_end, slow, place)
-    )
+def _scanned(
+    matched: int, screens: int, at_end: bool, slow: bool, place: float, up: int = 0
+) -> PagesScanned:
+    scan = PageScan(matched, screens, at_end, slow, place, up, False)
+    return PagesScanned("@e4", "document text", Pages(1, 193), scan)
 
 
 @given(st.floats(0, 1), st.integers(1, 500))
 def test_the_page_a_scan_stopped_at_is_within_the_document(place: float, total: int) -> None:
     scanned = PagesScanned(
-        "@e4", "document text", Pages(1, total), PageScan(0, 3, False, True, place)
+        "@e4", "document text", Pages(1, total), PageScan(0, 3, False, True, place, 0, False)
     )
     assert 1 <= scanned.page <= total
     if place == 1:
@@ -155,19 +156,27 @@ def test_a_scans_note_says_how_far_the_view_went_and_that_the_caret_stayed() -> 
     assert found.startswith("@e4 document text: scrolled its view down 452 screen(s)")
     assert "the caret left where it was" in found and "about page 193 of 193" in found
     assert "1 paragraph(s) match; stateId s3 is a fresh look" in found
-    end = _scanned(0, 12, True, False, 1.0).note("s3")
-    assert "to its end: no paragraph below where its view was matches" in end
-    assert "Pages above it were not searched" in end and "ctrl+Home" in end
+    up = _scanned(0, 12, True, True, 0.4, 60).note("s3")
+    assert up.startswith("@e4 document text: scrolled its view down 12 screen(s) to its end")
+    assert "then up 60 screen(s), the caret left where it was, to about page 78 of 193" in up
+    assert "before the time ran out: no paragraph from there to its end matches" in up
+    assert "Pages above it were not searched" in up and "ctrl+Home" in up
+    whole = PageScan(0, 0, True, False, 0.0, 448, True)
+    end = PagesScanned("@e4", "document text", Pages(193, 193), whole).note("s3")
+    assert end.startswith("@e4 document text: scrolled its view up 448 screen(s) from its end")
+    assert end.endswith("no paragraph from its top to its end matches.")
     slow = _scanned(0, 380, False, True, 0.84).note("s3")
     assert "about page 163 of 193, before the time ran out" in slow
     assert "search_ui again on stateId s3 goes on from there" in slow
-    for note in (found, end, slow):
+    for note in (found, up, end, slow):
         assert "\n" not in note and "absent" not in note
     assert _scanned(0, 380, False, True, 0.84).json() == {
         "ref": "@e4",
         "screensScrolled": 380,
+        "screensScrolledUp": 0,
         "matched": 0,
         "reachedEnd": False,
+        "reachedTop": False,
         "stoppedSlow": True,
         "aboutPage": 163,
     }

@@ -216,14 +216,16 @@ class Window:
 
 @dataclass(frozen=True)
 class PageScan:
-    """What reading a document's pages below the screen found (``Backend.scan_pages``).
+    """What reading a document's pages off screen found (``Backend.scan_pages``).
 
     The application's view of the document was scrolled down a screen at a time (its
     caret and its text untouched) until a paragraph whose text was accepted came on
-    screen, the document ended, or the time ran out; the view stays where it stopped, so
-    a look shows what was found. ``matched`` counts the accepted paragraphs of the last
-    screen; ``place`` is how far down the document the view's top then was (0 the top,
-    1 the end).
+    screen, the document ended, or the time ran out; from the end, up the same way. The
+    view stays where it stopped, so a look shows what was found. ``matched`` counts the
+    accepted paragraphs of the last screen; ``screens`` and ``screens_up`` the screens
+    scrolled down and up; ``at_end`` and ``at_top`` whether the document's end and top
+    were reached (``at_top`` also when the view started there); ``place`` is how far
+    down the document the view's top then was (0 the top, 1 the end).
     """
 
     matched: int
@@ -231,6 +233,13 @@ class PageScan:
     at_end: bool
     slow: bool
     place: float
+    screens_up: int
+    at_top: bool
+
+    @property
+    def scrolled(self) -> bool:
+        """Whether the view moved (so a fresh look differs from the one before)."""
+        return bool(self.screens or self.screens_up)
 
 
 @dataclass(frozen=True)
@@ -562,7 +571,7 @@ class Backend(abc.ABC):
     async def scan_pages(
         self, root: RootInfo, node_id: str, accepts: Callable[[str], bool], budget_s: float
     ) -> PageScan | None:
-        """A document's pages below the screen read for text ``accepts`` (``PageScan``),
+        """A document's pages off screen read for text ``accepts`` (``PageScan``),
         within ``budget_s``; None when this backend cannot bring them on screen without
         moving the caret."""
         return None

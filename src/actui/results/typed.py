@@ -357,7 +357,7 @@ class Verification:
     partly: tuple[PartShown, ...] = ()
     """Documents the check found no match in that expose only what is on screen."""
     scrolled: tuple[ReadNote, ...] = ()
-    """Documents whose view the check scrolled down to look at their pages."""
+    """Documents whose view the check scrolled to look at their pages."""
 
     def to_wire(self) -> Wire:
         out: Wire = {"status": self.status, **condition_json(self.condition)}

@@ -1,6 +1,6 @@
 """search_ui, expand_ui and waits reaching what an observation left unread: the rows of
 windowed containers, subtrees that were not shown (hidden pages, ``Node.unread``), and a
-document's pages below the screen.
+document's pages off screen.
 
 A hidden subtree is read whole on demand (``Backend.read_below``, bounded by
 the budget left): expand_ui reads the one it is asked about, a search that
@@ -25,10 +25,10 @@ addresses by prefix and substring (``A`` took every cell of column A) and made
 LibreOffice a cell object for each cell asked for (``kept_cells``).
 
 A document whose application lists only what is on screen (``Node.pages``) is searched,
-when nothing else matched, by scrolling its view down a screen at a time
-(``Backend.scan_pages``: the caret and the text untouched) within
-:data:`PAGES_BUDGET_S`, until a paragraph matches (a fresh look then shows it), the end,
-or the time is up (:class:`PagesScanned` says which). Unlike the rest, this moves what
+when nothing else matched, by scrolling its view down a screen at a time, then from the
+end up (``Backend.scan_pages``: the caret and the text untouched) within
+:data:`PAGES_BUDGET_S`, until a paragraph matches (a fresh look then shows it), both
+ends, or the time is up (:class:`PagesScanned` says which). Unlike the rest, this moves what
 the app shows: search_ui, wait_for and act_ui's ``expect`` say so in their text (a
 ``require`` that held shows it in the act's diff).
 
@@ -84,7 +84,7 @@ MAX_CELLS = 2_048
 about 0.8 KB a cell; LibreOffice about 7.4 KB, 57 MB for 7,680 cells), so a search costs
 an app at most a few MB; searching again continues."""
 PAGES_BUDGET_S = 15.0
-"""Seconds one search spends scrolling documents down at most: Writer's 193-page document
+"""Seconds one search spends scrolling documents at most: Writer's 193-page document
 took about 7 s at load 1 (452 screens), and 8 s reached only part of it at load 5–10."""
 END_ROWS = 256
 """Rows at the end of a container read first."""
@@ -222,7 +222,7 @@ async def scan_documents(
     accepts: Callable[[str], bool],
     budget_s: float = PAGES_BUDGET_S,
 ) -> list[PagesScanned]:
-    """The pages below the screen of documents that expose only what is on screen
+    """The pages off screen of documents that expose only what is on screen
     (``parts`` of ``outline``), read for text ``accepts`` within ``budget_s`` (at most
     :data:`PAGES_BUDGET_S`) until one matches; those whose backend cannot bring their
     pages on screen are left out."""
@@ -321,9 +321,9 @@ class SheetCell:
 
 @dataclass(frozen=True)
 class PagesScanned:
-    """What a search read of a document's pages below the screen (``Backend.scan_pages``):
-    its view scrolled down a screen at a time, the caret and the text untouched, until a
-    paragraph matched, the document ended, or the time ran out."""
+    """What a search read of a document's pages off screen (``Backend.scan_pages``): its
+    view scrolled down a screen at a time, then from the end up, the caret and the text
+    untouched, until a paragraph matched, both ends were reached, or the time ran out."""
 
     ref: str
     role: str
@@ -337,17 +337,21 @@ class PagesScanned:
 
     def note(self, state_id: str) -> str:
         scan, what = self.scan, f"{self.ref} {self.role}"
-        moved = f"scrolled its view down {scan.screens:,} screen(s), the caret left where it was"
+        moved = f"{_moved(scan)}, the caret left where it was"
         where = f"about page {self.page:,} of {self.pages.total:,}"
         if scan.matched:
             return (
                 f"{what}: {moved}, to {where}, where {scan.matched:,} paragraph(s) match; "
                 f"stateId {state_id} is a fresh look at that page."
             )
+        if scan.at_end and scan.at_top:
+            return f"{what}: {moved}: no paragraph from its top to its end matches."
         if scan.at_end:
+            late = ", before the time ran out" if scan.slow else ""
             return (
-                f"{what}: {moved}, to its end: no paragraph below where its view was matches. "
-                "Pages above it were not searched (ctrl+Home brings the first on screen)."
+                f"{what}: {moved}, to {where}{late}: no paragraph from there to its end "
+                "matches. Pages above it were not searched (ctrl+Home brings the first on "
+                "screen)."
             )
         return (
             f"{what}: {moved}, to {where}, before the time ran out; search_ui again on "
@@ -358,11 +362,23 @@ class PagesScanned:
         return {
             "ref": self.ref,
             "screensScrolled": self.scan.screens,
+            "screensScrolledUp": self.scan.screens_up,
             "matched": self.scan.matched,
             "reachedEnd": self.scan.at_end,
+            "reachedTop": self.scan.at_top,
             "stoppedSlow": self.scan.slow,
             "aboutPage": self.page,
         }
+
+
+def _moved(scan: PageScan) -> str:
+    """How the view went: down, up from the end, or both."""
+    if not scan.screens_up:
+        return f"scrolled its view down {scan.screens:,} screen(s)"
+    up = f"up {scan.screens_up:,} screen(s)"
+    if not scan.screens:
+        return f"scrolled its view {up} from its end"
+    return f"scrolled its view down {scan.screens:,} screen(s) to its end, then {up}"
 
 
 Reached = Coverage | Unopened | SheetCell | PagesScanned

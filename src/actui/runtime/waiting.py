@@ -131,7 +131,7 @@ async def wait_until(
         if reach is not None and not evaluation.present:
             outline, reached = await reach(snapshot.root, outline, deadline.left())
             evaluation = evaluate(condition, outline)
-            scrolled += [r for r in reached if isinstance(r, PagesScanned) and r.scan.screens]
+            scrolled += [r for r in reached if isinstance(r, PagesScanned) and r.scan.scrolled]
         met_in = None
         if across is not None and not evaluation.present:
             met_in = _shown_in(condition, await across())

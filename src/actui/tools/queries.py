@@ -136,7 +136,7 @@ async def _search_unread(
 async def _scan_pages(
     observer: Observer, state: State, text: str
 ) -> tuple[State, list[PagesScanned]]:
-    """The pages below the screen of the state's partly shown documents, read for ``text``
+    """The pages off screen of the state's partly shown documents, read for ``text``
     (``reaching.scan_documents``); where a view moved, a fresh look is saved after it."""
     root = await observer.resolve(state.root)
     backend = observer.backend_for(root)
@@ -144,7 +144,7 @@ async def _scan_pages(
     async def job(epoch: int) -> tuple[list[PagesScanned], Snapshot | None, int]:
         parts = partly_shown(state.outline)
         scanned = await scan_documents(backend, root, state.outline, parts, accepting(text))
-        moved = any(s.scan.screens for s in scanned)
+        moved = any(s.scan.scrolled for s in scanned)
         return scanned, await observer.snapshot(root) if moved else None, epoch
 
     scanned, snapshot, epoch = await observer.read_at(state, job)
@@ -309,8 +309,8 @@ SEARCH_UI = Tool(
     SearchUi,
     "Find elements in a stored state by text, role or capability. Rows a big list or "
     "sheet did not show, and parts not shown (hidden pages), are read on demand into a "
-    "new stateId; a document listing only its screen is scrolled down to the text, its "
-    "caret left in place.",
+    "new stateId; a document listing only its screen is scrolled down (then up from its "
+    "end) to the text, its caret left in place.",
     lambda s, p: search_ui(s.observer, p),
     shape((*STATE, "matches"), stateId=STRING, matches=array(ELEMENT), hasMore=BOOLEAN),
 )

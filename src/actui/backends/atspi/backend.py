@@ -29,7 +29,7 @@ from actui.backends.atspi.hits import at_point, judge
 from actui.backends.atspi.insets import measure_inset
 from actui.backends.atspi.kept_cells import KeptCells
 from actui.backends.atspi.mirror import LAGGING_TOOLKITS, Mirrors
-from actui.backends.atspi.page_scan import scan_down, scroll_bar
+from actui.backends.atspi.page_scan import BarView, scan, scroll_bar
 from actui.backends.atspi.pages import caret_paragraph, page_under
 from actui.backends.atspi.reader import is_disabled, read_basics, read_extents, read_text
 from actui.backends.atspi.roots import Listing, RootLister
@@ -334,14 +334,14 @@ class AtspiBackend(Backend):
     async def scan_pages(
         self, root: RootInfo, node_id: str, accepts: Callable[[str], bool], budget_s: float
     ) -> PageScan | None:
-        """A LibreOffice document's pages below the screen (``page_scan``)."""
+        """A LibreOffice document's pages off screen (``page_scan``)."""
         if not is_libreoffice(root.app_name):
             return None
         at = Address.parse(node_id)
         bar = await scroll_bar(self._bus, at)
         if bar is None:
             return None
-        return await scan_down(self._bus, at, bar, accepts, Deadline(budget_s))
+        return await scan(BarView(self._bus, at, bar), accepts, Deadline(budget_s))
 
     async def close(self) -> None:
         await self._bus.close()
