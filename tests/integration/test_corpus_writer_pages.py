@@ -31,14 +31,17 @@ from actui.api import Expect, Observation, keypress, wait
 from actui.backends.atspi.bus import AtspiBus
 from actui.backends.base import Pages
 from actui.backends.linux.sandbox import Sandbox
+from actui.errors import CallTimeout
 from actui.results.observations import ElementText
 from actui.results.typed import Found
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 PHRASE = "purple elephants dance at dawn"
-FIRST = "Paragraph 0 of the sample"
-"""How the document's first paragraph starts, and no other (``long_document.py``)."""
+EARLIER = "Paragraph 3000 of the sample"
+"""How paragraph 3,000 of 5,000 starts, and no other (``long_document.py``): about 180
+screens above the end. A walk up the whole document (about 450 screens) took 7.8 s at
+load 3, near the search's 15 s at CI's heaviest loads; the bench measures that one."""
 WRITER = Path(__file__).parents[1] / "apps" / "long_document.py"
 PARAGRAPHS = 5_000
 """Paragraphs of about two lines each: about 193 pages of A4."""
@@ -75,9 +78,16 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
 
 
 async def _loaded(writer: Office) -> tuple[Observation, Pages]:
-    """A look once the document has loaded and its page says how many pages it has."""
+    """A look once the document has loaded and its page says how many pages it has (a look
+    that timed out while soffice lays the document out is taken again)."""
     for _ in range(300):  # the window shows before the document is laid out
-        look = await writer.look()
+        try:
+            look = await writer.look()
+        except CallTimeout:
+            # laying out 193 pages keeps soffice from answering for seconds at a time
+            # (a CI run at load 4 met one 3 s timeout); it must come back, alive
+            assert_alive(writer.pid)
+            continue
         pages = [e.node.pages for e in look.search(role="document text")]
         if pages and pages[0] is not None and pages[0].total > 100:
             return look, pages[0]
@@ -187,21 +197,21 @@ async def test_after_ctrl_end_the_phrase_is_found_on_screen_in_bounded_calls(
     assert last is not None and last.group(1) == last.group(2) == f"{pages.total:,}", look.text
 
 
-async def test_after_ctrl_end_a_search_scrolls_up_to_the_first_paragraph_and_leaves_the_caret(
+async def test_after_ctrl_end_a_search_scrolls_up_to_an_earlier_page_and_leaves_the_caret(
     writer: Office,
 ) -> None:
     look, pages = await _loaded(writer)
     look = await writer.run(look, keypress("ctrl", "End"))
-    text, found = await _search(writer, look, FIRST)
+    text, found = await _search(writer, look, EARLIER)
     matches = [m for m in found.result.matches if m.role == "paragraph"]
     assert len(matches) == 1, text
     (match,) = matches
     assert re.search(r"up [\d,]+ screen\(s\)", text) and "the caret left where it was" in text, text
     read = await writer.computer.run("read_text", {"stateId": found.state_id, "ref": match.ref})
     assert_alive(writer.pid)
-    assert isinstance(read.value, ElementText) and read.value.text.startswith(FIRST), read.text
-    # the caret stayed on the last page (the page's own attributes), the first is on screen
+    assert isinstance(read.value, ElementText) and read.value.text.startswith(EARLIER), read.text
+    # the caret stayed on the last page (the page's own attributes), the match is on screen
     look = await writer.look()
     last = re.search(r"\(caret on page ([\d,]+) of ([\d,]+)\)", _page_line(look))
     assert last is not None and last.group(1) == last.group(2) == f"{pages.total:,}", look.text
-    assert look.search(FIRST, role="paragraph"), look.text
+    assert look.search(EARLIER, role="paragraph"), look.text
