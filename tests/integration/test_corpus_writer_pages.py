@@ -127,6 +127,14 @@ async def test_the_page_says_where_the_caret_is_and_a_check_of_what_shows_says_w
     assert_alive(writer.pid)
     assert isinstance(read.value, ElementText) and read.value.partly, read.text
     assert "text on its other pages was not read" in read.text, read.text
+    # a search no paragraph could meet (a button) scrolls no page
+    buttons = await writer.computer.run(
+        "search_ui", {"stateId": look.state_id, "text": PHRASE, "role": "button"}
+    )
+    assert_alive(writer.pid)
+    assert isinstance(buttons.value, Found) and not buttons.value.result.matches, buttons.text
+    assert "scrolled its view" not in buttons.text, buttons.text
+    assert not (await writer.look()).search(PHRASE, role="paragraph"), "the view stayed"
 
 
 async def test_a_search_from_page_1_scrolls_to_the_last_phrase_and_leaves_the_caret(

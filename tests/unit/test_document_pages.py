@@ -15,7 +15,7 @@ from actui.backends.base import Pages, PageScan, RawNode
 from actui.errors import PreconditionFailed
 from actui.outline.conditions import UiCondition
 from actui.outline.diff import compute_changes, render_changes, stabilize
-from actui.outline.documents import pages_text, partly_shown, unmatched_in
+from actui.outline.documents import pages_may_hold, pages_text, partly_shown, unmatched_in
 from actui.outline.fold import label_line, node_line
 from actui.results.views import node_json
 from actui.runtime.reaching import PagesScanned
@@ -185,3 +185,10 @@ def test_a_scans_note_says_how_far_the_view_went_and_that_the_caret_stayed() -> 
 def test_only_a_text_documents_page_is_asked_its_page_count() -> None:
     assert counts_pages("document text")
     assert not counts_pages("document presentation") and not counts_pages("document frame")
+
+
+def test_only_a_search_a_documents_text_could_meet_scrolls_its_pages() -> None:
+    assert pages_may_hold(None, None) and pages_may_hold("paragraph", None)
+    assert pages_may_hold("Heading", None) and pages_may_hold("  ", "")
+    assert not pages_may_hold("button", None), "a search for a button moves no page"
+    assert not pages_may_hold(None, "press") and not pages_may_hold("paragraph", "typeText")

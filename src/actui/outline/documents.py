@@ -16,7 +16,10 @@ from dataclasses import dataclass
 from actui.backends.base import Pages
 from actui.outline.conditions import UiCondition, anchor_node
 from actui.outline.model import Node, Outline
+from actui.outline.roles import roles_equal
 
+PAGE_TEXT_ROLES = ("paragraph", "heading")
+"""What a scan of a document's pages off screen reads the text of (``Backend.scan_pages``)."""
 BRING_ON_SCREEN = "ctrl+End, Page Down, or the app's own Find"
 """How a person brings a document's other pages on screen (keys an agent sends too)."""
 
@@ -31,6 +34,15 @@ def pages_text(pages: Pages) -> str:
 def pages_json(pages: Pages) -> dict[str, object]:
     """The page count for ``details`` (``caretPage`` null when not said)."""
     return {"caretPage": pages.caret or None, "total": pages.total}
+
+
+def pages_may_hold(role: str | None, capability: str | None) -> bool:
+    """Whether a search with these filters could be met by a document's text off screen,
+    so that scrolling its view is worth it: no capability asked for, and no role or one
+    of :data:`PAGE_TEXT_ROLES` (a search for a button moves no page)."""
+    if capability and capability.strip():
+        return False
+    return not (role and role.strip()) or any(roles_equal(role, r) for r in PAGE_TEXT_ROLES)
 
 
 @dataclass(frozen=True)

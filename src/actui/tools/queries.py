@@ -15,7 +15,7 @@ from pydantic import Field, field_validator, model_validator
 
 from actui.backends.base import Snapshot, TextFormat, TextSlice
 from actui.errors import InvalidParams, SecureTextUnreadable
-from actui.outline.documents import partly_shown
+from actui.outline.documents import pages_may_hold, partly_shown
 from actui.outline.fold import label_line, path_text, render_fold
 from actui.outline.model import Node
 from actui.outline.search import SearchResult, node_filter, render_search, search
@@ -93,13 +93,14 @@ async def search_ui(observer: Observer, p: SearchUi) -> ToolResult:
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
     read_into = state.state_id
     scanned: list[PagesScanned] = []
-    if text and not _found(result) and partly_shown(state.outline):
+    pages = pages_may_hold(p.role, p.capability)
+    if text and pages and not _found(result) and partly_shown(state.outline):
         state, scanned = await _scan_pages(observer, state, text)
         result = search(state.outline, text=p.text, role=p.role, capability=p.capability)
     done = {s.ref for s in scanned}  # their notes say which pages were searched
     partly = (
         ()
-        if _found(result)
+        if _found(result) or not pages
         else tuple(part for part in partly_shown(state.outline) if part.ref not in done)
     )
     base = state.base_state_id if reached or scanned else None
